@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hived.conf: HiveD's own cluster/VC configuration (as JSON) plus a "slurm" section, read
+// into a ClusterSpec for the engine and the settings only the Slurm plugin uses. The
+// reference for every key is doc/hived.conf.md and hived.conf(5).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "../core/spec.h"
+
+namespace hived {
+
+// What happens to jobs of an account that has no cells (neither in hived.conf nor from
+// sacctmgr GrpTRES).
+enum class UnquotaedAccounts { kOpportunistic, kReject };
+
+struct SlurmSettings {
+  // "opportunisticQos": jobs in these QOS run opportunistically (HiveD priority -1).
+  // Stored lower-case: Slurm compares QOS names case-insensitively.
+  std::vector<std::string> opportunistic_qos;
+  // "accountsWithoutCells": "opportunistic" (run on idle cells) or "reject" (refused at submit).
+  UnquotaedAccounts accounts_without_cells = UnquotaedAccounts::kOpportunistic;
+  // "quotaFromSacctmgr": an account hived.conf gives no cells gets cells from its
+  // GrpTRES gres/gpu=N.
+  bool quota_from_sacctmgr = true;
+  // "checkInvariants": run the engine's invariant checker after every decision (debug; slow).
+  bool check_invariants = false;
+  // "verboseCellTrace": log every binding, split, merge and preemption decision.
+  bool verbose_cell_trace = false;
+  // "stateFile": the engine's state file; relative paths are under StateSaveLocation.
+  std::string state_file = "hived_state.json";
+  // "priorityScale": guaranteed priority = min(QOS priority / priorityScale, 1000), so a
+  // site whose QOS priorities run to 100000 maps them onto HiveD's 0..1000.
+  int priority_scale = 1;
+};
+
+struct Config {
+  ClusterSpec cluster;
+  SlurmSettings slurm;
+  // Not errors, but worth a log line: unknown top-level keys that are not HiveD's own
+  // (most often a misspelt section name, whose content would otherwise vanish silently).
+  std::vector<std::string> warnings;
+};
+
+// Parses hived.conf JSON text. Returns "" on success, else one sentence that names the
+// key path and the reason (and, for JSON syntax errors, the line and column). On error
+// *out is left unchanged, so a failed reload keeps the old config intact. Text that is
+// empty or only whitespace is an empty config (everything derived or from sacctmgr).
+// Never throws.
+std::string parse_hived_conf(const std::string& json_text, Config* out);
+
+// Reads and parses a file; every error begins with the path.
+std::string load_hived_conf_file(const std::string& path, Config* out);
+
+}  // namespace hived
