@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hived-bench: decision latency and state size of the engine on generated clusters
+// under a steady-state churn of a realistic job mix (doc/bench.md, hived-bench(1)).
+// It is a benchmark, not a test: it prints figures and judges nothing.
+#include <jansson.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "bench_cluster.h"
+#include "hived.h"
+#include "replay_json.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char kUsage[] =
+    "Usage: hived-bench [--sizes N,N,...] [--decisions N] [--seed N] [--vcs N]\n"
+    "                   [--check-invariants-every N] [--print-config]\n"
+    "\n"
+    "Generates clusters of N GPUs (default 1000,10000,100000; 8-GPU nodes, racks of\n"
+    "32 nodes), fills them to ~90% with a mix of guaranteed and opportunistic jobs of\n"
+    "1-64 GPUs, then churns (finish a random job / submit a new one), timing every\n"
+    "hived_submit and hived_finish call. Prints one JSON line per size.\n"
+    "\n"
+    "  --sizes N,N,...              cluster sizes in GPUs (rounded up to whole racks)\n"
+    "  --decisions N                timed calls per size (default 200000, 100000 from\n"
+    "                               100k GPUs up)\n"
+    "  --seed N                     random seed (default 1)\n"
+    "  --vcs N                      virtual clusters (default 8)\n"
+    "  --check-invariants-every N   run hived_check_invariants every N decisions\n"
+    "                               (untimed; exit 3 on a violation)\n"
+    "  --print-config               print the generated hived.conf of the first size\n"
+    "                               and exit\n"
+    "  --help                       show this text\n";
+
+struct Options {
+  std::vector<int> sizes{1000, 10000, 100000};
+  long decisions = 0;  // 0: per-size default
+  uint64_t seed = 1;
+  int vcs = 8;
+  long check_every = 0;
+  bool print_config = false;
+};
+
+struct Job {
+  std::string name;
+  std::string vc;
+  int32_t priority;
+  bool lazy;
+  hived_member member;
+};
+
+struct RunningJob {
+  size_t slot;  // index in Churn::running_names_
+  int gpus;
+};
+
+struct Stats {
+  long submits = 0, finishes = 0, placed = 0, waiting = 0, rejected = 0, errors = 0;
+  long preempted = 0, lazy_preempted = 0;
+  std::vector<uint32_t> submit_ns, finish_ns;
+};
+
+// Generates jobs: mostly 1-8 GPUs, some 16-64 GPU gangs of 8-GPU pods, ~20%
+// opportunistic, ~3% high priority (they preempt their VC's normal jobs).
+class JobMix {
+ public:
+  JobMix(const hived_tools::BenchCluster &c, uint64_t seed) : rng_(seed) {
+    for (const auto &vc : c.vcs) vc_weights_.push_back(vc.Gpus());
+    vc_pick_ = std::discrete_distribution<int>(vc_weights_.begin(), vc_weights_.end());
+    for (const auto &vc : c.vcs) {
+      vc_names_.push_back(vc.name);
+      vc_gpus_.push_back(vc.Gpus());
+      vc_node_gpus_.push_back((vc.racks * 32 + vc.nodes) * 8);
+    }
+  }
+  Job Next() {
+    static const int kGpus[] = {1, 2, 4, 8, 16, 32, 64};
+    static const double kWeights[] = {35, 20, 20, 17, 4, 3, 1};
+    std::discrete_distribution<int> size_pick(std::begin(kWeights), std::end(kWeights));
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    Job j;
+    j.name = "j" + std::to_string(next_id_++);
+    int vc = vc_pick_(rng_);
+    j.vc = vc_names_[vc];
+    int gpus = kGpus[size_pick(rng_)];
+    double p = u(rng_);
+    j.priority = p < 0.2 ? HIVED_PRIORITY_OPPORTUNISTIC : (p < 0.23 ? 500 : 100);
+    // Users do not ask their VC for more than it owns: a guaranteed job never exceeds
+    // the VC's GPUs, and a gang of 8-GPU pods never exceeds its whole nodes.
+    while (j.priority >= 0 && gpus > 1 &&
+           (gpus > vc_gpus_[vc] || (gpus > 8 && gpus > vc_node_gpus_[vc]))) {
+      gpus /= 2;
+    }
+    j.member = gpus > 8 ? hived_member{gpus / 8, 8} : hived_member{1, gpus};
+    j.lazy = u(rng_) < 0.3;
+    return j;
+  }
+  std::mt19937_64 &rng() { return rng_; }
+
+ private:
+  std::mt19937_64 rng_;
+  std::vector<double> vc_weights_;
+  std::discrete_distribution<int> vc_pick_;
+  std::vector<std::string> vc_names_;
+  std::vector<int> vc_gpus_, vc_node_gpus_;
+  uint64_t next_id_ = 0;
+};
+
+class Churn {
+ public:
+  Churn(hived_engine *e, const hived_tools::BenchCluster &c, uint64_t seed, long check_every)
+      : engine_(e), cluster_(c), mix_(c, seed), check_every_(check_every) {}
+
+  // Returns false if an invariant check failed (the message is printed).
+  bool Run(long decisions) {
+    stats_.submit_ns.reserve(decisions);
+    stats_.finish_ns.reserve(decisions / 2 + 1);
+    const long target = static_cast<long>(cluster_.gpus * 0.9);
+    for (long d = 0; d < decisions; d++) {
+      if (used_ < target || running_names_.empty()) {
+        Submit(mix_.Next());
+      } else {
+        std::uniform_int_distribution<size_t> pick(0, running_names_.size() - 1);
+        Finish(running_names_[pick(mix_.rng())]);
+      }
+      if (check_every_ > 0 && (d + 1) % check_every_ == 0 && !CheckInvariants(d + 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  const Stats &stats() const { return stats_; }
+  long used() const { return used_; }
+
+ private:
+  void Submit(const Job &j) {
+    hived_job_request req{};
+    req.job = j.name.c_str();
+    req.vc = j.vc.c_str();
+    req.priority = j.priority;
+    req.lazy_preemption = j.lazy ? 1 : 0;
+    req.members = &j.member;
+    req.n_members = 1;
+    const hived_decision *d = nullptr;
+    auto t0 = Clock::now();
+    hived_rc rc = hived_submit(engine_, &req, 0, &d);
+    auto t1 = Clock::now();
+    stats_.submit_ns.push_back(Ns(t0, t1));
+    stats_.submits++;
+    if (rc != HIVED_OK || d == nullptr) {
+      if (stats_.errors++ == 0) {
+        std::cerr << "hived-bench: submit " << j.name << ": " << hived_rc_str(rc) << ": "
+                  << hived_last_error(engine_) << "\n";
+      }
+      return;
+    }
+    if (d->outcome == HIVED_WAITING) {
+      stats_.waiting++;
+      return;
+    }
+    if (d->outcome != HIVED_PLACED) {
+      stats_.rejected++;
+      return;
+    }
+    stats_.placed++;
+    stats_.lazy_preempted += static_cast<long>(d->n_lazy_preempted);
+    stats_.preempted += static_cast<long>(d->n_preempted);
+    // Killed victims are gone from the engine; demoted ones keep running.
+    for (size_t i = 0; i < d->n_preempted; i++) Forget(d->preempted[i]);
+    Remember(j.name, j.member.pod_number * j.member.leaf_cell_number);
+  }
+
+  void Finish(const std::string &name) {
+    auto t0 = Clock::now();
+    hived_rc rc = hived_finish(engine_, name.c_str());
+    auto t1 = Clock::now();
+    stats_.finish_ns.push_back(Ns(t0, t1));
+    stats_.finishes++;
+    if (rc != HIVED_OK && stats_.errors++ == 0) {
+      std::cerr << "hived-bench: finish " << name << ": " << hived_rc_str(rc) << ": "
+                << hived_last_error(engine_) << "\n";
+    }
+    Forget(name);
+  }
+
+  void Remember(const std::string &name, int gpus) {
+    running_[name] = RunningJob{running_names_.size(), gpus};
+    running_names_.push_back(name);
+    used_ += gpus;
+  }
+
+  void Forget(const std::string &name) {
+    auto it = running_.find(name);
+    if (it == running_.end()) return;
+    size_t slot = it->second.slot;
+    used_ -= it->second.gpus;
+    running_.erase(it);
+    if (slot + 1 != running_names_.size()) {
+      running_names_[slot] = std::move(running_names_.back());
+      running_[running_names_[slot]].slot = slot;
+    }
+    running_names_.pop_back();
+  }
+
+  bool CheckInvariants(long decision) {
+    char errbuf[2048] = "";
+    if (hived_check_invariants(engine_, errbuf, sizeof errbuf) == HIVED_OK) return true;
+    std::cerr << "hived-bench: invariant violated after decision " << decision << ": " << errbuf
+              << "\n";
+    return false;
+  }
+
+  static uint32_t Ns(Clock::time_point a, Clock::time_point b) {
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+    return static_cast<uint32_t>(std::min<int64_t>(ns, UINT32_MAX));
+  }
+
+  hived_engine *engine_;
+  const hived_tools::BenchCluster &cluster_;
+  JobMix mix_;
+  long check_every_;
+  Stats stats_;
+  std::unordered_map<std::string, RunningJob> running_;
+  std::vector<std::string> running_names_;
+  long used_ = 0;
+};
+
+double Percentile(std::vector<uint32_t> &v, double q) {
+  if (v.empty()) return 0;
+  size_t k = std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5));
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[k] / 1000.0;
+}
+
+double Max(const std::vector<uint32_t> &v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end()) / 1000.0;
+}
+
+bool ParseLong(const std::string &s, long min, long *out) {
+  char *end = nullptr;
+  errno = 0;
+  long x = std::strtol(s.c_str(), &end, 10);
+  if (errno != 0 || end == s.c_str() || *end != '\0' || x < min) return false;
+  *out = x;
+  return true;
+}
+
+// Returns -1 to go on, else the exit status.
+int ParseArgs(int argc, char **argv, Options *opt) {
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i], v;
+    auto value = [&](const char *name) {
+      std::string prefix = std::string(name) + "=";
+      if (a.compare(0, prefix.size(), prefix) == 0) {
+        v = a.substr(prefix.size());
+        return true;
+      }
+      if (a == name && i + 1 < argc) {
+        v = argv[++i];
+        return true;
+      }
+      return false;
+    };
+    long x = 0;
+    bool ok = true;
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--print-config") {
+      opt->print_config = true;
+    } else if (value("--sizes")) {
+      opt->sizes.clear();
+      std::stringstream ss(v);
+      std::string item;
+      while (ok && std::getline(ss, item, ',')) {
+        ok = ParseLong(item, 1, &x) && x <= 100000000;
+        opt->sizes.push_back(static_cast<int>(x));
+      }
+      ok = ok && !opt->sizes.empty();
+    } else if (value("--decisions")) {
+      ok = ParseLong(v, 1, &opt->decisions);
+    } else if (value("--seed")) {
+      ok = ParseLong(v, 0, &x);
+      opt->seed = static_cast<uint64_t>(x);
+    } else if (value("--vcs")) {
+      ok = ParseLong(v, 1, &x) && x <= 1000;
+      opt->vcs = static_cast<int>(x);
+    } else if (value("--check-invariants-every")) {
+      ok = ParseLong(v, 1, &opt->check_every);
+    } else {
+      std::cerr << "hived-bench: unknown or incomplete option '" << a << "'\n" << kUsage;
+      return 2;
+    }
+    if (!ok) {
+      std::cerr << "hived-bench: invalid value '" << v << "' for " << a << "\n";
+      return 2;
+    }
+  }
+  return -1;
+}
+
+int RunSize(const Options &opt, int size) {
+  hived_tools::BenchCluster cluster = hived_tools::MakeBenchCluster(size, opt.vcs, 0.85);
+  hived_engine *engine = nullptr;
+  char errbuf[2048] = "";
+  auto b0 = Clock::now();
+  hived_rc rc = hived_engine_new(cluster.config_json.c_str(), &engine, errbuf, sizeof errbuf);
+  auto b1 = Clock::now();
+  if (rc != HIVED_OK || engine == nullptr) {
+    std::cerr << "hived-bench: generated config for " << cluster.gpus
+              << " GPUs rejected: " << errbuf << "\n";
+    return 2;
+  }
+  long decisions = opt.decisions > 0 ? opt.decisions : (cluster.gpus >= 100000 ? 100000 : 200000);
+  Churn churn(engine, cluster, opt.seed, opt.check_every);
+  bool ok = churn.Run(decisions);
+  size_t bytes = hived_memory_bytes(engine);
+  hived_engine_free(engine);
+  if (!ok) return 3;
+
+  Stats s = churn.stats();
+  std::vector<uint32_t> all(s.submit_ns);
+  all.insert(all.end(), s.finish_ns.begin(), s.finish_ns.end());
+  hived_tools::JsonPtr out(json_object());
+  json_t *o = out.get();
+  auto num = [o](const char *k, double v) { json_object_set_new(o, k, json_real(v)); };
+  auto integer = [o](const char *k, long v) { json_object_set_new(o, k, json_integer(v)); };
+  integer("gpus", cluster.gpus);
+  integer("nodes", cluster.nodes);
+  integer("vcs", static_cast<long>(cluster.vcs.size()));
+  integer("decisions", static_cast<long>(all.size()));
+  integer("submits", s.submits);
+  integer("finishes", s.finishes);
+  integer("placed", s.placed);
+  integer("waiting", s.waiting);
+  integer("rejected", s.rejected);
+  integer("errors", s.errors);
+  integer("preemptions", s.preempted + s.lazy_preempted);
+  integer("lazyPreemptions", s.lazy_preempted);
+  num("utilization", static_cast<double>(churn.used()) / cluster.gpus);
+  num("p50_us", Percentile(all, 0.50));
+  num("p99_us", Percentile(all, 0.99));
+  num("max_us", Max(all));
+  num("submit_p99_us", Percentile(s.submit_ns, 0.99));
+  num("finish_p99_us", Percentile(s.finish_ns, 0.99));
+  num("bytes_per_gpu", static_cast<double>(bytes) / cluster.gpus);
+  num("build_ms", std::chrono::duration<double, std::milli>(b1 - b0).count());
+  char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+  std::cout << (text != nullptr ? text : "{}") << std::endl;
+  free(text);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  int rc = ParseArgs(argc, argv, &opt);
+  if (rc >= 0) return rc;
+  if (opt.print_config) {
+    std::cout << hived_tools::MakeBenchCluster(opt.sizes[0], opt.vcs, 0.85).config_json << "\n";
+    return 0;
+  }
+  for (int size : opt.sizes) {
+    rc = RunSize(opt, size);
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
