@@ -5,5 +5,5 @@
 check_PROGRAMS += tests/unit/test_config
 TESTS += tests/unit/test_config
 tests_unit_test_config_SOURCES = tests/unit/test_config.cpp
-tests_unit_test_config_CPPFLAGS = -I$(top_srcdir)/src $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_config_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
