@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hived.h - the C API of the HiveD engine (libhived).
+ *
+ * One opaque handle per cluster. Nothing here touches files, sockets or globals:
+ * callers hand in JSON text and get values back. No call aborts; every failure is a
+ * hived_rc plus a sentence from hived_last_error() that names the key or job involved.
+ *
+ * Memory: strings and arrays returned through `const` pointers belong to the engine
+ * and stay valid until the next call that changes the engine (submit, finish, node,
+ * reconfigure, add_running). Strings returned through `char **` are malloc()ed and
+ * belong to the caller (free()).
+ */
+#ifndef HIVED_H
+#define HIVED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hived_engine hived_engine;
+
+typedef enum {
+	HIVED_OK = 0,
+	HIVED_EINVAL = 1,    /* a request field is wrong (the message names it) */
+	HIVED_ECONFIG = 2,   /* a config is invalid; the old one (if any) stays */
+	HIVED_ENOENT = 3,    /* unknown job, node, VC or cell type */
+	HIVED_EEXIST = 4,    /* a job of that name already exists */
+	HIVED_ENOMEM = 5,
+	HIVED_EINVARIANT = 6 /* hived_check_invariants found a violation */
+} hived_rc;
+
+#define HIVED_PRIORITY_OPPORTUNISTIC (-1)
+#define HIVED_PRIORITY_MAX 1000
+
+typedef struct {
+	int32_t pod_number;       /* pods in this member */
+	int32_t leaf_cell_number; /* GPUs per pod */
+} hived_member;
+
+typedef struct {
+	const char *job;              /* unique name */
+	const char *vc;               /* virtual cluster; may be NULL for opportunistic */
+	int32_t priority;             /* -1 opportunistic, 0..1000 guaranteed */
+	const char *leaf_cell_type;   /* NULL: any GPU model the VC has */
+	const char *pinned_cell_id;   /* NULL: not pinned */
+	const char *within_cell_type; /* NULL: none; all GPUs inside one cell of this type */
+	int lazy_preemption;          /* 1: demote instead of kill when preempted */
+	int distinct_nodes;           /* 1: no two pods on one node (Slurm -N) */
+	const hived_member *members;
+	size_t n_members;
+	/* NULL, or hived_node_count() bytes; 0 = the job must not use that node */
+	const uint8_t *allowed_nodes;
+} hived_job_request;
+
+typedef enum {
+	HIVED_PLACED = 0,
+	HIVED_WAITING = 1,  /* valid, but cannot be placed now */
+	HIVED_REJECTED = 2  /* can never be placed as asked */
+} hived_outcome;
+
+typedef enum {
+	HIVED_WAIT_NONE = 0,
+	HIVED_WAIT_VC_QUOTA = 1, /* the VC's free cells cannot hold it now */
+	HIVED_WAIT_NO_CELL = 2,  /* no free/healthy physical cells of that shape */
+	HIVED_WAIT_PRIORITY = 3  /* would need to preempt equal/higher priority */
+} hived_wait_kind;
+
+typedef struct {
+	int32_t node;           /* node index, 0..hived_node_count()-1 */
+	const char *node_name;
+	const int32_t *leaves;  /* GPU indices on that node, ascending */
+	int32_t n_leaves;
+} hived_pod;
+
+typedef struct {
+	hived_outcome outcome;
+	hived_wait_kind wait_kind;
+	const char *reason;        /* why waiting/rejected; "" when placed */
+	const hived_pod *pods;     /* one per pod, members in request order */
+	size_t n_pods;
+	const char *const *preempted;      /* victims to kill (whole jobs) */
+	size_t n_preempted;
+	const char *const *lazy_preempted; /* victims demoted to opportunistic */
+	size_t n_lazy_preempted;
+} hived_decision;
+
+/* --- lifetime ---------------------------------------------------------- */
+
+/* Build an engine from hived.conf JSON text. On failure *out is NULL and errbuf holds
+ * the reason (naming the key path). */
+hived_rc hived_engine_new(const char *config_json, hived_engine **out,
+			  char *errbuf, size_t errlen);
+/* Rebuild an engine exactly from hived_snapshot() output. */
+hived_rc hived_engine_restore(const char *snapshot_json, hived_engine **out,
+			      char *errbuf, size_t errlen);
+void hived_engine_free(hived_engine *e);
+const char *hived_last_error(const hived_engine *e);
+
+/* --- jobs -------------------------------------------------------------- */
+
+/* Decide and (unless dry_run) commit. Victims in the decision are released (killed)
+ * or demoted (lazy) before the job is placed. With dry_run nothing changes. */
+hived_rc hived_submit(hived_engine *e, const hived_job_request *req, int dry_run,
+		      const hived_decision **out);
+/* Release a job's cells (it finished, was cancelled, or was preempted). */
+hived_rc hived_finish(hived_engine *e, const char *job);
+/* Record a job that already runs at a known placement (restart recovery). A guaranteed
+ * job that no longer fits its VC is demoted to opportunistic (*demoted = 1). Pods
+ * give node indices and GPU indices. */
+hived_rc hived_add_running(hived_engine *e, const hived_job_request *req,
+			   const hived_pod *pods, size_t n_pods, int *demoted);
+int hived_job_exists(const hived_engine *e, const char *job);
+
+/* --- cluster ----------------------------------------------------------- */
+
+size_t hived_node_count(const hived_engine *e);
+const char *hived_node_name(const hived_engine *e, size_t node);
+/* -1 if unknown */
+int32_t hived_node_index(const hived_engine *e, const char *name);
+hived_rc hived_set_node_health(hived_engine *e, const char *node, int healthy);
+
+/* Load a new config keeping running jobs; jobs that no longer fit are demoted and
+ * listed (malloc()ed JSON array text in *lazy_preempted_json, may be NULL). On error
+ * the old config stays in force. */
+hived_rc hived_reconfigure(hived_engine *e, const char *config_json,
+			   char **lazy_preempted_json);
+
+/* --- inspection -------------------------------------------------------- */
+
+/* Status JSON of the cluster (vc == NULL) or of one VC. */
+hived_rc hived_inspect(const hived_engine *e, const char *vc, char **json);
+/* Status JSON of one job. */
+hived_rc hived_inspect_job(const hived_engine *e, const char *job, char **json);
+hived_rc hived_snapshot(const hived_engine *e, char **json);
+/* HIVED_OK, or HIVED_EINVARIANT with the violated invariant in errbuf. */
+hived_rc hived_check_invariants(const hived_engine *e, char *errbuf, size_t errlen);
+/* Bytes of engine state (cells, jobs, indexes). */
+size_t hived_memory_bytes(const hived_engine *e);
+
+const char *hived_rc_str(hived_rc rc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HIVED_H */

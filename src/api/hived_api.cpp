@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The extern "C" face of the engine (include/hived.h): converts C structs to engine
+// requests, keeps the last decision alive for the caller, and turns Status into
+// hived_rc + a message. Nothing may throw across this boundary.
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "api/snapshot_load.h"
+#include "config/hived_conf.h"
+#include "core/engine.h"
+#include "core/json_writer.h"
+#include "hived.h"
+
+struct hived_engine {
+  std::unique_ptr<hived::Engine> engine;
+  std::string config_text;
+  std::string last_error;
+  // Storage behind the last hived_decision.
+  hived::Decision decision;
+  std::vector<hived_pod> pods;
+  std::vector<const char*> preempted, lazy;
+  hived_decision out{};
+};
+
+namespace {
+
+hived_rc ToRc(hived::Code c) {
+  switch (c) {
+    case hived::Code::kOk: return HIVED_OK;
+    case hived::Code::kInval: return HIVED_EINVAL;
+    case hived::Code::kConfig: return HIVED_ECONFIG;
+    case hived::Code::kNoEnt: return HIVED_ENOENT;
+    case hived::Code::kExist: return HIVED_EEXIST;
+  }
+  return HIVED_EINVAL;
+}
+
+void CopyErr(char* buf, size_t len, const std::string& msg) {
+  if (!buf || !len) return;
+  size_t n = msg.size() < len - 1 ? msg.size() : len - 1;
+  memcpy(buf, msg.data(), n);
+  buf[n] = '\0';
+}
+
+char* Dup(const std::string& s) {
+  char* p = static_cast<char*>(malloc(s.size() + 1));
+  if (p) memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+hived_rc Fail(hived_engine* e, const hived::Status& st) {
+  e->last_error = st.msg;
+  return ToRc(st.code);
+}
+
+hived::Status BuildFromText(const std::string& text, std::unique_ptr<hived::Engine>* out) {
+  hived::Config cfg;
+  std::string err = hived::parse_hived_conf(text, &cfg);
+  if (!err.empty()) return hived::Status::Err(hived::Code::kConfig, err);
+  return hived::Engine::Build(cfg.cluster, out);
+}
+
+hived::Status ToRequest(const hived_engine* e, const hived_job_request* r, hived::Request* q) {
+  if (!r) return hived::Status::Err(hived::Code::kInval, "request: NULL");
+  if (!r->job) return hived::Status::Err(hived::Code::kInval, "job: missing");
+  q->job = r->job;
+  q->vc = r->vc ? r->vc : "";
+  q->priority = r->priority;
+  q->leaf_type = r->leaf_cell_type ? r->leaf_cell_type : "";
+  q->pinned_id = r->pinned_cell_id ? r->pinned_cell_id : "";
+  q->within_type = r->within_cell_type ? r->within_cell_type : "";
+  q->lazy = r->lazy_preemption != 0;
+  q->distinct_nodes = r->distinct_nodes != 0;
+  if (r->n_members && !r->members) return hived::Status::Err(hived::Code::kInval, "members: NULL");
+  if (r->n_members > 100000) return hived::Status::Err(hived::Code::kInval, "members: too many");
+  for (size_t i = 0; i < r->n_members; i++) q->members.push_back({r->members[i].pod_number, r->members[i].leaf_cell_number});
+  if (r->allowed_nodes) q->allowed.assign(r->allowed_nodes, r->allowed_nodes + e->engine->NodeCount());
+  return hived::Status::Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* hived_rc_str(hived_rc rc) {
+  switch (rc) {
+    case HIVED_OK: return "ok";
+    case HIVED_EINVAL: return "invalid request";
+    case HIVED_ECONFIG: return "invalid configuration";
+    case HIVED_ENOENT: return "not found";
+    case HIVED_EEXIST: return "already exists";
+    case HIVED_ENOMEM: return "out of memory";
+    case HIVED_EINVARIANT: return "invariant violated";
+  }
+  return "unknown error";
+}
+
+hived_rc hived_engine_new(const char* config_json, hived_engine** out, char* errbuf, size_t errlen) {
+  if (out) *out = nullptr;
+  if (!config_json || !out) {
+    CopyErr(errbuf, errlen, "config: NULL");
+    return HIVED_EINVAL;
+  }
+  try {
+    std::unique_ptr<hived_engine> e(new hived_engine());
+    hived::Status st = BuildFromText(config_json, &e->engine);
+    if (!st.ok()) {
+      CopyErr(errbuf, errlen, st.msg);
+      return ToRc(st.code);
+    }
+    e->config_text = config_json;
+    *out = e.release();
+    return HIVED_OK;
+  } catch (const std::bad_alloc&) {
+    CopyErr(errbuf, errlen, "out of memory");
+    return HIVED_ENOMEM;
+  } catch (...) {
+    CopyErr(errbuf, errlen, "internal error while building the engine");
+    return HIVED_EINVAL;
+  }
+}
+
+hived_rc hived_engine_restore(const char* snapshot_json, hived_engine** out, char* errbuf, size_t errlen) {
+  if (out) *out = nullptr;
+  if (!snapshot_json || !out) {
+    CopyErr(errbuf, errlen, "snapshot: NULL");
+    return HIVED_EINVAL;
+  }
+  try {
+    hived::SnapshotData snap;
+    std::string err = hived::ParseSnapshot(snapshot_json, &snap);
+    if (!err.empty()) {
+      CopyErr(errbuf, errlen, err);
+      return HIVED_EINVAL;
+    }
+    std::unique_ptr<hived_engine> e(new hived_engine());
+    hived::Status st = BuildFromText(snap.config_text, &e->engine);
+    if (!st.ok()) {
+      CopyErr(errbuf, errlen, "snapshot.config: " + st.msg);
+      return ToRc(st.code);
+    }
+    e->config_text = snap.config_text;
+    for (const auto& n : snap.bad_nodes) {
+      st = e->engine->SetNodeHealth(n, false);
+      if (!st.ok()) {
+        CopyErr(errbuf, errlen, "snapshot.badNodes: " + st.msg);
+        return ToRc(st.code);
+      }
+    }
+    for (size_t i = 0; i < snap.jobs.size(); i++) {
+      auto& sj = snap.jobs[i];
+      hived::RunningJob rj = sj.job;
+      for (size_t p = 0; p < rj.pods.size(); p++) {
+        rj.pods[p].node = e->engine->NodeIndex(sj.node_names[p]);
+        if (rj.pods[p].node < 0) {
+          CopyErr(errbuf, errlen, "snapshot.jobs[" + std::to_string(i) + "]: unknown node '" + sj.node_names[p] + "'");
+          return HIVED_ENOENT;
+        }
+      }
+      bool demoted = false;
+      st = e->engine->AddRunning(rj, &demoted);
+      if (!st.ok()) {
+        CopyErr(errbuf, errlen, "snapshot.jobs[" + std::to_string(i) + "]: " + st.msg);
+        return ToRc(st.code);
+      }
+      if (demoted != rj.demoted) {
+        CopyErr(errbuf, errlen, "snapshot.jobs[" + std::to_string(i) + "]: job '" + rj.req.job +
+                                    "' no longer fits the cells recorded for it");
+        return HIVED_EINVAL;
+      }
+    }
+    *out = e.release();
+    return HIVED_OK;
+  } catch (const std::bad_alloc&) {
+    CopyErr(errbuf, errlen, "out of memory");
+    return HIVED_ENOMEM;
+  } catch (...) {
+    CopyErr(errbuf, errlen, "internal error while restoring");
+    return HIVED_EINVAL;
+  }
+}
+
+void hived_engine_free(hived_engine* e) { delete e; }
+
+const char* hived_last_error(const hived_engine* e) { return e ? e->last_error.c_str() : "engine: NULL"; }
+
+hived_rc hived_submit(hived_engine* e, const hived_job_request* req, int dry_run, const hived_decision** out) {
+  if (!e) return HIVED_EINVAL;
+  if (out) *out = nullptr;
+  try {
+    hived::Request q;
+    hived::Status st = ToRequest(e, req, &q);
+    if (!st.ok()) return Fail(e, st);
+    e->decision = hived::Decision();
+    st = e->engine->Submit(q, dry_run != 0, &e->decision);
+    if (!st.ok()) return Fail(e, st);
+    const hived::Decision& d = e->decision;
+    e->pods.clear();
+    for (const auto& p : d.pods)
+      e->pods.push_back({p.node, e->engine->NodeName(p.node).c_str(), p.gpus.data(), static_cast<int32_t>(p.gpus.size())});
+    e->preempted.clear();
+    for (const auto& s : d.preempted) e->preempted.push_back(s.c_str());
+    e->lazy.clear();
+    for (const auto& s : d.lazy_preempted) e->lazy.push_back(s.c_str());
+    e->out.outcome = static_cast<hived_outcome>(d.outcome);
+    e->out.wait_kind = static_cast<hived_wait_kind>(d.wait);
+    e->out.reason = d.reason.c_str();
+    e->out.pods = e->pods.data();
+    e->out.n_pods = e->pods.size();
+    e->out.preempted = e->preempted.data();
+    e->out.n_preempted = e->preempted.size();
+    e->out.lazy_preempted = e->lazy.data();
+    e->out.n_lazy_preempted = e->lazy.size();
+    if (out) *out = &e->out;
+    e->last_error.clear();
+    return HIVED_OK;
+  } catch (const std::bad_alloc&) {
+    e->last_error = "out of memory";
+    return HIVED_ENOMEM;
+  } catch (...) {
+    e->last_error = "internal error in submit";
+    return HIVED_EINVAL;
+  }
+}
+
+hived_rc hived_finish(hived_engine* e, const char* job) {
+  if (!e || !job) return HIVED_EINVAL;
+  try {
+    hived::Status st = e->engine->Finish(job);
+    return st.ok() ? HIVED_OK : Fail(e, st);
+  } catch (...) {
+    e->last_error = "internal error in finish";
+    return HIVED_ENOMEM;
+  }
+}
+
+hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const hived_pod* pods, size_t n_pods,
+                           int* demoted) {
+  if (!e) return HIVED_EINVAL;
+  try {
+    hived::RunningJob rj;
+    hived::Status st = ToRequest(e, req, &rj.req);
+    if (!st.ok()) return Fail(e, st);
+    if (n_pods && !pods) return Fail(e, hived::Status::Err(hived::Code::kInval, "placement: NULL"));
+    for (size_t i = 0; i < n_pods; i++) {
+      hived::PlacedPod p;
+      p.node = pods[i].node;
+      if (pods[i].n_leaves < 0 || (pods[i].n_leaves && !pods[i].leaves))
+        return Fail(e, hived::Status::Err(hived::Code::kInval, "placement[" + std::to_string(i) + "].leaves: invalid"));
+      p.gpus.assign(pods[i].leaves, pods[i].leaves + pods[i].n_leaves);
+      rj.pods.push_back(std::move(p));
+    }
+    bool dem = false;
+    st = e->engine->AddRunning(rj, &dem);
+    if (!st.ok()) return Fail(e, st);
+    if (demoted) *demoted = dem ? 1 : 0;
+    return HIVED_OK;
+  } catch (...) {
+    e->last_error = "internal error in add_running";
+    return HIVED_ENOMEM;
+  }
+}
+
+int hived_job_exists(const hived_engine* e, const char* job) { return e && job && e->engine->HasJob(job) ? 1 : 0; }
+
+size_t hived_node_count(const hived_engine* e) { return e ? e->engine->NodeCount() : 0; }
+
+const char* hived_node_name(const hived_engine* e, size_t node) {
+  if (!e || node >= e->engine->NodeCount()) return nullptr;
+  return e->engine->NodeName(node).c_str();
+}
+
+int32_t hived_node_index(const hived_engine* e, const char* name) {
+  if (!e || !name) return -1;
+  return e->engine->NodeIndex(name);
+}
+
+hived_rc hived_set_node_health(hived_engine* e, const char* node, int healthy) {
+  if (!e || !node) return HIVED_EINVAL;
+  try {
+    hived::Status st = e->engine->SetNodeHealth(node, healthy != 0);
+    return st.ok() ? HIVED_OK : Fail(e, st);
+  } catch (...) {
+    e->last_error = "internal error in set_node_health";
+    return HIVED_ENOMEM;
+  }
+}
+
+hived_rc hived_reconfigure(hived_engine* e, const char* config_json, char** lazy_preempted_json) {
+  if (lazy_preempted_json) *lazy_preempted_json = nullptr;
+  if (!e || !config_json) return HIVED_EINVAL;
+  try {
+    std::unique_ptr<hived::Engine> next;
+    hived::Status st = BuildFromText(config_json, &next);
+    if (!st.ok()) return Fail(e, st);
+    std::vector<std::string> demoted, dropped;
+    st = e->engine->TransferJobsTo(next.get(), &demoted, &dropped);
+    if (!st.ok()) return Fail(e, st);
+    e->engine = std::move(next);
+    e->config_text = config_json;
+    hived::JsonOut j;
+    j.Open('[');
+    for (const auto& s : demoted) j.Val(s);
+    j.Close(']');
+    e->last_error.clear();
+    if (!dropped.empty()) {
+      e->last_error = "jobs on cells the new config no longer has were dropped:";
+      for (const auto& s : dropped) e->last_error += " " + s;
+    }
+    if (lazy_preempted_json) *lazy_preempted_json = Dup(j.str());
+    return HIVED_OK;
+  } catch (...) {
+    e->last_error = "internal error in reconfigure; the old config stays";
+    return HIVED_ENOMEM;
+  }
+}
+
+hived_rc hived_inspect(const hived_engine* e, const char* vc, char** json) {
+  if (!e || !json) return HIVED_EINVAL;
+  *json = nullptr;
+  try {
+    std::string s;
+    if (vc) {
+      hived::Status st = e->engine->InspectVc(vc, &s);
+      if (!st.ok()) return Fail(const_cast<hived_engine*>(e), st);
+    } else {
+      s = e->engine->InspectCluster();
+    }
+    *json = Dup(s);
+    return *json ? HIVED_OK : HIVED_ENOMEM;
+  } catch (...) {
+    return HIVED_ENOMEM;
+  }
+}
+
+hived_rc hived_inspect_job(const hived_engine* e, const char* job, char** json) {
+  if (!e || !json || !job) return HIVED_EINVAL;
+  *json = nullptr;
+  try {
+    std::string s;
+    hived::Status st = e->engine->InspectJob(job, &s);
+    if (!st.ok()) return Fail(const_cast<hived_engine*>(e), st);
+    *json = Dup(s);
+    return *json ? HIVED_OK : HIVED_ENOMEM;
+  } catch (...) {
+    return HIVED_ENOMEM;
+  }
+}
+
+hived_rc hived_snapshot(const hived_engine* e, char** json) {
+  if (!e || !json) return HIVED_EINVAL;
+  *json = nullptr;
+  try {
+    std::string s = hived::ComposeSnapshot(e->config_text, e->engine->SnapshotState());
+    if (s.empty()) return HIVED_EINVAL;
+    *json = Dup(s);
+    return *json ? HIVED_OK : HIVED_ENOMEM;
+  } catch (...) {
+    return HIVED_ENOMEM;
+  }
+}
+
+hived_rc hived_check_invariants(const hived_engine* e, char* errbuf, size_t errlen) {
+  if (!e) return HIVED_EINVAL;
+  try {
+    std::string v = e->engine->CheckInvariants();
+    if (v.empty()) return HIVED_OK;
+    CopyErr(errbuf, errlen, v);
+    return HIVED_EINVARIANT;
+  } catch (...) {
+    CopyErr(errbuf, errlen, "internal error in the invariant checker");
+    return HIVED_EINVARIANT;
+  }
+}
+
+size_t hived_memory_bytes(const hived_engine* e) { return e ? e->engine->MemoryBytes() : 0; }
+
+}  // extern "C"

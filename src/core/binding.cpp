@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Lazy virtual->physical binding. A virtual cell is bound only while some virtual leaf
+// below it runs a guaranteed job (pinned cells stay bound). Binding walks down from the
+// nearest bound ancestor; a preassigned cell with no binding takes a buddy cell.
+#include "core/engine.h"
+
+namespace hived {
+
+CellId Engine::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed) {
+  std::vector<CellId> path;
+  CellId v = vleaf;
+  while (v != kNone && vcells_[v].bound == kNone) {
+    path.push_back(v);
+    v = vcells_[v].parent;
+  }
+  CellId p;
+  if (v == kNone) {
+    CellId root = path.back();
+    path.pop_back();
+    p = BuddyAlloc(vcells_[root].chain, vcells_[root].level, allowed);
+    if (p == kNone) return kNone;
+    vcells_[root].bound = p;
+    pcells_[p].bound = root;
+    chains_[vcells_[root].chain].unbound_demand[vcells_[root].level]--;
+  } else {
+    p = vcells_[v].bound;
+  }
+  const Chain& ch = chains_[pcells_[p].chain];
+  while (!path.empty()) {
+    CellId vc = path.back();
+    path.pop_back();
+    int n = ch.level_children[pcells_[p].level];
+    CellId best = kNone;
+    for (int k = 0; k < n; k++) {
+      CellId c = pcells_[p].first_child + k;
+      const PCell& a = pcells_[c];
+      if (a.bound != kNone) continue;
+      if (best == kNone) {
+        best = c;
+        continue;
+      }
+      const PCell& b = pcells_[best];
+      bool a_ok = !a.bad && (allowed.empty() || a.node < 0 || allowed[a.node]);
+      bool b_ok = !b.bad && (allowed.empty() || b.node < 0 || allowed[b.node]);
+      if (a_ok != b_ok) {
+        if (a_ok) best = c;
+        continue;
+      }
+      if (a.opp < b.opp || (a.opp == b.opp && a.avail > b.avail)) best = c;
+    }
+    if (best == kNone) return kNone;  // unreachable while bindings mirror the trees
+    vcells_[vc].bound = best;
+    pcells_[best].bound = vc;
+    p = best;
+  }
+  return p;
+}
+
+bool Engine::BindExact(CellId vleaf, CellId pleaf) {
+  std::vector<std::pair<CellId, CellId>> done;
+  CellId v = vleaf, p = pleaf;
+  auto undo = [&]() {
+    for (auto& [dv, dp] : done) {
+      vcells_[dv].bound = kNone;
+      pcells_[dp].bound = kNone;
+    }
+    return false;
+  };
+  for (;;) {
+    if (vcells_[v].bound == p) break;
+    if (vcells_[v].bound != kNone || pcells_[p].bound != kNone || vcells_[v].level != pcells_[p].level ||
+        vcells_[v].chain != pcells_[p].chain)
+      return undo();
+    if (vcells_[v].root == v) {
+      if (vcells_[v].pinned || !BuddyTake(p)) return undo();
+      chains_[vcells_[v].chain].unbound_demand[vcells_[v].level]--;
+      vcells_[v].bound = p;
+      pcells_[p].bound = v;
+      break;
+    }
+    vcells_[v].bound = p;
+    pcells_[p].bound = v;
+    done.emplace_back(v, p);
+    v = vcells_[v].parent;
+    p = pcells_[p].parent;
+    if (p == kNone) return undo();
+  }
+  return true;
+}
+
+void Engine::UnbindUp(CellId vleaf) {
+  CellId v = vleaf;
+  while (v != kNone) {
+    VCell& c = vcells_[v];
+    if (c.bound == kNone || c.pinned) return;
+    if (c.level == 1) {
+      if (c.job >= 0) return;
+    } else {
+      int n = chains_[c.chain].level_children[c.level];
+      for (int k = 0; k < n; k++)
+        if (vcells_[c.first_child + k].bound != kNone) return;
+    }
+    CellId p = c.bound;
+    c.bound = kNone;
+    pcells_[p].bound = kNone;
+    if (c.root == v) {
+      chains_[c.chain].unbound_demand[c.level]++;
+      BuddyRelease(p);
+      return;
+    }
+    v = c.parent;
+  }
+}
+
+// A virtual leaf of `vc` that can be bound to pleaf: below the VC's cell already bound
+// to an ancestor of pleaf, else below an unbound preassigned cell (the lowest level at
+// or above min_level) whose physical counterpart is still free.
+CellId Engine::FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root, int min_level) {
+  std::vector<CellId> ppath;  // pleaf .. ancestor
+  CellId a = pleaf;
+  for (; a != kNone; a = pcells_[a].parent) {
+    if (pcells_[a].bound != kNone) break;
+    ppath.push_back(a);
+  }
+  CellId v;
+  if (a != kNone) {
+    const VCell& owner = vcells_[pcells_[a].bound];
+    if (owner.vc != vc) return kNone;
+    bool owner_pinned = vcells_[owner.root].pinned;
+    if (pinned_root != kNone ? owner.root != pinned_root : owner_pinned) return kNone;
+    v = pcells_[a].bound;
+  } else {
+    if (pinned_root != kNone) return kNone;
+    v = kNone;
+    for (const auto& vch : vcs_[vc].chains) {
+      if (vch.chain != chain) continue;
+      for (CellId r : vch.roots) {
+        const VCell& rc = vcells_[r];
+        if (rc.bound != kNone || rc.level < min_level) continue;
+        if (v != kNone && vcells_[v].level <= rc.level) continue;
+        CellId anc = pleaf;
+        while (pcells_[anc].level < rc.level) anc = pcells_[anc].parent;
+        if (FreeAncestor(anc) == kNone) continue;
+        v = r;
+      }
+    }
+    if (v == kNone) return kNone;
+    ppath.clear();
+    for (CellId x = pleaf; pcells_[x].level < vcells_[v].level; x = pcells_[x].parent) ppath.push_back(x);
+  }
+  // Descend: reuse the virtual child bound to the path's physical cell, else an unbound one.
+  const Chain& ch = chains_[chain];
+  for (size_t i = ppath.size(); i-- > 0;) {
+    CellId pc = ppath[i];
+    if (pcells_[pc].bound != kNone) {
+      v = pcells_[pc].bound;
+      continue;
+    }
+    int n = ch.level_children[vcells_[v].level];
+    CellId pick = kNone;
+    for (int k = 0; k < n; k++) {
+      CellId c = vcells_[v].first_child + k;
+      if (vcells_[c].bound == kNone) {
+        pick = c;
+        break;
+      }
+    }
+    if (pick == kNone) return kNone;
+    v = pick;
+  }
+  return vcells_[v].level == 1 ? v : kNone;
+}
+
+}  // namespace hived

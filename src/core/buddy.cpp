@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Buddy allocation of physical cells to VCs' preassigned cells: free lists per level,
+// split on demand, merge on release, and the counts behind the safety invariant.
+#include "core/engine.h"
+
+namespace hived {
+
+void Engine::FreeInsert(CellId c) {
+  PCell& p = pcells_[c];
+  Chain& ch = chains_[p.chain];
+  p.flags |= kFree;
+  if (p.bad)
+    ch.free_bad[p.level].insert(c);
+  else if (p.opp)
+    ch.free_busy[p.level].insert(c);
+  else
+    ch.free_clean[p.level].insert(c);
+}
+
+void Engine::FreeErase(CellId c) {
+  PCell& p = pcells_[c];
+  Chain& ch = chains_[p.chain];
+  p.flags &= static_cast<uint8_t>(~kFree);
+  ch.free_bad[p.level].erase(c);
+  ch.free_busy[p.level].erase(c);
+  ch.free_clean[p.level].erase(c);
+}
+
+// Called when a free cell's health or opportunistic use changed.
+void Engine::FreeRefile(CellId c) {
+  FreeErase(c);
+  FreeInsert(c);
+}
+
+CellId Engine::FreeAncestor(CellId c) const {
+  for (; c != kNone; c = pcells_[c].parent)
+    if (pcells_[c].flags & kFree) return c;
+  return kNone;
+}
+
+int64_t Engine::Demand(int chain, int level) const {
+  const Chain& ch = chains_[chain];
+  int64_t n = 0;
+  for (int j = level; j <= ch.levels; j++) n += ch.unbound_demand[j] * ch.desc[j][level];
+  return n;
+}
+
+// Healthy level-`level` cells inside c (a cell with a bad leaf is not healthy).
+int64_t Engine::HealthyDesc(CellId c, int level) const {
+  const PCell& p = pcells_[c];
+  const Chain& ch = chains_[p.chain];
+  if (!p.bad) return ch.desc[p.level][level];
+  if (p.level == level) return 0;
+  int64_t n = 0;
+  for (int k = 0; k < ch.level_children[p.level]; k++) n += HealthyDesc(p.first_child + k, level);
+  return n;
+}
+
+int64_t Engine::Obtainable(int chain, int level, bool healthy_only) const {
+  const Chain& ch = chains_[chain];
+  int64_t n = 0;
+  for (int j = level; j <= ch.levels; j++) {
+    n += static_cast<int64_t>(ch.free_clean[j].size() + ch.free_busy[j].size()) * ch.desc[j][level];
+    if (!healthy_only)
+      n += static_cast<int64_t>(ch.free_bad[j].size()) * ch.desc[j][level];
+    else
+      for (CellId c : ch.free_bad[j]) n += HealthyDesc(c, level);
+  }
+  return n;
+}
+
+// Splitting a free level-`from` cell down to `to` costs one cell at every level in
+// (to, from]; only a surplus over the VCs' unbound cells may pay for it.
+bool Engine::CanSplitSafely(int chain, int from_level, int to_level) const {
+  for (int m = to_level + 1; m <= from_level; m++)
+    if (Obtainable(chain, m, true) - 1 < Demand(chain, m)) return false;
+  return true;
+}
+
+namespace {
+bool Allowed(const std::vector<uint8_t>& allowed, int32_t node) {
+  return allowed.empty() || node < 0 || allowed[node];
+}
+}  // namespace
+
+// Take a free cell at `level` for a preassigned cell: a healthy one at that level,
+// else split a healthy higher cell that the safety margin can spare, else whatever
+// the plain buddy rule gives (the caller refuses to place a job on bad leaves).
+CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed) {
+  Chain& ch = chains_[chain];
+  auto allowed_cell = [&](CellId c) {
+    if (allowed.empty()) return true;
+    const PCell& p = pcells_[c];
+    if (p.node >= 0) return Allowed(allowed, p.node);
+    // Above node level: allowed if any node inside is allowed.
+    std::vector<CellId> stack{c};
+    while (!stack.empty()) {
+      CellId x = stack.back();
+      stack.pop_back();
+      const PCell& px = pcells_[x];
+      if (px.node >= 0) {
+        if (Allowed(allowed, px.node)) return true;
+        continue;
+      }
+      for (int k = 0; k < ch.level_children[px.level]; k++) stack.push_back(px.first_child + k);
+    }
+    return false;
+  };
+  auto pick_healthy = [&](int l) -> CellId {
+    for (CellId c : ch.free_clean[l])
+      if (allowed_cell(c)) return c;
+    CellId best = kNone;
+    for (CellId c : ch.free_busy[l])
+      if (allowed_cell(c) && (best == kNone || pcells_[c].opp < pcells_[best].opp)) best = c;
+    return best;
+  };
+  auto split_to = [&](CellId c, int target) -> CellId {
+    // Split c down to `target`, following the child that a binding would prefer.
+    while (pcells_[c].level > target) {
+      FreeErase(c);
+      int n = ch.level_children[pcells_[c].level];
+      CellId first = pcells_[c].first_child, next = kNone;
+      for (int k = 0; k < n; k++) FreeInsert(first + k);
+      for (int k = 0; k < n; k++) {
+        CellId k_id = first + k;
+        if (!allowed_cell(k_id)) continue;
+        if (next == kNone) next = k_id;
+        const PCell& a = pcells_[k_id];
+        const PCell& b = pcells_[next];
+        if ((a.bad != 0) < (b.bad != 0) || ((a.bad != 0) == (b.bad != 0) && a.opp < b.opp)) next = k_id;
+      }
+      if (next == kNone) next = first;
+      c = next;
+    }
+    FreeErase(c);
+    return c;
+  };
+  CellId c = pick_healthy(level);
+  if (c != kNone) {
+    FreeErase(c);
+    return c;
+  }
+  for (int j = level + 1; j <= ch.levels; j++) {
+    CellId h = pick_healthy(j);
+    if (h != kNone && CanSplitSafely(chain, j, level)) return split_to(h, level);
+  }
+  // Relaxed: a bad cell at this level, else plain buddy over anything.
+  for (int j = level; j <= ch.levels; j++) {
+    for (const auto* set : {&ch.free_clean[j], &ch.free_busy[j], &ch.free_bad[j]})
+      for (CellId x : *set)
+        if (allowed_cell(x)) return split_to(x, level);
+  }
+  return kNone;
+}
+
+// Take exactly cell c (recovery): split its free ancestor down to it.
+bool Engine::BuddyTake(CellId c) {
+  CellId a = FreeAncestor(c);
+  if (a == kNone) return false;
+  const Chain& ch = chains_[pcells_[c].chain];
+  while (a != c) {
+    FreeErase(a);
+    int n = ch.level_children[pcells_[a].level];
+    CellId first = pcells_[a].first_child, next = kNone;
+    for (int k = 0; k < n; k++) FreeInsert(first + k);
+    for (CellId x = c; x != kNone; x = pcells_[x].parent)
+      if (pcells_[x].parent == a) next = x;
+    a = next;
+  }
+  FreeErase(c);
+  return true;
+}
+
+// Return c to the free lists and merge buddies while a whole parent is free again.
+void Engine::BuddyRelease(CellId c) {
+  for (;;) {
+    FreeInsert(c);
+    CellId p = pcells_[c].parent;
+    if (p == kNone || (pcells_[p].flags & kPinned)) return;
+    const Chain& ch = chains_[pcells_[c].chain];
+    int n = ch.level_children[pcells_[p].level];
+    for (int k = 0; k < n; k++)
+      if (!(pcells_[pcells_[p].first_child + k].flags & kFree)) return;
+    for (int k = 0; k < n; k++) FreeErase(pcells_[p].first_child + k);
+    c = p;
+  }
+}
+
+}  // namespace hived

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Keeping the per-cell counters and the best-fit indexes in step with leaf changes.
+// Each change walks one leaf-to-root path, so it costs O(levels + log n).
+#include "core/engine.h"
+
+namespace hived {
+
+void Engine::NodeUpdate(CellId pnode, int32_t before, int32_t after) {
+  if (before == after) return;
+  auto& buckets = chains_[pcells_[pnode].chain].node_by_avail;
+  buckets[before].erase(pnode);
+  buckets[after].insert(pnode);
+}
+
+void Engine::UnitUpdate(CellId vunit, int32_t before, int32_t after) {
+  if (before == after || vcells_[vcells_[vunit].root].pinned) return;
+  for (auto& vch : vcs_[vcells_[vunit].vc].chains)
+    if (vch.chain == vcells_[vunit].chain) {
+      vch.unit_by_free[before].erase(vunit);
+      vch.unit_by_free[after].insert(vunit);
+      return;
+    }
+}
+
+void Engine::SetLeafJob(CellId pleaf, int job, bool opportunistic) {
+  pcells_[pleaf].job = job;
+  const int nl = chains_[pcells_[pleaf].chain].node_level;
+  const int da = pcells_[pleaf].bad ? 0 : 1, dopp = opportunistic ? 1 : 0;
+  for (CellId c = pleaf; c != kNone; c = pcells_[c].parent) {
+    PCell& p = pcells_[c];
+    int32_t before = p.avail;
+    p.avail -= da;
+    p.opp += dopp;
+    if (p.level == nl) NodeUpdate(c, before, p.avail);
+    if ((p.flags & kFree) && dopp && p.opp == 1) FreeRefile(c);
+  }
+}
+
+void Engine::ClearLeafJob(CellId pleaf, bool opportunistic) {
+  pcells_[pleaf].job = -1;
+  const int nl = chains_[pcells_[pleaf].chain].node_level;
+  const int da = pcells_[pleaf].bad ? 0 : 1, dopp = opportunistic ? 1 : 0;
+  for (CellId c = pleaf; c != kNone; c = pcells_[c].parent) {
+    PCell& p = pcells_[c];
+    int32_t before = p.avail;
+    p.avail += da;
+    p.opp -= dopp;
+    if (p.level == nl) NodeUpdate(c, before, p.avail);
+    if ((p.flags & kFree) && dopp && p.opp == 0) FreeRefile(c);
+  }
+}
+
+void Engine::SetVleafJob(CellId vleaf, int job) {
+  vcells_[vleaf].job = job;
+  for (CellId c = vleaf; c != kNone; c = vcells_[c].parent) {
+    int32_t before = vcells_[c].vfree--;
+    if (IsUnit(c)) UnitUpdate(c, before, vcells_[c].vfree);
+  }
+}
+
+void Engine::ClearVleafJob(CellId vleaf) {
+  vcells_[vleaf].job = -1;
+  for (CellId c = vleaf; c != kNone; c = vcells_[c].parent) {
+    int32_t before = vcells_[c].vfree++;
+    if (IsUnit(c)) UnitUpdate(c, before, vcells_[c].vfree);
+  }
+}
+
+}  // namespace hived

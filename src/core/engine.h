@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The HiveD engine: one cluster's cells, VCs and jobs, and every decision on them.
+// No I/O, no globals, no exceptions: every entry point returns a Status.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/model.h"
+#include "core/spec.h"
+
+namespace hived {
+
+enum class Code { kOk = 0, kInval = 1, kConfig = 2, kNoEnt = 3, kExist = 4 };
+
+struct Status {
+  Code code = Code::kOk;
+  std::string msg;
+  bool ok() const { return code == Code::kOk; }
+  static Status Ok() { return {}; }
+  static Status Err(Code c, std::string m) { return {c, std::move(m)}; }
+};
+
+struct Member {
+  int pods = 0;
+  int leaves = 0;
+};
+
+struct Request {
+  std::string job;
+  std::string vc;  // empty: none
+  int priority = 0;
+  std::string leaf_type;
+  std::string pinned_id;
+  std::string within_type;
+  bool lazy = false;
+  bool distinct_nodes = false;
+  std::vector<Member> members;
+  std::vector<uint8_t> allowed;  // empty: every node allowed
+};
+
+enum class Outcome { kPlaced = 0, kWaiting = 1, kRejected = 2 };
+enum class Wait { kNone = 0, kVcQuota = 1, kNoCell = 2, kPriority = 3 };
+
+struct PlacedPod {
+  int32_t node = -1;
+  std::vector<int32_t> gpus;  // GPU indices, ascending
+};
+
+struct Decision {
+  Outcome outcome = Outcome::kWaiting;
+  Wait wait = Wait::kNone;
+  std::string reason;
+  std::vector<PlacedPod> pods;
+  std::vector<std::string> preempted;
+  std::vector<std::string> lazy_preempted;
+};
+
+// A running job as recorded outside the engine (Slurm, a snapshot, a reconfigure).
+struct RunningJob {
+  Request req;
+  bool demoted = false;
+  std::vector<PlacedPod> pods;
+  std::vector<CellId> vleaves;  // exact virtual leaves (snapshot); empty: choose
+  uint64_t seq = 0;             // submission order to keep (snapshot); 0: next
+};
+
+class Engine {
+ public:
+  static Status Build(const ClusterSpec& spec, std::unique_ptr<Engine>* out);
+
+  Status Submit(const Request& req, bool dry_run, Decision* out);
+  Status Finish(const std::string& job);
+  Status AddRunning(const RunningJob& rj, bool* demoted);
+  Status SetNodeHealth(const std::string& node, bool healthy);
+  // Moves every running job of *this into `next` (built from a new config); jobs that
+  // no longer fit their VC are demoted, jobs on cells that no longer exist are dropped.
+  Status TransferJobsTo(Engine* next, std::vector<std::string>* demoted,
+                        std::vector<std::string>* dropped) const;
+
+  bool HasJob(const std::string& job) const { return job_index_.count(job) != 0; }
+  size_t NodeCount() const { return node_names_.size(); }
+  const std::string& NodeName(size_t i) const { return node_names_[i]; }
+  int32_t NodeIndex(const std::string& name) const;
+  bool NodeBad(size_t i) const { return node_bad_[i] != 0; }
+
+  std::string InspectCluster() const;
+  Status InspectVc(const std::string& vc, std::string* json) const;
+  Status InspectJob(const std::string& job, std::string* json) const;
+  // Jobs and bad nodes as JSON (the config is kept by the caller).
+  std::string SnapshotState() const;
+  std::vector<RunningJob> RunningJobs() const;
+  // "" when every invariant holds, else which one broke and where.
+  std::string CheckInvariants() const;
+  size_t MemoryBytes() const;
+
+ private:
+  friend struct VirtualView;
+  friend struct PhysicalView;
+  // --- build ---
+  Status BuildFrom(const ClusterSpec& spec);
+  // --- buddy (buddy.cpp) ---
+  void FreeInsert(CellId c);
+  void FreeErase(CellId c);
+  void FreeRefile(CellId c);
+  CellId FreeAncestor(CellId c) const;
+  CellId BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed);
+  bool BuddyTake(CellId c);  // take a specific cell out of the free lists
+  void BuddyRelease(CellId c);
+  int64_t Obtainable(int chain, int level, bool healthy_only) const;
+  int64_t Demand(int chain, int level) const;
+  int64_t HealthyDesc(CellId c, int level) const;
+  bool CanSplitSafely(int chain, int from_level, int to_level) const;
+  // --- binding (binding.cpp) ---
+  CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed);
+  bool BindExact(CellId vleaf, CellId pleaf);
+  void UnbindUp(CellId vleaf);
+  CellId FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root, int min_level);
+  // --- counts ---
+  void SetLeafJob(CellId pleaf, int job, bool opportunistic);
+  void ClearLeafJob(CellId pleaf, bool opportunistic);
+  void SetVleafJob(CellId vleaf, int job);
+  void ClearVleafJob(CellId vleaf);
+  void UnitUpdate(CellId vunit, int32_t before, int32_t after);
+  void NodeUpdate(CellId pnode, int32_t before, int32_t after);
+  bool IsUnit(CellId v) const;
+  // --- scheduling (schedule.cpp, placement.cpp) ---
+  Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
+  bool PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
+                    std::vector<CellId>* vleaves) const;
+  bool PlacePhysical(const Request& req, int chain, std::vector<CellId>* pleaves) const;
+  void ReleaseJob(int slot);
+  bool Reinstate(const Job& copy);
+  bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
+                        Decision* d, std::vector<Job>* undo, int* slot_out);
+  void Rollback(int slot, const std::vector<Job>& undo);
+  CellId FindPleaf(int32_t node, int32_t gpu, int chain) const;
+  int NewJobSlot();
+  void FillDecisionPods(const Job& j, Decision* d) const;
+  Status AddRunningImpl(const RunningJob& rj, bool* demoted);
+  void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;
+  std::string VcJson(int vc, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const;
+
+  std::vector<CellType> types_;
+  std::unordered_map<std::string, int> type_index_;
+  std::vector<Chain> chains_;
+  std::vector<PCell> pcells_;
+  std::vector<VCell> vcells_;
+  std::vector<std::string> addresses_;
+  std::vector<std::string> node_names_;
+  std::unordered_map<std::string, int32_t> node_index_;
+  std::vector<std::vector<CellId>> node_cells_;  // node -> node-level cells
+  std::vector<uint8_t> node_bad_;
+  std::vector<Vc> vcs_;
+  std::unordered_map<std::string, int> vc_index_;
+  std::unordered_map<std::string, CellId> pinned_physical_;  // pinnedCellId -> cell
+  std::vector<Job> jobs_;
+  std::vector<int> free_slots_;
+  std::unordered_map<std::string, int> job_index_;
+  uint64_t next_seq_ = 1;
+};
+
+}  // namespace hived

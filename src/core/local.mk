@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# src/core: the HiveD engine (C++17, no Slurm, no I/O). Part of libhived.la.
+libhived_la_SOURCES += \
+	src/core/spec.h \
+	src/core/model.h \
+	src/core/engine.h \
+	src/core/json_writer.h \
+	src/core/build.cpp \
+	src/core/buddy.cpp \
+	src/core/binding.cpp \
+	src/core/counts.cpp \
+	src/core/placement.cpp \
+	src/core/schedule.cpp \
+	src/core/status.cpp \
+	src/core/invariants.cpp

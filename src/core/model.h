@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine's state: cell types and chains, the physical cell forest, every VC's
+// virtual cell forest, and jobs. Flat vectors indexed by int32 ids keep a cell under
+// ~40 bytes so that 100k GPUs stay within a few tens of MB.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace hived {
+
+using CellId = int32_t;
+constexpr CellId kNone = -1;
+
+struct CellType {
+  std::string name;
+  int child_type = -1;  // index into Model::types, -1 if children are leaves of a GPU model
+  int child_count = 0;  // 0 for a leaf type
+  bool node_level = false;
+  std::string where;
+};
+
+// A chain is one top-level cell type and every type below it, level 1 = GPU.
+struct Chain {
+  std::string top;                 // cell type name of the top level
+  std::string leaf_type;           // GPU model
+  int levels = 0;                  // top level number
+  int node_level = 0;              // level whose cells are nodes
+  std::vector<std::string> level_type;   // [level] -> cell type name (index 0 unused)
+  std::vector<int32_t> level_children;   // [level] -> child count (0 at level 1)
+  std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
+  std::vector<std::vector<CellId>> cells_at_level;  // physical cells per level
+  // Buddy free lists per level, split by what a binding prefers to take first.
+  std::vector<std::set<CellId>> free_clean;  // healthy, no opportunistic leaves
+  std::vector<std::set<CellId>> free_busy;   // healthy, runs opportunistic jobs
+  std::vector<std::set<CellId>> free_bad;    // contains bad leaves
+  std::vector<int64_t> unbound_demand;       // [level] unbound preassigned cells, all VCs
+  // Node-level cells bucketed by free healthy leaves, for O(log n) best-fit search.
+  std::vector<std::set<CellId>> node_by_avail;
+};
+
+enum : uint8_t { kFree = 1, kPinned = 2, kUnderPinned = 4 };
+
+struct PCell {
+  CellId parent = kNone;
+  CellId first_child = kNone;
+  CellId bound = kNone;  // virtual cell bound to this one
+  int32_t node = -1;     // node index at node level and below
+  int32_t addr = -1;     // leaves: GPU index; else index into Model::addresses or -1
+  int32_t avail = 0;     // healthy leaves without a job
+  int32_t opp = 0;       // leaves running opportunistic jobs
+  int32_t bad = 0;       // bad leaves
+  int32_t job = -1;      // leaves: job slot using it
+  int16_t chain = 0;
+  int8_t level = 0;
+  uint8_t flags = 0;
+};
+
+struct VCell {
+  CellId parent = kNone;
+  CellId first_child = kNone;
+  CellId bound = kNone;  // physical cell
+  CellId root = kNone;   // its preassigned cell
+  int32_t vfree = 0;     // virtual leaves without a guaranteed job
+  int32_t job = -1;      // leaves: job slot
+  int32_t vc = 0;
+  int16_t chain = 0;
+  int8_t level = 0;
+  uint8_t pinned = 0;    // root of a pinned cell
+};
+
+// The part of a VC in one chain: its preassigned cells and placement index.
+struct VcChain {
+  int chain = 0;
+  std::vector<CellId> roots;                        // preassigned virtual cells
+  std::vector<int64_t> quota;                       // [level] preassigned cells (non-pinned)
+  std::vector<std::vector<CellId>> cells_at_level;  // virtual cells per level
+  std::vector<std::set<CellId>> unit_by_free;       // placement units bucketed by vfree
+  int64_t leaves = 0;                               // non-pinned virtual leaves
+};
+
+struct Vc {
+  std::string name;
+  std::vector<VcChain> chains;  // non-pinned cells
+  std::vector<std::pair<std::string, CellId>> pinned;  // pinnedCellId -> virtual root
+  int64_t used_leaves = 0;
+  int64_t opp_leaves = 0;
+};
+
+struct Pod {
+  int32_t node = -1;
+  std::vector<CellId> leaves;  // physical leaves
+};
+
+struct Job {
+  std::string name;
+  int vc = -1;  // -1: none
+  int priority = 0;  // -1 opportunistic
+  int original_priority = 0;
+  bool lazy = false;
+  bool demoted = false;  // lazy-preempted: now opportunistic
+  int chain = 0;
+  std::string pinned_id;
+  std::string leaf_type;
+  std::vector<Pod> pods;
+  std::vector<CellId> vleaves;  // parallel to all pods' leaves, guaranteed jobs only
+  uint64_t seq = 0;             // submission order, for stable iteration
+  bool live = false;
+  bool guaranteed() const { return priority >= 0; }
+};
+
+}  // namespace hived

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Topology-aware gang placement, shared by the two views it runs on:
+//  - a VC's virtual cells (guaranteed jobs; packed; may count lower-priority leaves
+//    of the same VC as free when preemption is allowed),
+//  - a chain's physical cells (opportunistic jobs; spread, free healthy leaves only).
+// A "unit" is where one pod goes: a node-level cell, or a whole VC cell below a node.
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/engine.h"
+
+namespace hived {
+
+struct PodAsk {
+  int index;  // position in request order
+  int size;
+};
+
+// ---------------------------------------------------------------------------
+struct VirtualView {
+  const Engine& e;
+  int chain;
+  const VcChain* vch;       // null for a pinned placement
+  CellId pinned_root;       // kNone unless pinned
+  bool preempt;
+  int priority;
+  const std::vector<uint8_t>& allowed;
+  mutable std::unordered_map<CellId, std::pair<int, int>> cache;  // slow path: {free, cost}
+  std::vector<CellId> all_units;
+
+  int Level(CellId c) const { return e.vcells_[c].level; }
+  int NChildren(CellId c) const { return e.chains_[chain].level_children[Level(c)]; }
+  CellId Child(CellId c, int k) const { return e.vcells_[c].first_child + k; }
+  int UnitLevel() const { return e.chains_[chain].node_level; }
+  int TopLevel() const { return e.chains_[chain].levels; }
+  CellId Parent(CellId c) const { return e.vcells_[c].parent; }
+  bool LeafUsable(CellId l) const {
+    int j = e.vcells_[l].job;
+    return j < 0 || (preempt && e.jobs_[j].priority < priority);
+  }
+  std::pair<int, int> Count(CellId c) const {
+    if (!preempt) return {e.vcells_[c].vfree, 0};
+    auto it = cache.find(c);
+    if (it != cache.end()) return it->second;
+    std::pair<int, int> r{0, 0};
+    if (Level(c) == 1) {
+      if (LeafUsable(c)) r = {1, e.vcells_[c].job >= 0 ? 1 : 0};
+    } else {
+      for (int k = 0; k < NChildren(c); k++) {
+        auto x = Count(Child(c, k));
+        r.first += x.first;
+        r.second += x.second;
+      }
+    }
+    cache[c] = r;
+    return r;
+  }
+  int32_t UnitNode(CellId u) const {
+    CellId p = e.vcells_[u].bound;
+    return p == kNone ? -1 : e.pcells_[p].node;
+  }
+  bool UnitOk(CellId u) const {
+    int32_t n = UnitNode(u);
+    if (n < 0) return true;
+    return !e.node_bad_[n] && (allowed.empty() || allowed[n]);
+  }
+  std::vector<CellId> CellsAtLevel(int l) const {
+    if (pinned_root == kNone) return vch->cells_at_level[l];
+    std::vector<CellId> out, stack{pinned_root};
+    while (!stack.empty()) {
+      CellId c = stack.back();
+      stack.pop_back();
+      if (Level(c) == l) {
+        out.push_back(c);
+      } else if (Level(c) > l) {
+        for (int k = NChildren(c) - 1; k >= 0; k--) stack.push_back(Child(c, k));
+      }
+    }
+    return out;
+  }
+  void UnitsUnder(CellId g, std::vector<CellId>* out) const {
+    if (Level(g) <= UnitLevel()) {
+      out->push_back(g);
+      return;
+    }
+    for (int k = 0; k < NChildren(g); k++) UnitsUnder(Child(g, k), out);
+  }
+  void Prepare() {
+    if (pinned_root != kNone) {
+      UnitsUnder(pinned_root, &all_units);
+    } else if (preempt) {
+      for (const auto& b : vch->unit_by_free) all_units.insert(all_units.end(), b.begin(), b.end());
+      std::sort(all_units.begin(), all_units.end());
+    }
+  }
+  template <class F>
+  void ForEachUnit(int min_free, bool pack, F f) const {
+    if (all_units.empty() && pinned_root == kNone && !preempt) {
+      const auto& b = vch->unit_by_free;
+      int hi = static_cast<int>(b.size()) - 1;
+      if (pack) {
+        for (int k = min_free; k <= hi; k++)
+          for (CellId u : b[k])
+            if (f(u)) return;
+      } else {
+        for (int k = hi; k >= min_free; k--)
+          for (CellId u : b[k])
+            if (f(u)) return;
+      }
+      return;
+    }
+    std::vector<CellId> order;
+    for (CellId u : all_units)
+      if (Count(u).first >= min_free) order.push_back(u);
+    std::stable_sort(order.begin(), order.end(), [&](CellId a, CellId b) {
+      auto ca = Count(a), cb = Count(b);
+      if (ca.second != cb.second) return ca.second < cb.second;
+      return pack ? ca.first < cb.first : ca.first > cb.first;
+    });
+    for (CellId u : order)
+      if (f(u)) return;
+  }
+};
+
+// ---------------------------------------------------------------------------
+struct PhysicalView {
+  const Engine& e;
+  int chain;
+  const std::vector<uint8_t>& allowed;
+
+  int Level(CellId c) const { return e.pcells_[c].level; }
+  int NChildren(CellId c) const { return e.chains_[chain].level_children[Level(c)]; }
+  CellId Child(CellId c, int k) const { return e.pcells_[c].first_child + k; }
+  int UnitLevel() const { return e.chains_[chain].node_level; }
+  int TopLevel() const { return e.chains_[chain].levels; }
+  CellId Parent(CellId c) const { return e.pcells_[c].parent; }
+  bool LeafUsable(CellId l) const { return e.pcells_[l].job < 0 && !e.pcells_[l].bad; }
+  std::pair<int, int> Count(CellId c) const { return {e.pcells_[c].avail, 0}; }
+  int32_t UnitNode(CellId u) const { return e.pcells_[u].node; }
+  bool UnitOk(CellId u) const {
+    int32_t n = e.pcells_[u].node;
+    return !e.node_bad_[n] && (allowed.empty() || allowed[n]);
+  }
+  const std::vector<CellId>& CellsAtLevel(int l) const { return e.chains_[chain].cells_at_level[l]; }
+  void UnitsUnder(CellId g, std::vector<CellId>* out) const {
+    if (Level(g) <= UnitLevel()) {
+      out->push_back(g);
+      return;
+    }
+    for (int k = 0; k < NChildren(g); k++) UnitsUnder(Child(g, k), out);
+  }
+  template <class F>
+  void ForEachUnit(int min_free, bool pack, F f) const {
+    const auto& b = e.chains_[chain].node_by_avail;
+    int hi = static_cast<int>(b.size()) - 1;
+    if (pack) {
+      for (int k = min_free; k <= hi; k++)
+        for (CellId u : b[k])
+          if (f(u)) return;
+    } else {
+      for (int k = hi; k >= min_free; k--)
+        for (CellId u : b[k])
+          if (f(u)) return;
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+template <class V>
+class Placer {
+ public:
+  Placer(const V& v, bool pack, bool distinct) : v_(v), pack_(pack), distinct_(distinct) {}
+
+  // Fills leaves[pod index]; false if the gang does not fit.
+  bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<CellId>>* leaves) {
+    std::stable_sort(pods.begin(), pods.end(), [](const PodAsk& a, const PodAsk& b) { return a.size > b.size; });
+    int total = 0;
+    for (const auto& p : pods) total += p.size;
+    leaves->assign(pods.size(), {});
+    const int ul = v_.UnitLevel();
+    if (within_level > 0 && within_level <= ul) return PlaceInOneCell(pods, total, within_level, leaves);
+    if (pods.size() == 1 && within_level == 0) {
+      bool ok = false;
+      v_.ForEachUnit(pods[0].size, pack_, [&](CellId u) {
+        if (!v_.UnitOk(u) || Eff(u) < pods[0].size) return false;
+        Pick(u, pods[0].size, &(*leaves)[pods[0].index]);
+        ok = true;
+        return true;
+      });
+      return ok;
+    }
+    int top = v_.TopLevel();
+    int lo = within_level > ul ? within_level : ul + 1;
+    int hi = within_level > ul ? within_level : top;
+    for (int l = lo; l <= hi; l++) {
+      std::vector<CellId> groups;
+      for (CellId g : v_.CellsAtLevel(l))
+        if (v_.Count(g).first >= total) groups.push_back(g);
+      std::stable_sort(groups.begin(), groups.end(), [&](CellId a, CellId b) {
+        auto ca = v_.Count(a), cb = v_.Count(b);
+        if (ca.second != cb.second) return ca.second < cb.second;
+        return pack_ ? ca.first < cb.first : ca.first > cb.first;
+      });
+      for (CellId g : groups) {
+        std::vector<CellId> units;
+        v_.UnitsUnder(g, &units);
+        if (Assign(pods, units, leaves)) return true;
+      }
+    }
+    if (within_level > ul) return false;
+    // Across the whole view: gather candidates in preference order, then assign.
+    // A prefix usually suffices: stop once enough units could each take the biggest pod.
+    std::vector<CellId> units;
+    int smallest = pods.back().size, biggest = pods.front().size;
+    size_t fit_biggest = 0;
+    bool partial = false;
+    v_.ForEachUnit(smallest, pack_, [&](CellId u) {
+      if (!v_.UnitOk(u)) return false;
+      units.push_back(u);
+      if (Eff(u) >= biggest) fit_biggest++;
+      partial = fit_biggest >= 2 * pods.size() + 2;
+      return partial;
+    });
+    if (Assign(pods, units, leaves)) return true;
+    if (!partial) return false;
+    units.clear();
+    v_.ForEachUnit(smallest, pack_, [&](CellId u) {
+      if (v_.UnitOk(u)) units.push_back(u);
+      return false;
+    });
+    return Assign(pods, units, leaves);
+  }
+
+ private:
+  int TakenUnder(CellId c) const {
+    int n = 0, lc = v_.Level(c);
+    for (CellId t : taken_) {
+      CellId x = t;
+      while (v_.Level(x) < lc) x = v_.Parent(x);
+      if (x == c) n++;
+    }
+    return n;
+  }
+  int Eff(CellId c) const { return v_.Count(c).first - (taken_.empty() ? 0 : TakenUnder(c)); }
+  bool Usable(CellId leaf) const {
+    return v_.LeafUsable(leaf) && std::find(taken_.begin(), taken_.end(), leaf) == taken_.end();
+  }
+
+  // Lowest common ancestor first: the smallest child that holds all k, else the
+  // fullest children in turn.
+  void Pick(CellId c, int k, std::vector<CellId>* out) {
+    if (v_.Level(c) == 1) {
+      out->push_back(c);
+      taken_.push_back(c);
+      return;
+    }
+    int n = v_.NChildren(c);
+    CellId best = kNone;
+    int best_eff = 0, best_cost = 0;
+    for (int i = 0; i < n; i++) {
+      CellId ch = v_.Child(c, i);
+      int eff = v_.Level(ch) == 1 ? (Usable(ch) ? 1 : 0) : Eff(ch);
+      if (eff < k) continue;
+      int cost = v_.Count(ch).second;
+      if (best == kNone || cost < best_cost || (cost == best_cost && eff < best_eff)) {
+        best = ch;
+        best_eff = eff;
+        best_cost = cost;
+      }
+    }
+    if (best != kNone) {
+      Pick(best, k, out);
+      return;
+    }
+    std::vector<std::pair<int, CellId>> kids;
+    for (int i = 0; i < n; i++) {
+      CellId ch = v_.Child(c, i);
+      int eff = v_.Level(ch) == 1 ? (Usable(ch) ? 1 : 0) : Eff(ch);
+      if (eff > 0) kids.emplace_back(-eff, ch);
+    }
+    std::stable_sort(kids.begin(), kids.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [neg, ch] : kids) {
+      if (k == 0) break;
+      int take = std::min(k, -neg);
+      Pick(ch, take, out);
+      k -= take;
+    }
+  }
+
+  bool PlaceInOneCell(const std::vector<PodAsk>& pods, int total, int within_level,
+                      std::vector<std::vector<CellId>>* leaves) {
+    if (distinct_ && pods.size() > 1) return false;
+    bool ok = false;
+    v_.ForEachUnit(total, pack_, [&](CellId u) {
+      if (!v_.UnitOk(u)) return false;
+      CellId cell = BestCellAt(u, within_level, total);
+      if (cell == kNone) return false;
+      for (const auto& p : pods) Pick(cell, p.size, &(*leaves)[p.index]);
+      ok = true;
+      return true;
+    });
+    return ok;
+  }
+
+  CellId BestCellAt(CellId c, int level, int need) const {
+    if (Eff(c) < need) return kNone;
+    if (v_.Level(c) <= level) return c;
+    CellId best = kNone;
+    for (int i = 0; i < v_.NChildren(c); i++) {
+      CellId x = BestCellAt(v_.Child(c, i), level, need);
+      if (x != kNone && (best == kNone || Eff(x) < Eff(best))) best = x;
+    }
+    return best;
+  }
+
+  // Greedy: biggest pod first, each to the best-fitting unit among `units`.
+  bool Assign(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
+              std::vector<std::vector<CellId>>* leaves) {
+    std::vector<int> rem(units.size());
+    std::vector<uint8_t> used(units.size(), 0);
+    std::vector<int32_t> nodes_used;
+    for (size_t i = 0; i < units.size(); i++) rem[i] = v_.UnitOk(units[i]) ? Eff(units[i]) : 0;
+    std::vector<int> choice(pods.size(), -1);
+    for (size_t p = 0; p < pods.size(); p++) {
+      int best = -1;
+      for (size_t i = 0; i < units.size(); i++) {
+        if (rem[i] < pods[p].size) continue;
+        if (distinct_) {
+          if (used[i]) continue;
+          int32_t n = v_.UnitNode(units[i]);
+          if (n >= 0 && std::find(nodes_used.begin(), nodes_used.end(), n) != nodes_used.end()) continue;
+        }
+        if (best < 0 || (pack_ ? rem[i] < rem[best] : rem[i] > rem[best])) best = static_cast<int>(i);
+      }
+      if (best < 0) return false;
+      rem[best] -= pods[p].size;
+      used[best] = 1;
+      if (v_.UnitNode(units[best]) >= 0) nodes_used.push_back(v_.UnitNode(units[best]));
+      choice[p] = best;
+    }
+    for (size_t p = 0; p < pods.size(); p++) Pick(units[choice[p]], pods[p].size, &(*leaves)[pods[p].index]);
+    return true;
+  }
+
+  const V& v_;
+  bool pack_;
+  bool distinct_;
+  std::vector<CellId> taken_;
+};
+
+namespace {
+std::vector<PodAsk> Pods(const Request& req) {
+  std::vector<PodAsk> pods;
+  for (const auto& m : req.members)
+    for (int k = 0; k < m.pods; k++) pods.push_back({static_cast<int>(pods.size()), m.leaves});
+  return pods;
+}
+int WithinLevel(const Chain& ch, const std::string& type) {
+  if (type.empty()) return 0;
+  for (int l = 1; l <= ch.levels; l++)
+    if (ch.level_type[l] == type) return l;
+  return -1;
+}
+void Flatten(const std::vector<std::vector<CellId>>& per_pod, std::vector<CellId>* out) {
+  out->clear();
+  for (const auto& p : per_pod) out->insert(out->end(), p.begin(), p.end());
+}
+}  // namespace
+
+bool Engine::PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
+                          std::vector<CellId>* vleaves) const {
+  const VcChain* vch = nullptr;
+  for (const auto& x : vcs_[vc].chains)
+    if (x.chain == chain) vch = &x;
+  if (!vch && pinned_root == kNone) return false;
+  int within = WithinLevel(chains_[chain], req.within_type);
+  if (within < 0) return false;
+  VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}, {}};
+  view.Prepare();
+  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes);
+  std::vector<std::vector<CellId>> per_pod;
+  if (!placer.Place(Pods(req), within, &per_pod)) return false;
+  Flatten(per_pod, vleaves);
+  return true;
+}
+
+bool Engine::PlacePhysical(const Request& req, int chain, std::vector<CellId>* pleaves) const {
+  int within = WithinLevel(chains_[chain], req.within_type);
+  if (within < 0) return false;
+  PhysicalView view{*this, chain, req.allowed};
+  Placer<PhysicalView> placer(view, /*pack=*/false, req.distinct_nodes);
+  std::vector<std::vector<CellId>> per_pod;
+  if (!placer.Place(Pods(req), within, &per_pod)) return false;
+  Flatten(per_pod, pleaves);
+  return true;
+}
+
+}  // namespace hived

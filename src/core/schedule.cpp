@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Job decisions: validate, place guaranteed jobs in their VC's cells (preempting lower
+// priority and opportunistic jobs if needed), place opportunistic jobs on idle cells,
+// release, recover running jobs, and node health.
+#include <algorithm>
+#include <map>
+
+#include "core/engine.h"
+
+namespace hived {
+
+int Engine::NewJobSlot() {
+  if (!free_slots_.empty()) {
+    int s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  jobs_.emplace_back();
+  return static_cast<int>(jobs_.size()) - 1;
+}
+
+Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* d) const {
+  auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
+  if (req.job.empty()) return inval("job: must be a non-empty name");
+  if (job_index_.count(req.job)) return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
+  if (req.priority < -1 || req.priority > 1000)
+    return inval("priority: must be -1 (opportunistic) or 0..1000, got " + std::to_string(req.priority));
+  if (req.members.empty()) return inval("members: at least one member is needed");
+  int64_t total = 0, pods = 0;
+  for (size_t i = 0; i < req.members.size(); i++) {
+    const auto& m = req.members[i];
+    std::string w = "members[" + std::to_string(i) + "]";
+    if (m.pods < 1 || m.pods > 100000) return inval(w + ".podNumber: must be 1..100000");
+    if (m.leaves < 1 || m.leaves > 100000) return inval(w + ".leafCellNumber: must be 1..100000");
+    total += int64_t{m.pods} * m.leaves;
+    pods += m.pods;
+  }
+  if (total > (int64_t{1} << 24)) return inval("members: more than 16M GPUs requested");
+  if (!req.allowed.empty() && req.allowed.size() != node_names_.size())
+    return inval("allowedNodes: must cover every node");
+  int vc = -1;
+  if (!req.vc.empty()) {
+    auto it = vc_index_.find(req.vc);
+    if (it == vc_index_.end()) return Status::Err(Code::kNoEnt, "vc: unknown VC '" + req.vc + "'");
+    vc = it->second;
+  } else if (req.priority >= 0) {
+    return inval("vc: a guaranteed job needs a VC");
+  }
+  if (!req.leaf_type.empty()) {
+    bool known = false;
+    for (const auto& ch : chains_) known |= ch.leaf_type == req.leaf_type;
+    if (!known) return Status::Err(Code::kNoEnt, "leafCellType: unknown GPU model '" + req.leaf_type + "'");
+  }
+  if (!req.within_type.empty() && !type_index_.count(req.within_type)) {
+    bool leaf = false;
+    for (const auto& ch : chains_) leaf |= ch.leaf_type == req.within_type;
+    if (!leaf) return Status::Err(Code::kNoEnt, "withinCellType: unknown cell type '" + req.within_type + "'");
+  }
+  auto chain_fits = [&](int c) {
+    const Chain& ch = chains_[c];
+    if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
+    if (!req.within_type.empty()) {
+      bool has = false;
+      for (int l = 1; l <= ch.levels; l++) has |= ch.level_type[l] == req.within_type;
+      if (!has) return false;
+    }
+    return true;
+  };
+  d->outcome = Outcome::kRejected;
+  if (!req.pinned_id.empty()) {
+    if (req.priority < 0) return inval("pinnedCellId: an opportunistic job cannot ask for a pinned cell");
+    CellId root = kNone;
+    for (const auto& [id, r] : vcs_[vc].pinned)
+      if (id == req.pinned_id) root = r;
+    if (root == kNone)
+      return Status::Err(Code::kNoEnt, "pinnedCellId: '" + req.pinned_id + "' is not a pinned cell of VC '" + req.vc + "'");
+    if (chain_fits(vcells_[root].chain)) chains->push_back(vcells_[root].chain);
+  } else if (req.priority >= 0) {
+    for (const auto& vch : vcs_[vc].chains)
+      if (chain_fits(vch.chain)) chains->push_back(vch.chain);
+  } else {
+    for (size_t c = 0; c < chains_.size(); c++)
+      if (chain_fits(static_cast<int>(c))) chains->push_back(static_cast<int>(c));
+  }
+  if (chains->empty()) {
+    d->reason = req.priority >= 0 ? "VC '" + req.vc + "' has no cells of that GPU model and cell type"
+                                  : "the cluster has no cells of that GPU model and cell type";
+    return Status::Ok();
+  }
+  // Shapes that can never fit are rejected rather than left waiting forever.
+  bool any = false;
+  int max_pod = 0;
+  for (const auto& m : req.members) max_pod = std::max(max_pod, m.leaves);
+  for (int c : *chains) {
+    const Chain& ch = chains_[c];
+    int64_t unit = ch.desc[ch.node_level][1];
+    int64_t cap = 0;
+    if (req.priority >= 0 && req.pinned_id.empty()) {
+      for (const auto& vch : vcs_[vc].chains)
+        if (vch.chain == c) cap = vch.leaves;
+      // A VC cell below node level is a unit of its own size.
+      int64_t biggest = 0;
+      for (const auto& vch : vcs_[vc].chains)
+        if (vch.chain == c)
+          for (int l = 1; l <= ch.levels; l++)
+            if (vch.quota[l]) biggest = std::max(biggest, ch.desc[std::min(l, ch.node_level)][1]);
+      unit = biggest;
+    } else if (req.priority >= 0) {
+      for (const auto& [id, r] : vcs_[vc].pinned)
+        if (id == req.pinned_id) cap = chains_[vcells_[r].chain].desc[vcells_[r].level][1];
+      unit = std::min(unit, cap);
+    } else {
+      cap = ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
+    }
+    if (max_pod <= unit && total <= cap) any = true;
+  }
+  if (!any) {
+    d->reason = req.priority >= 0 ? "the job needs " + std::to_string(total) + " GPUs (largest pod " +
+                                        std::to_string(max_pod) + ") which VC '" + req.vc + "' can never hold"
+                                  : "the job needs more GPUs per pod or in total than the cluster has";
+    return Status::Ok();
+  }
+  d->outcome = Outcome::kWaiting;
+  return Status::Ok();
+}
+
+CellId Engine::FindPleaf(int32_t node, int32_t gpu, int chain) const {
+  if (node < 0 || static_cast<size_t>(node) >= node_cells_.size()) return kNone;
+  for (CellId nc : node_cells_[node]) {
+    if (chain >= 0 && pcells_[nc].chain != chain) continue;
+    std::vector<CellId> stack{nc};
+    while (!stack.empty()) {
+      CellId c = stack.back();
+      stack.pop_back();
+      const PCell& p = pcells_[c];
+      if (p.level == 1) {
+        if (p.addr == gpu) return c;
+        continue;
+      }
+      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++) stack.push_back(p.first_child + k);
+    }
+  }
+  return kNone;
+}
+
+void Engine::ReleaseJob(int slot) {
+  Job& j = jobs_[slot];
+  if (j.guaranteed())
+    for (CellId v : j.vleaves) {
+      ClearVleafJob(v);
+      UnbindUp(v);
+    }
+  if (j.vc >= 0) {
+    int64_t n = 0;
+    for (const auto& p : j.pods) n += static_cast<int64_t>(p.leaves.size());
+    (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= n;
+  }
+  for (const auto& p : j.pods)
+    for (CellId l : p.leaves) ClearLeafJob(l, !j.guaranteed());
+  job_index_.erase(j.name);
+  j = Job();
+  free_slots_.push_back(slot);
+}
+
+bool Engine::Reinstate(const Job& copy) {
+  int slot = NewJobSlot();
+  jobs_[slot] = copy;
+  Job& j = jobs_[slot];
+  j.live = true;
+  job_index_[j.name] = slot;
+  size_t i = 0;
+  bool ok = true;
+  int64_t n = 0;
+  for (const auto& p : j.pods)
+    for (CellId l : p.leaves) {
+      if (j.guaranteed()) {
+        ok &= BindExact(j.vleaves[i], l);
+        SetVleafJob(j.vleaves[i], slot);
+      }
+      SetLeafJob(l, slot, !j.guaranteed());
+      i++;
+      n++;
+    }
+  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += n;
+  return ok;
+}
+
+void Engine::Rollback(int slot, const std::vector<Job>& undo) {
+  if (slot >= 0) ReleaseJob(slot);
+  for (const Job& v : undo) {
+    auto it = job_index_.find(v.name);
+    if (it != job_index_.end()) ReleaseJob(it->second);
+  }
+  // Guaranteed victims first: they need their exact bindings back.
+  for (int pass = 0; pass < 2; pass++)
+    for (const Job& v : undo)
+      if (v.guaranteed() == (pass == 0)) Reinstate(v);
+}
+
+namespace {
+std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves, const std::vector<PCell>& pcells) {
+  std::vector<Pod> pods;
+  size_t i = 0;
+  for (const auto& m : req.members)
+    for (int k = 0; k < m.pods; k++) {
+      Pod p;
+      for (int x = 0; x < m.leaves; x++) p.leaves.push_back(leaves[i++]);
+      p.node = pcells[p.leaves[0]].node;
+      pods.push_back(std::move(p));
+    }
+  return pods;
+}
+}  // namespace
+
+// Victims among the VC's own jobs are those whose virtual leaves the placement took;
+// opportunistic victims are those on the physical leaves the binding lands on.
+bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
+                              Decision* d, std::vector<Job>* undo, int* slot_out) {
+  std::vector<int> vvictims;
+  for (CellId v : vleaves) {
+    int j = vcells_[v].job;
+    if (j >= 0 && std::find(vvictims.begin(), vvictims.end(), j) == vvictims.end()) vvictims.push_back(j);
+  }
+  for (int s : vvictims) undo->push_back(jobs_[s]);
+  for (int s : vvictims) {
+    Job& j = jobs_[s];
+    if (!j.lazy) {
+      d->preempted.push_back(j.name);
+      ReleaseJob(s);
+      continue;
+    }
+    // Demote: give back the virtual cells, keep running on the physical ones.
+    d->lazy_preempted.push_back(j.name);
+    for (CellId v : j.vleaves) {
+      ClearVleafJob(v);
+      UnbindUp(v);
+    }
+    j.vleaves.clear();
+    int64_t n = 0;
+    for (const auto& p : j.pods)
+      for (CellId l : p.leaves) {
+        ClearLeafJob(l, false);
+        SetLeafJob(l, s, true);
+        n++;
+      }
+    vcs_[vc].used_leaves -= n;
+    vcs_[vc].opp_leaves += n;
+    j.priority = -1;
+    j.demoted = true;
+  }
+  int slot = NewJobSlot();
+  *slot_out = slot;
+  Job& job = jobs_[slot];
+  job.name = req.job;
+  job.vc = vc;
+  job.priority = job.original_priority = req.priority;
+  job.lazy = req.lazy;
+  job.chain = chain;
+  job.pinned_id = req.pinned_id;
+  job.leaf_type = req.leaf_type;
+  job.seq = next_seq_++;
+  job.live = true;
+  job_index_[req.job] = slot;
+  std::vector<CellId> pleaves;
+  bool ok = true;
+  for (CellId v : vleaves) {
+    CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, req.allowed);
+    if (p == kNone) {
+      ok = false;
+      break;
+    }
+    jobs_[slot].vleaves.push_back(v);
+    SetVleafJob(v, slot);
+    pleaves.push_back(p);
+  }
+  std::vector<int32_t> nodes;
+  for (size_t i = 0; ok && i < pleaves.size(); i++) {
+    const PCell& p = pcells_[pleaves[i]];
+    if (p.bad || (!req.allowed.empty() && !req.allowed[p.node])) ok = false;
+    if (p.job >= 0 && jobs_[p.job].guaranteed()) ok = false;  // cannot happen while bindings are exclusive
+  }
+  if (ok && req.distinct_nodes) {
+    std::vector<Pod> pods = SplitPods(req, pleaves, pcells_);
+    for (const auto& p : pods) {
+      if (std::find(nodes.begin(), nodes.end(), p.node) != nodes.end()) ok = false;
+      nodes.push_back(p.node);
+    }
+  }
+  if (!ok) {
+    d->preempted.clear();
+    d->lazy_preempted.clear();
+    return false;
+  }
+  std::vector<int> ovictims;
+  for (CellId p : pleaves) {
+    int j = pcells_[p].job;
+    if (j >= 0 && std::find(ovictims.begin(), ovictims.end(), j) == ovictims.end()) ovictims.push_back(j);
+  }
+  for (int s : ovictims) {
+    const std::string& name = jobs_[s].name;
+    auto lz = std::find(d->lazy_preempted.begin(), d->lazy_preempted.end(), name);
+    if (lz != d->lazy_preempted.end()) {
+      d->lazy_preempted.erase(lz);  // demoted, then its GPUs were needed after all
+    } else {
+      undo->push_back(jobs_[s]);
+    }
+    d->preempted.push_back(name);
+    ReleaseJob(s);
+  }
+  Job& jb = jobs_[slot];
+  jb.pods = SplitPods(req, pleaves, pcells_);
+  for (CellId p : pleaves) SetLeafJob(p, slot, false);
+  vcs_[vc].used_leaves += static_cast<int64_t>(pleaves.size());
+  return true;
+}
+
+void Engine::FillDecisionPods(const Job& j, Decision* d) const {
+  d->pods.clear();
+  for (const auto& p : j.pods) {
+    PlacedPod pp;
+    pp.node = p.node;
+    for (CellId l : p.leaves) pp.gpus.push_back(pcells_[l].addr);
+    std::sort(pp.gpus.begin(), pp.gpus.end());
+    d->pods.push_back(std::move(pp));
+  }
+}
+
+Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
+  Decision d;
+  std::vector<int> chains;
+  Status st = Validate(req, &chains, &d);
+  if (!st.ok()) return st;
+  if (d.outcome == Outcome::kRejected) {
+    *out = std::move(d);
+    return Status::Ok();
+  }
+  int slot = -1;
+  std::vector<Job> undo;
+  bool placed = false, found_virtual = false;
+  if (req.priority >= 0) {
+    int vc = vc_index_.at(req.vc);
+    CellId pinned_root = kNone;
+    for (const auto& [id, r] : vcs_[vc].pinned)
+      if (id == req.pinned_id) pinned_root = r;
+    for (int preempt = 0; preempt < 2 && !placed; preempt++)
+      for (int c : chains) {
+        std::vector<CellId> vleaves;
+        if (!PlaceVirtual(req, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
+        found_virtual = true;
+        Decision attempt;
+        undo.clear();
+        if (CommitGuaranteed(req, vc, c, vleaves, &attempt, &undo, &slot)) {
+          d.preempted = attempt.preempted;
+          d.lazy_preempted = attempt.lazy_preempted;
+          placed = true;
+          break;
+        }
+        Rollback(slot, undo);  // lazy victims restored: the preemptor could not be placed
+        slot = -1;
+      }
+    if (!placed) {
+      int64_t need = 0, free_v = 0;
+      for (const auto& m : req.members) need += int64_t{m.pods} * m.leaves;
+      for (const auto& vch : vcs_[vc].chains)
+        if (std::find(chains.begin(), chains.end(), vch.chain) != chains.end())
+          for (CellId r : vch.roots) free_v += vcells_[r].vfree;
+      if (found_virtual) {
+        d.wait = Wait::kNoCell;
+        d.reason = "VC '" + req.vc + "' has the cells but no healthy, allowed physical GPUs of that shape are bound to them";
+      } else if (free_v >= need) {
+        d.wait = Wait::kNoCell;
+        d.reason = "VC '" + req.vc + "' has " + std::to_string(free_v) + " free GPUs but not in cells of that shape";
+      } else {
+        d.wait = Wait::kVcQuota;
+        d.reason = "VC '" + req.vc + "' quota is in use: " + std::to_string(free_v) + " free GPUs in its cells, the job needs " +
+                   std::to_string(need);
+      }
+    }
+  } else {
+    int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
+    for (int c : chains) {
+      std::vector<CellId> pleaves;
+      if (!PlacePhysical(req, c, &pleaves)) continue;
+      slot = NewJobSlot();
+      Job& job = jobs_[slot];
+      job.name = req.job;
+      job.vc = vc;
+      job.priority = job.original_priority = -1;
+      job.lazy = req.lazy;
+      job.chain = c;
+      job.leaf_type = req.leaf_type;
+      job.seq = next_seq_++;
+      job.live = true;
+      job.pods = SplitPods(req, pleaves, pcells_);
+      job_index_[req.job] = slot;
+      for (CellId p : pleaves) SetLeafJob(p, slot, true);
+      if (vc >= 0) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
+      placed = true;
+      break;
+    }
+    if (!placed) {
+      d.wait = Wait::kNoCell;
+      d.reason = "no idle GPUs of that shape for an opportunistic job";
+    }
+  }
+  if (placed) {
+    d.outcome = Outcome::kPlaced;
+    FillDecisionPods(jobs_[slot], &d);
+    if (dry_run) {
+      next_seq_--;
+      Rollback(slot, undo);
+    }
+  } else {
+    d.outcome = Outcome::kWaiting;
+  }
+  *out = std::move(d);
+  return Status::Ok();
+}
+
+Status Engine::Finish(const std::string& job) {
+  auto it = job_index_.find(job);
+  if (it == job_index_.end()) return Status::Err(Code::kNoEnt, "job: unknown job '" + job + "'");
+  ReleaseJob(it->second);
+  return Status::Ok();
+}
+
+Status Engine::AddRunning(const RunningJob& rj, bool* demoted) { return AddRunningImpl(rj, demoted); }
+
+Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
+  const Request& req = rj.req;
+  auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
+  if (req.job.empty()) return inval("job: must be a non-empty name");
+  if (job_index_.count(req.job)) return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
+  if (req.priority < -1 || req.priority > 1000) return inval("priority: must be -1..1000");
+  if (rj.pods.empty()) return inval("placement: a running job needs at least one pod");
+  std::vector<std::vector<CellId>> leaves;
+  int chain = -1;
+  for (size_t i = 0; i < rj.pods.size(); i++) {
+    const auto& pp = rj.pods[i];
+    std::string w = "placement[" + std::to_string(i) + "]";
+    if (pp.node < 0 || static_cast<size_t>(pp.node) >= node_names_.size()) return Status::Err(Code::kNoEnt, w + ".node: unknown node");
+    if (pp.gpus.empty()) return inval(w + ".leaves: empty");
+    leaves.emplace_back();
+    for (int32_t g : pp.gpus) {
+      CellId l = FindPleaf(pp.node, g, chain);
+      if (l == kNone)
+        return Status::Err(Code::kNoEnt, w + ".leaves: node '" + node_names_[pp.node] + "' has no GPU " + std::to_string(g) +
+                                             (chain >= 0 ? " in the job's chain" : ""));
+      if (pcells_[l].job >= 0)
+        return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" + node_names_[pp.node] +
+                                             "' is already held by job '" + jobs_[pcells_[l].job].name + "'");
+      for (const auto& prev : leaves)
+        if (std::find(prev.begin(), prev.end(), l) != prev.end()) return inval(w + ".leaves: a GPU is listed twice");
+      chain = pcells_[l].chain;
+      leaves.back().push_back(l);
+    }
+  }
+  int vc = -1;
+  if (!req.vc.empty()) {
+    auto it = vc_index_.find(req.vc);
+    if (it != vc_index_.end()) vc = it->second;
+  }
+  bool guaranteed = req.priority >= 0 && !rj.demoted && vc >= 0;
+  int slot = NewJobSlot();
+  Job& job = jobs_[slot];
+  job.name = req.job;
+  job.vc = vc;
+  job.original_priority = req.priority;
+  job.lazy = req.lazy;
+  job.chain = chain;
+  job.pinned_id = req.pinned_id;
+  job.leaf_type = req.leaf_type;
+  job.seq = rj.seq ? rj.seq : next_seq_++;
+  if (rj.seq >= next_seq_) next_seq_ = rj.seq + 1;
+  job.live = true;
+  job_index_[req.job] = slot;
+  for (const auto& pl : leaves) {
+    Pod p;
+    p.node = pcells_[pl[0]].node;
+    p.leaves = pl;
+    job.pods.push_back(p);
+  }
+  if (guaranteed) {
+    CellId pinned_root = kNone;
+    if (!req.pinned_id.empty())
+      for (const auto& [id, r] : vcs_[vc].pinned)
+        if (id == req.pinned_id) pinned_root = r;
+    if (!req.pinned_id.empty() && pinned_root == kNone) guaranteed = false;
+    size_t i = 0;
+    for (const auto& pl : leaves) {
+      if (!guaranteed) break;
+      // The pod's own lowest common ancestor: a VC cell smaller than that cannot hold it.
+      int lca = 1;
+      for (CellId l : pl) {
+        CellId a = l, b = pl[0];
+        while (a != b) {
+          a = pcells_[a].parent;
+          b = pcells_[b].parent;
+        }
+        lca = std::max(lca, static_cast<int>(pcells_[a].level));
+      }
+      for (CellId l : pl) {
+        CellId v = i < rj.vleaves.size() ? rj.vleaves[i] : FindVleafFor(vc, chain, l, pinned_root, lca);
+        i++;
+        if (v == kNone || v < 0 || static_cast<size_t>(v) >= vcells_.size() || vcells_[v].vc != vc ||
+            vcells_[v].level != 1 || vcells_[v].job >= 0 || !BindExact(v, l)) {
+          guaranteed = false;
+          break;
+        }
+        jobs_[slot].vleaves.push_back(v);
+        SetVleafJob(v, slot);
+      }
+    }
+    if (!guaranteed) {
+      for (CellId v : jobs_[slot].vleaves) {
+        ClearVleafJob(v);
+        UnbindUp(v);
+      }
+      jobs_[slot].vleaves.clear();
+    }
+  }
+  Job& j = jobs_[slot];
+  j.priority = guaranteed ? req.priority : -1;
+  j.demoted = !guaranteed && req.priority >= 0;
+  int64_t n = 0;
+  for (const auto& p : j.pods)
+    for (CellId l : p.leaves) {
+      SetLeafJob(l, slot, !guaranteed);
+      n++;
+    }
+  if (vc >= 0) (guaranteed ? vcs_[vc].used_leaves : vcs_[vc].opp_leaves) += n;
+  if (demoted) *demoted = j.demoted ? 1 : 0;
+  return Status::Ok();
+}
+
+Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
+  auto it = node_index_.find(node);
+  if (it == node_index_.end()) return Status::Err(Code::kNoEnt, "node: unknown node '" + node + "'");
+  int32_t n = it->second;
+  if ((node_bad_[n] == 0) == healthy) return Status::Ok();
+  node_bad_[n] = healthy ? 0 : 1;
+  for (CellId nc : node_cells_[n]) {
+    const int nl = chains_[pcells_[nc].chain].node_level;
+    std::vector<CellId> stack{nc}, leaves;
+    while (!stack.empty()) {
+      CellId c = stack.back();
+      stack.pop_back();
+      const PCell& p = pcells_[c];
+      if (p.level == 1) {
+        leaves.push_back(c);
+        continue;
+      }
+      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++) stack.push_back(p.first_child + k);
+    }
+    for (CellId l : leaves) {
+      pcells_[l].bad = healthy ? 0 : 1;
+      int db = healthy ? -1 : 1, da = pcells_[l].job < 0 ? -db : 0;
+      for (CellId c = l; c != kNone; c = pcells_[c].parent) {
+        PCell& p = pcells_[c];
+        int32_t before = p.avail;
+        bool was_bad = p.bad > 0;
+        if (c != l) p.bad += db;
+        p.avail += da;
+        if (p.level == nl) NodeUpdate(c, before, p.avail);
+        if ((p.flags & kFree) && was_bad != (p.bad > 0)) FreeRefile(c);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<RunningJob> Engine::RunningJobs() const {
+  std::vector<const Job*> live;
+  for (const auto& j : jobs_)
+    if (j.live) live.push_back(&j);
+  std::sort(live.begin(), live.end(), [](const Job* a, const Job* b) { return a->seq < b->seq; });
+  std::vector<RunningJob> out;
+  for (const Job* j : live) {
+    RunningJob rj;
+    rj.req.job = j->name;
+    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : "";
+    rj.req.priority = j->original_priority;
+    rj.req.lazy = j->lazy;
+    rj.req.pinned_id = j->pinned_id;
+    rj.req.leaf_type = j->leaf_type;
+    rj.demoted = j->demoted;
+    rj.seq = j->seq;
+    for (const auto& p : j->pods) {
+      PlacedPod pp;
+      pp.node = p.node;
+      for (CellId l : p.leaves) pp.gpus.push_back(pcells_[l].addr);
+      rj.pods.push_back(std::move(pp));
+    }
+    rj.vleaves = j->vleaves;
+    out.push_back(std::move(rj));
+  }
+  return out;
+}
+
+Status Engine::TransferJobsTo(Engine* next, std::vector<std::string>* demoted,
+                              std::vector<std::string>* dropped) const {
+  for (size_t n = 0; n < node_names_.size(); n++)
+    if (node_bad_[n] && next->NodeIndex(node_names_[n]) >= 0) next->SetNodeHealth(node_names_[n], false);
+  std::vector<RunningJob> jobs = RunningJobs();
+  // Guaranteed jobs first, highest priority first, so they keep their VC cells.
+  std::stable_sort(jobs.begin(), jobs.end(), [](const RunningJob& a, const RunningJob& b) {
+    int pa = a.demoted ? -1 : a.req.priority, pb = b.demoted ? -1 : b.req.priority;
+    return pa > pb;
+  });
+  for (auto& rj : jobs) {
+    bool lost = false;
+    for (auto& p : rj.pods) {
+      int32_t idx = next->NodeIndex(node_names_[p.node]);
+      if (idx < 0) lost = true;
+      p.node = idx;
+    }
+    rj.vleaves.clear();  // virtual cells are the new config's
+    bool dem = false;
+    Status st = lost ? Status::Err(Code::kNoEnt, "node gone") : next->AddRunning(rj, &dem);
+    if (!st.ok()) {
+      dropped->push_back(rj.req.job);
+      continue;
+    }
+    if (dem && !rj.demoted) demoted->push_back(rj.req.job);
+  }
+  return Status::Ok();
+}
+
+}  // namespace hived

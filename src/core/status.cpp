@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Status views (cluster, VC, job) and the snapshot of jobs, as JSON text.
+#include <algorithm>
+
+#include "core/engine.h"
+#include "core/json_writer.h"
+
+namespace hived {
+
+// Doomed cells: unbound VC cells that the healthy free cells can no longer serve.
+// Deficits are charged top level first, then to VCs in configuration order, so the
+// same state always dooms the same cells.
+void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const {
+  doomed->assign(vcs_.size(), {});
+  for (size_t v = 0; v < vcs_.size(); v++) {
+    (*doomed)[v].resize(vcs_[v].chains.size());
+    for (size_t k = 0; k < vcs_[v].chains.size(); k++)
+      (*doomed)[v][k].assign(chains_[vcs_[v].chains[k].chain].levels + 1, 0);
+  }
+  for (size_t c = 0; c < chains_.size(); c++) {
+    const Chain& ch = chains_[c];
+    std::vector<int64_t> doomed_at(ch.levels + 1, 0);
+    for (int l = ch.levels; l >= 1; l--) {
+      int64_t covered = 0;
+      for (int j = l + 1; j <= ch.levels; j++) covered += doomed_at[j] * ch.desc[j][l];
+      int64_t remaining = Demand(static_cast<int>(c), l) - Obtainable(static_cast<int>(c), l, true) - covered;
+      for (size_t v = 0; v < vcs_.size() && remaining > 0; v++)
+        for (size_t k = 0; k < vcs_[v].chains.size() && remaining > 0; k++) {
+          const VcChain& vch = vcs_[v].chains[k];
+          if (vch.chain != static_cast<int>(c)) continue;
+          int64_t unbound = 0;
+          for (CellId r : vch.roots)
+            if (vcells_[r].level == l && vcells_[r].bound == kNone) unbound++;
+          int64_t take = std::min(unbound, remaining);
+          (*doomed)[v][k][l] += take;
+          doomed_at[l] += take;
+          remaining -= take;
+        }
+    }
+  }
+}
+
+std::string Engine::VcJson(int v, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const {
+  const Vc& vc = vcs_[v];
+  JsonOut j;
+  j.Open('{').Key("vc").Val(vc.name).Key("cells").Open('[');
+  for (size_t k = 0; k < vc.chains.size(); k++) {
+    const VcChain& vch = vc.chains[k];
+    const Chain& ch = chains_[vch.chain];
+    for (int l = ch.levels; l >= 1; l--) {
+      if (!vch.quota[l]) continue;
+      int64_t bound = 0;
+      for (CellId r : vch.roots)
+        if (vcells_[r].level == l && vcells_[r].bound != kNone) bound++;
+      j.Open('{').Key("chain").Val(ch.top).Key("cellType").Val(ch.level_type[l]).Key("level").Val(l);
+      j.Key("total").Val(vch.quota[l]).Key("bound").Val(bound).Key("doomed").Val(doomed[v][k][l]).Close('}');
+    }
+  }
+  j.Close(']');
+  if (!vc.pinned.empty()) {
+    j.Key("pinnedCells").Open('[');
+    for (const auto& [id, r] : vc.pinned) {
+      const VCell& root = vcells_[r];
+      j.Open('{').Key("pinnedCellId").Val(id).Key("cellType").Val(chains_[root.chain].level_type[root.level]);
+      j.Key("usedLeaves").Val(static_cast<int64_t>(chains_[root.chain].desc[root.level][1] - root.vfree)).Close('}');
+    }
+    j.Close(']');
+  }
+  j.Key("usedLeaves").Val(vc.used_leaves).Key("opportunisticLeaves").Val(vc.opp_leaves);
+  std::vector<const Job*> mine;
+  for (const auto& job : jobs_)
+    if (job.live && job.vc == v) mine.push_back(&job);
+  std::sort(mine.begin(), mine.end(), [](const Job* a, const Job* b) { return a->seq < b->seq; });
+  j.Key("jobs").Open('[');
+  for (const Job* job : mine) j.Val(job->name);
+  j.Close(']').Close('}');
+  return j.str();
+}
+
+std::string Engine::InspectCluster() const {
+  std::vector<std::vector<std::vector<int64_t>>> doomed;
+  DoomedPerVc(&doomed);
+  JsonOut j;
+  j.Open('{').Key("chains").Open('[');
+  int64_t total = 0;
+  for (const auto& ch : chains_) {
+    j.Open('{').Key("chain").Val(ch.top).Key("leafCellType").Val(ch.leaf_type).Key("levels").Open('[');
+    for (int l = 1; l <= ch.levels; l++) {
+      int64_t bad = 0;
+      for (CellId c : ch.cells_at_level[l]) bad += pcells_[c].bad > 0;
+      int64_t free_n = static_cast<int64_t>(ch.free_clean[l].size() + ch.free_busy[l].size() + ch.free_bad[l].size());
+      j.Open('{').Key("level").Val(l).Key("cellType").Val(ch.level_type[l]);
+      j.Key("cells").Val(static_cast<int64_t>(ch.cells_at_level[l].size())).Key("free").Val(free_n).Key("bad").Val(bad).Close('}');
+    }
+    total += static_cast<int64_t>(ch.cells_at_level[1].size());
+    j.Close(']').Close('}');
+  }
+  j.Close(']');
+  int64_t used = 0, opp = 0, njobs = 0;
+  for (const auto& job : jobs_) {
+    if (!job.live) continue;
+    njobs++;
+    for (const auto& p : job.pods) (job.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
+  }
+  j.Key("totalLeaves").Val(total).Key("usedLeaves").Val(used).Key("opportunisticLeaves").Val(opp);
+  j.Key("badNodes").Open('[');
+  for (size_t n = 0; n < node_names_.size(); n++)
+    if (node_bad_[n]) j.Val(node_names_[n]);
+  j.Close(']').Key("jobs").Val(njobs).Key("vcs").Open('[');
+  for (size_t v = 0; v < vcs_.size(); v++) j.Raw(VcJson(static_cast<int>(v), doomed));
+  j.Close(']').Close('}');
+  return j.str();
+}
+
+Status Engine::InspectVc(const std::string& vc, std::string* json) const {
+  auto it = vc_index_.find(vc);
+  if (it == vc_index_.end()) return Status::Err(Code::kNoEnt, "vc: unknown VC '" + vc + "'");
+  std::vector<std::vector<std::vector<int64_t>>> doomed;
+  DoomedPerVc(&doomed);
+  *json = VcJson(it->second, doomed);
+  return Status::Ok();
+}
+
+namespace {
+void PodsJson(JsonOut& j, const std::vector<Pod>& pods, const std::vector<PCell>& pcells,
+              const std::vector<std::string>& names) {
+  j.Open('[');
+  for (const auto& p : pods) {
+    std::vector<int32_t> gpus;
+    for (CellId l : p.leaves) gpus.push_back(pcells[l].addr);
+    std::sort(gpus.begin(), gpus.end());
+    j.Open('{').Key("node").Val(names[p.node]).Key("leaves").Open('[');
+    for (int32_t g : gpus) j.Val(g);
+    j.Close(']').Close('}');
+  }
+  j.Close(']');
+}
+}  // namespace
+
+Status Engine::InspectJob(const std::string& name, std::string* json) const {
+  auto it = job_index_.find(name);
+  if (it == job_index_.end()) return Status::Err(Code::kNoEnt, "job: unknown job '" + name + "'");
+  const Job& job = jobs_[it->second];
+  JsonOut j;
+  j.Open('{').Key("job").Val(job.name).Key("vc").Val(job.vc >= 0 ? vcs_[job.vc].name : "");
+  j.Key("priority").Val(job.priority).Key("class").Val(job.guaranteed() ? "guaranteed" : "opportunistic");
+  j.Key("lazyPreempted").Bool(job.demoted).Key("placement");
+  PodsJson(j, job.pods, pcells_, node_names_);
+  j.Close('}');
+  *json = j.str();
+  return Status::Ok();
+}
+
+std::string Engine::SnapshotState() const {
+  JsonOut j;
+  j.Open('{').Key("badNodes").Open('[');
+  for (size_t n = 0; n < node_names_.size(); n++)
+    if (node_bad_[n]) j.Val(node_names_[n]);
+  j.Close(']').Key("jobs").Open('[');
+  for (const RunningJob& rj : RunningJobs()) {
+    j.Open('{').Key("job").Val(rj.req.job).Key("vc").Val(rj.req.vc).Key("priority").Val(rj.req.priority);
+    j.Key("lazyPreemptionEnable").Bool(rj.req.lazy).Key("demoted").Bool(rj.demoted);
+    j.Key("pinnedCellId").Val(rj.req.pinned_id).Key("leafCellType").Val(rj.req.leaf_type);
+    j.Key("seq").Val(static_cast<uint64_t>(rj.seq)).Key("placement").Open('[');
+    for (const auto& p : rj.pods) {
+      j.Open('{').Key("node").Val(node_names_[p.node]).Key("leaves").Open('[');
+      for (int32_t g : p.gpus) j.Val(g);
+      j.Close(']').Close('}');
+    }
+    j.Close(']').Key("vleaves").Open('[');
+    for (CellId v : rj.vleaves) j.Val(v);
+    j.Close(']').Close('}');
+  }
+  j.Close(']').Close('}');
+  return j.str();
+}
+
+}  // namespace hived
