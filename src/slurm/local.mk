@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# select/hived and priority/hived: the only code that includes Slurm's headers.
+# Built as libtool modules; the .so files land in src/slurm/.libs/, which
+# scripts/hived-cluster puts first in the test cluster's PluginDir.
+
+if HAVE_SLURM
+slurmplugin_LTLIBRARIES += src/slurm/select_hived.la src/slurm/priority_hived.la
+endif
+
+# Slurm's tree first: its headers include "config.h" and "src/common/...".
+hived_plugin_cppflags = $(SLURM_CPPFLAGS) -I$(top_srcdir)/include
+# Plugins load into uninstrumented Slurm daemons: never sanitizer flags here.
+hived_plugin_cflags = -Wall -fno-strict-aliasing
+# Slurm symbols (xmalloc, slurm_conf, ...) resolve when slurmctld loads the plugin.
+# (libtool's -export-symbols-regex is ignored when linking with the C++ driver.)
+hived_plugin_ldflags = -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/src/slurm/plugin.map
+
+src_slurm_select_hived_la_SOURCES = \
+	src/slurm/select_hived.c \
+	src/slurm/select_hooks.c src/slurm/select_hooks.h \
+	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
+# The engine is C++: link with the C++ driver so libstdc++ comes along.
+nodist_EXTRA_src_slurm_select_hived_la_SOURCES = src/slurm/cxx_link.cxx
+src_slurm_select_hived_la_CPPFLAGS = $(hived_plugin_cppflags)
+src_slurm_select_hived_la_CFLAGS = $(hived_plugin_cflags)
+src_slurm_select_hived_la_LDFLAGS = $(hived_plugin_ldflags)
+src_slurm_select_hived_la_LIBADD = libhived.la $(JANSSON_LIBS)
+
+src_slurm_priority_hived_la_SOURCES = \
+	src/slurm/priority_hived.c \
+	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
+src_slurm_priority_hived_la_CPPFLAGS = $(hived_plugin_cppflags)
+src_slurm_priority_hived_la_CFLAGS = $(hived_plugin_cflags)
+src_slurm_priority_hived_la_LDFLAGS = $(hived_plugin_ldflags)
+src_slurm_select_hived_la_DEPENDENCIES = libhived.la src/slurm/plugin.map
+src_slurm_priority_hived_la_DEPENDENCIES = src/slurm/plugin.map
+EXTRA_DIST += src/slurm/plugin.map

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# End-to-end: a real local Slurm cluster (scripts/hived-cluster) running the
+# plugins from this build tree. Needs root; skips (77) otherwise.
+
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_cluster
+TESTS += tests/e2e/test_cluster
+endif
+tests_e2e_test_cluster_SOURCES = tests/e2e/test_cluster.c tests/e2e/run.c tests/e2e/run.h
+tests_e2e_test_cluster_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_cluster_LDADD = $(CHECK_LIBS)
+clean-local: clean-e2e-cluster
+clean-e2e-cluster:
+	-test ! -d tests/e2e/cluster || $(top_srcdir)/scripts/hived-cluster down --dir tests/e2e/cluster
+	-rm -rf tests/e2e/cluster
+.PHONY: clean-e2e-cluster
