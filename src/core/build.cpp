@@ -345,6 +345,7 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
           if (x.chain == chain) {
             x.roots.push_back(r);
             x.leaves += chains_[chain].desc[level][1];
+            vcs_[vc].free_leaves += chains_[chain].desc[level][1];
           }
       }
     }
@@ -376,6 +377,15 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
       for (CellId u : vch.cells_at_level[nl])
         if (vcells_[u].level == nl && vcells_[vcells_[u].root].level > nl) vch.unit_by_free[vcells_[u].vfree].insert(u);
     }
+
+  // Trees grew by doubling; at 100k GPUs the slack would be tens of MB.
+  pcells_.shrink_to_fit();
+  vcells_.shrink_to_fit();
+  for (auto& ch : chains_)
+    for (auto& v : ch.cells_at_level) v.shrink_to_fit();
+  for (auto& vc : vcs_)
+    for (auto& vch : vc.chains)
+      for (auto& v : vch.cells_at_level) v.shrink_to_fit();
 
   // Safety: every level must serve the sum of all VCs' cells at and above it.
   for (size_t c = 0; c < chains_.size(); c++) {

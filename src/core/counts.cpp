@@ -52,6 +52,9 @@ void Engine::ClearLeafJob(CellId pleaf, bool opportunistic) {
 
 void Engine::SetVleafJob(CellId vleaf, int job) {
   vcells_[vleaf].job = job;
+  Vc& vc = vcs_[vcells_[vleaf].vc];
+  vc.used_by_priority[jobs_[job].priority]++;
+  if (!vcells_[vcells_[vleaf].root].pinned) vc.free_leaves--;
   for (CellId c = vleaf; c != kNone; c = vcells_[c].parent) {
     int32_t before = vcells_[c].vfree--;
     if (IsUnit(c)) UnitUpdate(c, before, vcells_[c].vfree);
@@ -59,6 +62,10 @@ void Engine::SetVleafJob(CellId vleaf, int job) {
 }
 
 void Engine::ClearVleafJob(CellId vleaf) {
+  Vc& vc = vcs_[vcells_[vleaf].vc];
+  auto it = vc.used_by_priority.find(jobs_[vcells_[vleaf].job].priority);
+  if (--it->second == 0) vc.used_by_priority.erase(it);
+  if (!vcells_[vcells_[vleaf].root].pinned) vc.free_leaves++;
   vcells_[vleaf].job = -1;
   for (CellId c = vleaf; c != kNone; c = vcells_[c].parent) {
     int32_t before = vcells_[c].vfree++;

@@ -160,6 +160,10 @@ class Engine {
   std::vector<int> free_slots_;
   std::unordered_map<std::string, int> job_index_;
   uint64_t next_seq_ = 1;
+  // Scratch for the preemption search: per-virtual-cell counts valid for one epoch.
+  mutable std::vector<uint32_t> scratch_stamp_;
+  mutable std::vector<std::pair<int32_t, int32_t>> scratch_count_;
+  mutable uint32_t scratch_epoch_ = 0;
 };
 
 }  // namespace hived

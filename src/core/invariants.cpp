@@ -171,6 +171,12 @@ std::string Engine::CheckInvariants() const {
       if (j.live && j.vc == static_cast<int>(v))
         for (const auto& p : j.pods) (j.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
     if (used != vcs_[v].used_leaves || opp != vcs_[v].opp_leaves) return "usage totals of VC '" + vcs_[v].name + "' are out of step";
+    int64_t free_v = 0, held = 0;
+    for (const auto& vch : vcs_[v].chains)
+      for (CellId r : vch.roots) free_v += vcells_[r].vfree;
+    for (const auto& [prio, n] : vcs_[v].used_by_priority) held += n;
+    if (free_v != vcs_[v].free_leaves || held != used)
+      return "free/held virtual leaf totals of VC '" + vcs_[v].name + "' are out of step";
   }
   return "";
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -88,6 +89,8 @@ struct Vc {
   std::vector<std::pair<std::string, CellId>> pinned;  // pinnedCellId -> virtual root
   int64_t used_leaves = 0;
   int64_t opp_leaves = 0;
+  int64_t free_leaves = 0;  // non-pinned virtual leaves without a job
+  std::map<int, int64_t> used_by_priority;  // virtual leaves held, per job priority
 };
 
 struct Pod {

@@ -25,7 +25,6 @@ struct VirtualView {
   bool preempt;
   int priority;
   const std::vector<uint8_t>& allowed;
-  mutable std::unordered_map<CellId, std::pair<int, int>> cache;  // slow path: {free, cost}
   std::vector<CellId> all_units;
 
   int Level(CellId c) const { return e.vcells_[c].level; }
@@ -40,8 +39,7 @@ struct VirtualView {
   }
   std::pair<int, int> Count(CellId c) const {
     if (!preempt) return {e.vcells_[c].vfree, 0};
-    auto it = cache.find(c);
-    if (it != cache.end()) return it->second;
+    if (e.scratch_stamp_[c] == e.scratch_epoch_) return e.scratch_count_[c];
     std::pair<int, int> r{0, 0};
     if (Level(c) == 1) {
       if (LeafUsable(c)) r = {1, e.vcells_[c].job >= 0 ? 1 : 0};
@@ -52,7 +50,8 @@ struct VirtualView {
         r.second += x.second;
       }
     }
-    cache[c] = r;
+    e.scratch_stamp_[c] = e.scratch_epoch_;
+    e.scratch_count_[c] = r;
     return r;
   }
   int32_t UnitNode(CellId u) const {
@@ -86,6 +85,17 @@ struct VirtualView {
     for (int k = 0; k < NChildren(g); k++) UnitsUnder(Child(g, k), out);
   }
   void Prepare() {
+    if (preempt) {
+      if (e.scratch_stamp_.size() != e.vcells_.size()) {
+        e.scratch_stamp_.assign(e.vcells_.size(), 0);
+        e.scratch_count_.assign(e.vcells_.size(), {0, 0});
+        e.scratch_epoch_ = 0;
+      }
+      if (++e.scratch_epoch_ == 0) {  // wrapped: old stamps could collide
+        std::fill(e.scratch_stamp_.begin(), e.scratch_stamp_.end(), 0);
+        e.scratch_epoch_ = 1;
+      }
+    }
     if (pinned_root != kNone) {
       UnitsUnder(pinned_root, &all_units);
     } else if (preempt) {
@@ -376,7 +386,7 @@ bool Engine::PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_r
   if (!vch && pinned_root == kNone) return false;
   int within = WithinLevel(chains_[chain], req.within_type);
   if (within < 0) return false;
-  VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}, {}};
+  VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}};
   view.Prepare();
   Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes);
   std::vector<std::vector<CellId>> per_pod;

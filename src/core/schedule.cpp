@@ -342,7 +342,14 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     CellId pinned_root = kNone;
     for (const auto& [id, r] : vcs_[vc].pinned)
       if (id == req.pinned_id) pinned_root = r;
-    for (int preempt = 0; preempt < 2 && !placed; preempt++)
+    int64_t need = 0, preemptible = 0;
+    for (const auto& m : req.members) need += int64_t{m.pods} * m.leaves;
+    for (const auto& [prio, n] : vcs_[vc].used_by_priority)
+      if (prio < req.priority) preemptible += n;
+    // Preemption can only help if the lower-priority jobs hold enough GPUs.
+    int passes = pinned_root != kNone || vcs_[vc].free_leaves + preemptible >= need ? 2 : 1;
+    if (preemptible == 0) passes = 1;
+    for (int preempt = 0; preempt < passes && !placed; preempt++)
       for (int c : chains) {
         std::vector<CellId> vleaves;
         if (!PlaceVirtual(req, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
@@ -359,11 +366,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
         slot = -1;
       }
     if (!placed) {
-      int64_t need = 0, free_v = 0;
-      for (const auto& m : req.members) need += int64_t{m.pods} * m.leaves;
-      for (const auto& vch : vcs_[vc].chains)
-        if (std::find(chains.begin(), chains.end(), vch.chain) != chains.end())
-          for (CellId r : vch.roots) free_v += vcells_[r].vfree;
+      int64_t free_v = vcs_[vc].free_leaves;
       if (found_virtual) {
         d.wait = Wait::kNoCell;
         d.reason = "VC '" + req.vc + "' has the cells but no healthy, allowed physical GPUs of that shape are bound to them";
