@@ -130,7 +130,9 @@ std::string parse_physical_cluster(const json_t* pc, ClusterSpec* out) {
   if (!pc) return "";
   if (!json_is_object(pc))
     return std::string(kPhysical) + ": must be an object, got " + describe(pc);
-  std::string err = check_keys(pc, kPhysical, {"cellTypes", "physicalCells"});
+  // skuTypes (HiveD's per-GPU cpu/memory for Kubernetes) is accepted and ignored: in
+  // Slurm, cores and memory come from the job and cons_tres.
+  std::string err = check_keys(pc, kPhysical, {"cellTypes", "physicalCells", "skuTypes"});
   const json_t* types = nullptr;
   if (err.empty()) err = get_object(pc, kPhysical, "cellTypes", false, &types);
   if (!err.empty()) return err;

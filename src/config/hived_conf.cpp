@@ -137,8 +137,11 @@ std::string parse(const std::string& text, Config* out) {
   size_t nul = text.find('\0');
   if (nul != std::string::npos) return nul_error(text, nul);
   json_error_t jerr;
-  JsonRef root(json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES, &jerr));
+  JsonRef root(
+      json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr));
   if (!root.get()) return conf::syntax_error(text.data(), text.size(), jerr);
+  // A YAML file holding only comments converts to a bare null.
+  if (json_is_null(root.get())) return "";
   if (!json_is_object(root.get()))
     return "top level: must be a JSON object, got " + describe(root.get());
 

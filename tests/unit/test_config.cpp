@@ -22,6 +22,7 @@ const char kHivedStyle[] = R"({
   "kubeApiServerAddress": "http://10.0.0.1:8080",
   "webServerAddress": ":9096",
   "physicalCluster": {
+    "skuTypes": {"V100": {"gpu": 1, "cpu": 5, "memory": "50Gi"}},
     "cellTypes": {
       "K80-NODE": {"childCellType": "K80", "childCellNumber": 4, "isNodeLevel": true},
       "V100-2GPU": {"childCellType": "V100", "childCellNumber": 2},
@@ -209,6 +210,7 @@ START_TEST(empty_configs) {
   ck_assert_int_eq(c.slurm.priority_scale, 1);  // replaced by a default Config
   ck_assert_sstr_eq(parse_hived_conf(" \n\t", &c).c_str(), "");
   ck_assert_sstr_eq(parse_hived_conf("{}", &c).c_str(), "");
+  ck_assert_sstr_eq(parse_hived_conf("null", &c), "");  // a comment-only YAML, converted
   ck_assert(c.cluster.cell_types.empty() && c.cluster.vcs.empty());
   // Sections present but null (YAML "physicalCluster:" with nothing under it).
   ck_assert_sstr_eq(
@@ -282,6 +284,7 @@ END_TEST
 
 START_TEST(err_wrong_type_of_section) {
   ck_assert_sstr_eq(err_of("[]").c_str(), "top level: must be a JSON object, got an array");
+  ck_assert_sstr_eq(err_of("\"x\""), "top level: must be a JSON object, got \"x\"");
   ck_assert_sstr_eq(err_of(R"({"physicalCluster": []})").c_str(),
                     "physicalCluster: must be an object, got an array");
   ck_assert_sstr_eq(err_of(R"({"physicalCluster": {"physicalCells": {}}})").c_str(),
@@ -298,8 +301,8 @@ START_TEST(err_unknown_key) {
                 "\"childCellNumber\"?)");
   err = err_of(slurm(R"("stateDir": "x")"));
   ck_assert_has(err, "slurm.stateDir: unknown key; allowed here: opportunisticQos");
-  err = err_of(R"({"physicalCluster": {"skuTypes": {}}})");
-  ck_assert_has(err, "physicalCluster.skuTypes: unknown key");
+  err = err_of(R"({"physicalCluster": {"cellType": {}}})");
+  ck_assert_has(err, "physicalCluster.cellType: unknown key; allowed here: cellTypes");
   err = err_of(vcs(R"("VC1": {"virtualCells": [{"cellType": "N", "cellNumber": 1, "x": 1}]})"));
   ck_assert_has(err, "virtualClusters.VC1.virtualCells[0].x: unknown key");
 }
