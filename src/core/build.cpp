@@ -134,7 +134,7 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     PCell& c = pcells_[id];
     c.chain = static_cast<int16_t>(chain);
     c.level = static_cast<int8_t>(level);
-    ch.cells_at_level[level].push_back(id);
+    if (level >= ch.node_level) ch.cells_at_level[level].push_back(id);  // lower levels: never searched
     if (level == ch.node_level) {
       if (s.address.empty())
         return err(s.where + ".cellAddress", "a node-level cell needs the node name");
@@ -254,7 +254,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     VcChain* vch = nullptr;
     for (auto& x : vcs_[v.vc].chains)
       if (x.chain == v.chain) vch = &x;
-    if (vch && !vcells_[vcells_[id].root].pinned) vch->cells_at_level[level].push_back(id);
+    if (vch && level >= chains_[v.chain].node_level && !vcells_[vcells_[id].root].pinned)
+      vch->cells_at_level[level].push_back(id);
     if (level == 1) {
       vcells_[id].vfree = 1;
       return;

@@ -92,13 +92,13 @@ std::string Engine::CheckInvariants() const {
             if ((pcells_[a].flags & kFree) || pcells_[a].bound != kNone) return cell(c) + " is free under a free or bound cell";
           if (p.flags & (kPinned | kUnderPinned)) return cell(c) + " is pinned yet free";
         }
-      for (CellId c : ch.cells_at_level[l]) {
-        const PCell& p = pcells_[c];
-        bool listed = ch.free_clean[l].count(c) || ch.free_busy[l].count(c) || ch.free_bad[l].count(c);
-        if (((p.flags & kFree) != 0) != listed) return cell(c) + " is marked free but not listed";
-        if (p.parent != kNone && covered[p.parent]) covered[c] = 1;
-      }
     }
+  }
+  for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
+    const PCell& p = pcells_[c];
+    const Chain& ch = chains_[p.chain];
+    bool listed = ch.free_clean[p.level].count(c) || ch.free_busy[p.level].count(c) || ch.free_bad[p.level].count(c);
+    if (((p.flags & kFree) != 0) != listed) return cell(c) + " is marked free but not listed";
   }
   for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
     const PCell& p = pcells_[c];

@@ -33,7 +33,7 @@ struct Chain {
   std::vector<std::string> level_type;   // [level] -> cell type name (index 0 unused)
   std::vector<int32_t> level_children;   // [level] -> child count (0 at level 1)
   std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
-  std::vector<std::vector<CellId>> cells_at_level;  // physical cells per level
+  std::vector<std::vector<CellId>> cells_at_level;  // physical cells per level >= node level
   // Buddy free lists per level, split by what a binding prefers to take first.
   std::vector<std::set<CellId>> free_clean;  // healthy, no opportunistic leaves
   std::vector<std::set<CellId>> free_busy;   // healthy, runs opportunistic jobs
@@ -78,7 +78,7 @@ struct VcChain {
   int chain = 0;
   std::vector<CellId> roots;                        // preassigned virtual cells
   std::vector<int64_t> quota;                       // [level] preassigned cells (non-pinned)
-  std::vector<std::vector<CellId>> cells_at_level;  // virtual cells per level
+  std::vector<std::vector<CellId>> cells_at_level;  // virtual cells per level >= node level
   std::vector<std::set<CellId>> unit_by_free;       // placement units bucketed by vfree
   int64_t leaves = 0;                               // non-pinned virtual leaves
 };

@@ -242,26 +242,53 @@ class Placer {
   }
 
  private:
+  // Leaves this placement already took, counted on every ancestor in a small
+  // open-addressing table, so the effective free count of a cell is one probe.
   int TakenUnder(CellId c) const {
-    int n = 0, lc = v_.Level(c);
-    for (CellId t : taken_) {
-      CellId x = t;
-      while (v_.Level(x) < lc) x = v_.Parent(x);
-      if (x == c) n++;
+    if (taken_keys_.empty()) return 0;
+    size_t mask = taken_keys_.size() - 1;
+    for (size_t i = Hash(c) & mask;; i = (i + 1) & mask) {
+      if (taken_keys_[i] == c) return taken_vals_[i];
+      if (taken_keys_[i] == kNone) return 0;
     }
-    return n;
   }
-  int Eff(CellId c) const { return v_.Count(c).first - (taken_.empty() ? 0 : TakenUnder(c)); }
-  bool Usable(CellId leaf) const {
-    return v_.LeafUsable(leaf) && std::find(taken_.begin(), taken_.end(), leaf) == taken_.end();
+  void Take(CellId leaf) {
+    if (taken_keys_.empty() || 2 * (taken_n_ + 8) > taken_keys_.size()) Grow();
+    size_t mask = taken_keys_.size() - 1;
+    for (CellId x = leaf; x != kNone; x = v_.Parent(x)) {
+      size_t i = Hash(x) & mask;
+      while (taken_keys_[i] != kNone && taken_keys_[i] != x) i = (i + 1) & mask;
+      if (taken_keys_[i] == kNone) {
+        taken_keys_[i] = x;
+        taken_n_++;
+      }
+      taken_vals_[i]++;
+    }
   }
+  static size_t Hash(CellId c) { return static_cast<size_t>(c) * 0x9E3779B1u >> 7; }
+  void Grow() {
+    std::vector<CellId> keys = std::move(taken_keys_);
+    std::vector<int> vals = std::move(taken_vals_);
+    size_t cap = keys.empty() ? 64 : keys.size() * 4;
+    taken_keys_.assign(cap, kNone);
+    taken_vals_.assign(cap, 0);
+    for (size_t k = 0; k < keys.size(); k++) {
+      if (keys[k] == kNone) continue;
+      size_t i = Hash(keys[k]) & (cap - 1);
+      while (taken_keys_[i] != kNone) i = (i + 1) & (cap - 1);
+      taken_keys_[i] = keys[k];
+      taken_vals_[i] = vals[k];
+    }
+  }
+  int Eff(CellId c) const { return v_.Count(c).first - TakenUnder(c); }
+  bool Usable(CellId leaf) const { return v_.LeafUsable(leaf) && TakenUnder(leaf) == 0; }
 
   // Lowest common ancestor first: the smallest child that holds all k, else the
   // fullest children in turn.
   void Pick(CellId c, int k, std::vector<CellId>* out) {
     if (v_.Level(c) == 1) {
       out->push_back(c);
-      taken_.push_back(c);
+      Take(c);
       return;
     }
     int n = v_.NChildren(c);
@@ -356,7 +383,9 @@ class Placer {
   const V& v_;
   bool pack_;
   bool distinct_;
-  std::vector<CellId> taken_;
+  std::vector<CellId> taken_keys_;
+  std::vector<int> taken_vals_;
+  size_t taken_n_ = 0;
 };
 
 namespace {

@@ -85,14 +85,17 @@ std::string Engine::InspectCluster() const {
   int64_t total = 0;
   for (const auto& ch : chains_) {
     j.Open('{').Key("chain").Val(ch.top).Key("leafCellType").Val(ch.leaf_type).Key("levels").Open('[');
+    const int64_t tops = static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
+    std::vector<int64_t> bad_at(ch.levels + 1, 0);
+    for (const PCell& p : pcells_)
+      if (&chains_[p.chain] == &ch && p.bad) bad_at[p.level]++;
     for (int l = 1; l <= ch.levels; l++) {
-      int64_t bad = 0;
-      for (CellId c : ch.cells_at_level[l]) bad += pcells_[c].bad > 0;
+      int64_t bad = bad_at[l];
       int64_t free_n = static_cast<int64_t>(ch.free_clean[l].size() + ch.free_busy[l].size() + ch.free_bad[l].size());
       j.Open('{').Key("level").Val(l).Key("cellType").Val(ch.level_type[l]);
-      j.Key("cells").Val(static_cast<int64_t>(ch.cells_at_level[l].size())).Key("free").Val(free_n).Key("bad").Val(bad).Close('}');
+      j.Key("cells").Val(tops * ch.desc[ch.levels][l]).Key("free").Val(free_n).Key("bad").Val(bad).Close('}');
     }
-    total += static_cast<int64_t>(ch.cells_at_level[1].size());
+    total += tops * ch.desc[ch.levels][1];
     j.Close(']').Close('}');
   }
   j.Close(']');
