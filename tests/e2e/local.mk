@@ -1,16 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end: a real local Slurm cluster (scripts/hived-cluster) running the
-# plugins from this build tree. Needs root; skips (77) otherwise.
+# plugins of this build tree. Needs root; skips (77) otherwise.
 
 if HAVE_SLURM
 check_PROGRAMS += tests/e2e/test_cluster
 TESTS += tests/e2e/test_cluster
 endif
 tests_e2e_test_cluster_SOURCES = tests/e2e/test_cluster.c tests/e2e/run.c tests/e2e/run.h
+# Links libhived (C++) to check the generated hived.conf: use the C++ driver.
+nodist_EXTRA_tests_e2e_test_cluster_SOURCES = tests/e2e/cxx_link.cxx
+tests_e2e_test_cluster_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DHIVED_SRCDIR_DEFAULT='"$(abs_top_srcdir)"' \
+	-DHIVED_BUILDDIR_DEFAULT='"$(abs_top_builddir)"'
 tests_e2e_test_cluster_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_e2e_test_cluster_LDADD = $(CHECK_LIBS)
+tests_e2e_test_cluster_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
 clean-local: clean-e2e-cluster
 clean-e2e-cluster:
-	-test ! -d tests/e2e/cluster || $(top_srcdir)/scripts/hived-cluster down --dir tests/e2e/cluster
+	-test ! -d tests/e2e/cluster || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster
 	-rm -rf tests/e2e/cluster
 .PHONY: clean-e2e-cluster
