@@ -366,6 +366,8 @@ static void write_job_script(void)
 	char path[4200];
 	FILE *f;
 
+	/* Job ids restart with --fresh: outputs of an earlier run must not count. */
+	run(NULL, "rm -rf '%s'", jobdir);
 	mkdir(clusterdir, 0755);
 	mkdir(jobdir, 0755);
 	snprintf(path, sizeof(path), "%s/gpus.sh", jobdir);
