@@ -149,7 +149,9 @@ int main(int argc, char **argv) {
     std::optional<std::string> out = session.Handle(line);
     if (!out) continue;
     std::cout << *out << '\n';
-    if (interactive) std::cout.flush();
+    // Line by line when someone waits for it, and when checking invariants, so that
+    // the lines before an engine crash are not lost in the buffer.
+    if (interactive || opt.check_invariants) std::cout.flush();
     if (opt.check_invariants) {
       std::string violated = session.CheckInvariants();
       if (!violated.empty()) {

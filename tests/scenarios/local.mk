@@ -5,10 +5,10 @@
 check_PROGRAMS += tests/unit/test_scenarios
 TESTS += tests/unit/test_scenarios
 tests_unit_test_scenarios_SOURCES = tests/unit/test_scenarios.c
-tests_unit_test_scenarios_CPPFLAGS = \
+tests_unit_test_scenarios_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DHIVED_REPLAY_PATH='"$(abs_top_builddir)/hived-replay$(EXEEXT)"' \
 	-DHIVED_SCENARIO_PATH='"$(abs_top_srcdir)/tests/scenarios"'
-tests_unit_test_scenarios_CFLAGS = $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_test_scenarios_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_scenarios_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS)
 # The test runs the installed-name binary, so it must be built first.
 tests/unit/test_scenarios.log: hived-replay$(EXEEXT)
