@@ -114,6 +114,13 @@ hived_rc hived_finish(hived_engine *e, const char *job);
 hived_rc hived_add_running(hived_engine *e, const hived_job_request *req,
 			   const hived_pod *pods, size_t n_pods, int *demoted);
 int hived_job_exists(const hived_engine *e, const char *job);
+/* 1 if the engine holds `job` on exactly these pods (GPU sets per node compared as
+ * sets; pod order ignored). */
+int hived_job_matches(const hived_engine *e, const char *job,
+		      const hived_pod *pods, size_t n_pods);
+/* Names of every job the engine holds; the array and strings stay valid until the
+ * next call that changes the engine. */
+size_t hived_job_list(hived_engine *e, const char *const **names);
 
 /* --- cluster ----------------------------------------------------------- */
 
@@ -142,6 +149,37 @@ hived_rc hived_check_invariants(const hived_engine *e, char *errbuf, size_t errl
 size_t hived_memory_bytes(const hived_engine *e);
 
 const char *hived_rc_str(hived_rc rc);
+
+/* --- cluster shape, for hosts mapping their own names ------------------- */
+
+/* VCs in configuration order; names as written in hived.conf. */
+size_t hived_vc_count(const hived_engine *e);
+const char *hived_vc_name(const hived_engine *e, size_t vc);
+/* 1 if some chain's leaf cells are of this GPU model (case-sensitive). */
+int hived_has_leaf_type(const hived_engine *e, const char *leaf_cell_type);
+/* GPUs of the node (all chains), 0 if unknown. */
+int32_t hived_node_leaf_count(const hived_engine *e, size_t node);
+/* The cell type one level above the node level in the node's chain (a rack),
+ * or NULL if nodes are top-level cells. */
+const char *hived_node_parent_type(const hived_engine *e, size_t node);
+
+/* --- hived.conf settings only a host (the Slurm plugin) uses ------------ */
+
+typedef struct {
+	char **opportunistic_qos;     /* lower-case QOS names */
+	size_t n_opportunistic_qos;
+	int accounts_without_cells_reject; /* 0: run them opportunistically */
+	int quota_from_sacctmgr;
+	int check_invariants;
+	int verbose_cell_trace;
+	char *state_file;
+	int priority_scale;           /* >= 1 */
+} hived_settings;
+
+/* Parse the "slurm" section of hived.conf text (the whole file is validated). */
+hived_rc hived_settings_load(const char *config_json, hived_settings **out,
+			     char *errbuf, size_t errlen);
+void hived_settings_free(hived_settings *s);
 
 #ifdef __cplusplus
 }

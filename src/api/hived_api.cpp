@@ -23,6 +23,8 @@ struct hived_engine {
   hived::Decision decision;
   std::vector<hived_pod> pods;
   std::vector<const char*> preempted, lazy;
+  std::vector<std::string> names;
+  std::vector<const char*> name_ptrs;
   hived_decision out{};
 };
 
@@ -267,6 +269,36 @@ hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const 
 
 int hived_job_exists(const hived_engine* e, const char* job) { return e && job && e->engine->HasJob(job) ? 1 : 0; }
 
+int hived_job_matches(const hived_engine* e, const char* job, const hived_pod* pods, size_t n_pods) {
+  if (!e || !job || (n_pods && !pods)) return 0;
+  try {
+    std::vector<hived::PlacedPod> v;
+    for (size_t i = 0; i < n_pods; i++) {
+      hived::PlacedPod p;
+      p.node = pods[i].node;
+      if (pods[i].n_leaves > 0 && pods[i].leaves) p.gpus.assign(pods[i].leaves, pods[i].leaves + pods[i].n_leaves);
+      v.push_back(std::move(p));
+    }
+    return e->engine->JobMatches(job, v) ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+size_t hived_job_list(hived_engine* e, const char* const** names) {
+  if (names) *names = nullptr;
+  if (!e || !names) return 0;
+  try {
+    e->names = e->engine->JobNames();
+    e->name_ptrs.clear();
+    for (const auto& n : e->names) e->name_ptrs.push_back(n.c_str());
+    *names = e->name_ptrs.data();
+    return e->name_ptrs.size();
+  } catch (...) {
+    return 0;
+  }
+}
+
 size_t hived_node_count(const hived_engine* e) { return e ? e->engine->NodeCount() : 0; }
 
 const char* hived_node_name(const hived_engine* e, size_t node) {
@@ -294,6 +326,12 @@ hived_rc hived_reconfigure(hived_engine* e, const char* config_json, char** lazy
   if (lazy_preempted_json) *lazy_preempted_json = nullptr;
   if (!e || !config_json) return HIVED_EINVAL;
   try {
+    if (hived::SameJson(e->config_text, config_json)) {
+      // Same cells and VCs: keep every binding as it is.
+      e->last_error.clear();
+      if (lazy_preempted_json) *lazy_preempted_json = Dup("[]");
+      return HIVED_OK;
+    }
     std::unique_ptr<hived::Engine> next;
     hived::Status st = BuildFromText(config_json, &next);
     if (!st.ok()) return Fail(e, st);
@@ -378,5 +416,67 @@ hived_rc hived_check_invariants(const hived_engine* e, char* errbuf, size_t errl
 }
 
 size_t hived_memory_bytes(const hived_engine* e) { return e ? e->engine->MemoryBytes() : 0; }
+
+size_t hived_vc_count(const hived_engine* e) { return e ? e->engine->VcCount() : 0; }
+
+const char* hived_vc_name(const hived_engine* e, size_t vc) {
+  if (!e || vc >= e->engine->VcCount()) return nullptr;
+  return e->engine->VcName(vc).c_str();
+}
+
+int hived_has_leaf_type(const hived_engine* e, const char* t) { return e && t && e->engine->HasLeafType(t) ? 1 : 0; }
+
+int32_t hived_node_leaf_count(const hived_engine* e, size_t node) {
+  if (!e || node >= e->engine->NodeCount()) return 0;
+  return e->engine->NodeLeafCount(node);
+}
+
+const char* hived_node_parent_type(const hived_engine* e, size_t node) {
+  if (!e || node >= e->engine->NodeCount()) return nullptr;
+  const std::string* t = e->engine->NodeParentType(node);
+  return t ? t->c_str() : nullptr;
+}
+
+hived_rc hived_settings_load(const char* config_json, hived_settings** out, char* errbuf, size_t errlen) {
+  if (out) *out = nullptr;
+  if (!config_json || !out) {
+    CopyErr(errbuf, errlen, "config: NULL");
+    return HIVED_EINVAL;
+  }
+  try {
+    hived::Config cfg;
+    std::string err = hived::parse_hived_conf(config_json, &cfg);
+    if (!err.empty()) {
+      CopyErr(errbuf, errlen, err);
+      return HIVED_ECONFIG;
+    }
+    hived_settings* s = static_cast<hived_settings*>(calloc(1, sizeof(hived_settings)));
+    if (!s) return HIVED_ENOMEM;
+    const hived::SlurmSettings& ss = cfg.slurm;
+    s->n_opportunistic_qos = ss.opportunistic_qos.size();
+    s->opportunistic_qos = static_cast<char**>(calloc(ss.opportunistic_qos.size() + 1, sizeof(char*)));
+    for (size_t i = 0; s->opportunistic_qos && i < ss.opportunistic_qos.size(); i++)
+      s->opportunistic_qos[i] = Dup(ss.opportunistic_qos[i]);
+    s->accounts_without_cells_reject = ss.accounts_without_cells == hived::UnquotaedAccounts::kReject;
+    s->quota_from_sacctmgr = ss.quota_from_sacctmgr;
+    s->check_invariants = ss.check_invariants;
+    s->verbose_cell_trace = ss.verbose_cell_trace;
+    s->state_file = Dup(ss.state_file);
+    s->priority_scale = ss.priority_scale;
+    *out = s;
+    return HIVED_OK;
+  } catch (...) {
+    CopyErr(errbuf, errlen, "out of memory");
+    return HIVED_ENOMEM;
+  }
+}
+
+void hived_settings_free(hived_settings* s) {
+  if (!s) return;
+  for (size_t i = 0; s->opportunistic_qos && i < s->n_opportunistic_qos; i++) free(s->opportunistic_qos[i]);
+  free(s->opportunistic_qos);
+  free(s->state_file);
+  free(s);
+}
 
 }  // extern "C"

@@ -119,6 +119,13 @@ std::string ParseSnapshot(const std::string& text, SnapshotData* out) {
   return "";
 }
 
+bool SameJson(const std::string& a, const std::string& b) {
+  json_error_t err;
+  JsonPtr ja(json_loadb(a.data(), a.size(), 0, &err));
+  JsonPtr jb(json_loadb(b.data(), b.size(), 0, &err));
+  return ja && jb && json_equal(ja.get(), jb.get());
+}
+
 std::string ComposeSnapshot(const std::string& config_text, const std::string& state_json) {
   json_error_t err;
   JsonPtr cfg(config_text.find_first_not_of(" \t\r\n") == std::string::npos

@@ -23,6 +23,8 @@ struct SnapshotData {
 };
 
 std::string ParseSnapshot(const std::string& text, SnapshotData* out);
+// True when both texts are JSON and denote the same value.
+bool SameJson(const std::string& a, const std::string& b);
 // "" if either part is not valid JSON.
 std::string ComposeSnapshot(const std::string& config_text, const std::string& state_json);
 

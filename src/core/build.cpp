@@ -416,6 +416,26 @@ int32_t Engine::NodeIndex(const std::string& name) const {
   return it == node_index_.end() ? -1 : it->second;
 }
 
+bool Engine::HasLeafType(const std::string& t) const {
+  for (const auto& ch : chains_)
+    if (ch.leaf_type == t) return true;
+  return false;
+}
+
+int32_t Engine::NodeLeafCount(size_t node) const {
+  int32_t n = 0;
+  for (CellId c : node_cells_[node]) n += static_cast<int32_t>(chains_[pcells_[c].chain].desc[pcells_[c].level][1]);
+  return n;
+}
+
+const std::string* Engine::NodeParentType(size_t node) const {
+  for (CellId c : node_cells_[node]) {
+    const Chain& ch = chains_[pcells_[c].chain];
+    if (ch.node_level < ch.levels) return &ch.level_type[ch.node_level + 1];
+  }
+  return nullptr;
+}
+
 bool Engine::IsUnit(CellId v) const {
   const VCell& c = vcells_[v];
   int nl = chains_[c.chain].node_level;

@@ -81,10 +81,18 @@ class Engine {
                         std::vector<std::string>* dropped) const;
 
   bool HasJob(const std::string& job) const { return job_index_.count(job) != 0; }
+  bool JobMatches(const std::string& job, const std::vector<PlacedPod>& pods) const;
+  std::vector<std::string> JobNames() const;
   size_t NodeCount() const { return node_names_.size(); }
   const std::string& NodeName(size_t i) const { return node_names_[i]; }
   int32_t NodeIndex(const std::string& name) const;
   bool NodeBad(size_t i) const { return node_bad_[i] != 0; }
+
+  size_t VcCount() const { return vcs_.size(); }
+  const std::string& VcName(size_t i) const { return vcs_[i].name; }
+  bool HasLeafType(const std::string& t) const;
+  int32_t NodeLeafCount(size_t node) const;
+  const std::string* NodeParentType(size_t node) const;
 
   std::string InspectCluster() const;
   Status InspectVc(const std::string& vc, std::string* json) const;

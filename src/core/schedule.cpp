@@ -572,6 +572,31 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
   return Status::Ok();
 }
 
+bool Engine::JobMatches(const std::string& name, const std::vector<PlacedPod>& pods) const {
+  auto it = job_index_.find(name);
+  if (it == job_index_.end()) return false;
+  auto key = [](int32_t node, std::vector<int32_t> g) {
+    std::sort(g.begin(), g.end());
+    return std::make_pair(node, g);
+  };
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> mine, theirs;
+  for (const auto& p : jobs_[it->second].pods) {
+    std::vector<int32_t> g;
+    for (CellId l : p.leaves) g.push_back(pcells_[l].addr);
+    mine.push_back(key(p.node, g));
+  }
+  for (const auto& p : pods) theirs.push_back(key(p.node, p.gpus));
+  std::sort(mine.begin(), mine.end());
+  std::sort(theirs.begin(), theirs.end());
+  return mine == theirs;
+}
+
+std::vector<std::string> Engine::JobNames() const {
+  std::vector<std::string> out;
+  for (const RunningJob& rj : RunningJobs()) out.push_back(rj.req.job);
+  return out;
+}
+
 std::vector<RunningJob> Engine::RunningJobs() const {
   std::vector<const Job*> live;
   for (const auto& j : jobs_)

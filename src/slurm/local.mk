@@ -19,6 +19,9 @@ hived_plugin_ldflags = -module -avoid-version -shared \
 src_slurm_select_hived_la_SOURCES = \
 	src/slurm/select_hived.c \
 	src/slurm/select_hooks.c src/slurm/select_hooks.h \
+	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
+	src/slurm/hived_job.c src/slurm/hived_job.h \
+	src/slurm/ctld_symbols.h \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 # The engine is C++: link with the C++ driver so libstdc++ comes along.
 nodist_EXTRA_src_slurm_select_hived_la_SOURCES = src/slurm/cxx_link.cxx

@@ -198,26 +198,21 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			     List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
-	int rc = hived_hook_job_test(job_ptr, bitmap, min_nodes, max_nodes,
-				     req_nodes, mode);
-
-	if (rc != SLURM_SUCCESS)
-		return rc;
-	rc = cons_tres.job_test(job_ptr, bitmap, min_nodes, max_nodes,
-				req_nodes, mode, preemptee_candidates,
-				preemptee_job_list, exc_core_bitmap);
-	hived_hook_job_test_done(job_ptr, bitmap, mode, rc);
-	return rc;
+	return hived_hook_job_test(job_ptr, bitmap, min_nodes, max_nodes,
+				   req_nodes, mode, preemptee_candidates,
+				   preemptee_job_list, exc_core_bitmap,
+				   cons_tres.job_test);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
 {
-	int rc = hived_hook_job_begin(job_ptr);
+	int rc;
 
-	if (rc != SLURM_SUCCESS)
-		error("%s: %pJ: HiveD hook failed, cons_tres placement stands",
-		      plugin_type, job_ptr);
-	return cons_tres.job_begin(job_ptr);
+	hived_hook_job_begin(job_ptr);
+	rc = cons_tres.job_begin(job_ptr);
+	if (rc == SLURM_SUCCESS)
+		hived_hook_job_begun(job_ptr);
+	return rc;
 }
 
 extern int select_p_job_ready(job_record_t *job_ptr)
@@ -380,18 +375,13 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 
 extern int select_p_update_node_config(int index)
 {
-	int rc = cons_tres.update_node_config(index);
-
-	hived_hook_node_update(index);
-	return rc;
+	return cons_tres.update_node_config(index);
 }
 
 extern int select_p_reconfigure(void)
 {
-	int rc = cons_tres.reconfigure();
-
-	hived_hook_reconfigure();
-	return rc;
+	/* hived.conf is reloaded by node_init, which reconfigure runs first. */
+	return cons_tres.reconfigure();
 }
 
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,

@@ -1,98 +1,517 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * select_hooks.c - the HiveD side of select/hived.
- *
- * Not wired to the engine yet (issue 4): every hook only records that it ran, so
- * the plugin behaves exactly like cons_tres while the plumbing is proven.
+ * select_hooks.c - the HiveD side of select/hived: which select calls ask the
+ * engine, and what Slurm is told back.
  */
 #include "src/common/slurm_xlator.h"
 
-#include <libgen.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include "src/common/read_config.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
-#include "hived.h"
+#include "ctld_symbols.h"
+#include "hived_ctld.h"
+#include "hived_job.h"
 #include "select_hooks.h"
 
-extern char *hived_hook_config_path(void)
-{
-	/* slurm_conf.slurm_conf is the file slurmctld actually read. */
-	const char *conf = slurm_conf.slurm_conf;
-	char *copy, *path;
+/*
+ * A job_test(RUN_NOW) that HiveD approved, kept until job_begin repeats the
+ * decision for real. Slurm holds the job and node write locks from one to the
+ * other, so the engine sees the same state twice.
+ */
+typedef struct {
+	uint32_t job_id;
+	hived_job_ask_t ask;
+} pending_t;
 
-	if (!conf || !conf[0])
-		conf = getenv("SLURM_CONF");
-	if (!conf || !conf[0])
-		conf = "/etc/slurm/slurm.conf";
-	copy = xstrdup(conf);
-	path = xstrdup_printf("%s/hived.conf", dirname(copy));
-	xfree(copy);
-	return path;
+static List pending = NULL;
+
+/*
+ * Jobs whose last RUN_NOW waited for their own VC's cells. The next TEST_ONLY on
+ * available nodes fails for them, so _pick_best_nodes() answers
+ * ESLURM_NODE_NOT_AVAIL rather than ESLURM_NODES_BUSY and the main scheduler does
+ * not stop the whole partition behind one VC's full quota (job_scheduler.c skips a
+ * partition only after ESLURM_NODES_BUSY).
+ */
+#define QUOTA_WAIT_SLOTS 64
+static uint32_t quota_wait[QUOTA_WAIT_SLOTS];
+static int quota_wait_next = 0;
+
+static void _pending_free(void *x)
+{
+	pending_t *p = x;
+
+	hived_job_ask_free(&p->ask);
+	xfree(p);
+}
+
+static int _pending_match(void *x, void *key)
+{
+	return ((pending_t *) x)->job_id == *(uint32_t *) key;
+}
+
+static pending_t *_pending_take(uint32_t job_id)
+{
+	if (!pending)
+		return NULL;
+	return list_remove_first(pending, _pending_match, &job_id);
+}
+
+static void _quota_wait_mark(uint32_t job_id)
+{
+	for (int i = 0; i < QUOTA_WAIT_SLOTS; i++)
+		if (quota_wait[i] == job_id)
+			return;
+	quota_wait[quota_wait_next] = job_id;
+	quota_wait_next = (quota_wait_next + 1) % QUOTA_WAIT_SLOTS;
+}
+
+static bool _quota_wait_take(uint32_t job_id)
+{
+	for (int i = 0; i < QUOTA_WAIT_SLOTS; i++)
+		if (quota_wait[i] == job_id) {
+			quota_wait[i] = 0;
+			return true;
+		}
+	return false;
+}
+
+static bool _verbose(void)
+{
+	const hived_settings *s = hived_ctld_settings();
+
+	return s && s->verbose_cell_trace;
+}
+
+static char *_pods_str(const hived_decision *d)
+{
+	char *s = NULL;
+
+	for (size_t p = 0; p < d->n_pods; p++) {
+		xstrfmtcat(s, "%s%s:", p ? " " : "", d->pods[p].node_name);
+		for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
+			xstrfmtcat(s, "%s%d", k ? "," : "",
+				   d->pods[p].leaves[k]);
+	}
+	return s;
 }
 
 extern int hived_hook_init(void)
 {
-	char *path;
-
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
-	path = hived_hook_config_path();
-	info("select/hived: engine not wired yet; forwarding everything to select/cons_tres (config would be %s, %s)",
-	     path, access(path, R_OK) ? "absent" : "present");
-	xfree(path);
+	hived_ctld_lock();
+	if (!pending)
+		pending = list_create(_pending_free);
+	hived_ctld_unlock();
 	return SLURM_SUCCESS;
 }
 
 extern void hived_hook_fini(void)
 {
-}
-
-extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
-			       uint32_t min_nodes, uint32_t max_nodes,
-			       uint32_t req_nodes, uint16_t mode)
-{
-	return SLURM_SUCCESS;
-}
-
-extern void hived_hook_job_test_done(job_record_t *job_ptr,
-				     bitstr_t *node_bitmap, uint16_t mode,
-				     int rc)
-{
-}
-
-extern int hived_hook_job_begin(job_record_t *job_ptr)
-{
-	return SLURM_SUCCESS;
-}
-
-extern void hived_hook_job_fini(job_record_t *job_ptr)
-{
-}
-
-extern void hived_hook_job_init(List job_list)
-{
+	if (!running_in_slurmctld())
+		return;
+	hived_ctld_lock();
+	FREE_NULL_LIST(pending);
+	hived_ctld_unload();
+	hived_ctld_unlock();
 }
 
 extern void hived_hook_node_init(void)
 {
-}
-
-extern void hived_hook_node_update(int node_index)
-{
-}
-
-extern void hived_hook_reconfigure(void)
-{
+	if (!running_in_slurmctld())
+		return;
+	hived_ctld_lock();
+	(void) hived_ctld_load();
+	hived_ctld_unlock();
 }
 
 extern void hived_hook_state_save(const char *dir_name)
 {
+	if (!running_in_slurmctld())
+		return;
+	hived_ctld_lock();
+	hived_ctld_state_save(dir_name);
+	hived_ctld_unlock();
 }
 
 extern void hived_hook_state_restore(const char *dir_name)
 {
+	if (!running_in_slurmctld())
+		return;
+	hived_ctld_lock();
+	hived_ctld_state_restore(dir_name);
+	hived_ctld_unlock();
+}
+
+/* Victims by Slurm job id, all of which must be preemptable candidates. */
+static List _victims(const hived_decision *d, List candidates, char **why)
+{
+	List out = list_create(NULL);
+
+	for (size_t i = 0; i < d->n_preempted; i++) {
+		uint32_t id = strtoul(d->preempted[i], NULL, 10);
+		job_record_t *v = NULL;
+
+		if (candidates) {
+			ListIterator it = list_iterator_create(candidates);
+			while ((v = list_next(it)) && (v->job_id != id))
+				;
+			list_iterator_destroy(it);
+		}
+		if (!v) {
+			*why = xstrdup_printf("needs job %s preempted, which PreemptType does not allow",
+					      d->preempted[i]);
+			FREE_NULL_LIST(out);
+			return NULL;
+		}
+		list_append(out, v);
+	}
+	return out;
+}
+
+extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
+			       uint32_t min_nodes, uint32_t max_nodes,
+			       uint32_t req_nodes, uint16_t mode,
+			       List preemptee_candidates,
+			       List *preemptee_job_list,
+			       bitstr_t *exc_core_bitmap,
+			       hived_job_test_f fwd)
+{
+	hived_job_ask_t ask;
+	const hived_decision *d = NULL;
+	hived_engine *e;
+	char *why = NULL;
+	bitstr_t *chosen = NULL;
+	int rc, cnt;
+	hived_job_kind_t kind;
+
+	if (!running_in_slurmctld())
+		goto forward;
+	hived_ctld_lock();
+	e = hived_ctld_engine();
+	if (!e) {
+		hived_ctld_unlock();
+		goto forward;
+	}
+	hived_ctld_sync_nodes();
+	kind = hived_job_build(job_ptr, bitmap, &ask, &why);
+	if (kind == HIVED_JOB_NO_GPU || kind == HIVED_JOB_UNMANAGED) {
+		if (why && _verbose())
+			info("select/hived: %pJ: %s", job_ptr, why);
+		xfree(why);
+		hived_job_ask_free(&ask);
+		hived_ctld_unlock();
+		goto forward;
+	}
+	if (kind == HIVED_JOB_REFUSE) {
+		hived_job_set_comment(job_ptr, why);
+		xfree(why);
+		hived_job_ask_free(&ask);
+		hived_ctld_unlock();
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	}
+	if (hived_submit(e, &ask.req, 1, &d) != HIVED_OK) {
+		error("select/hived: %pJ: %s; leaving it to cons_tres",
+		      job_ptr, hived_last_error(e));
+		hived_job_ask_free(&ask);
+		hived_ctld_unlock();
+		goto forward;
+	}
+	if (d->outcome == HIVED_REJECTED) {
+		hived_job_set_comment(job_ptr, d->reason);
+		hived_job_ask_free(&ask);
+		hived_ctld_unlock();
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	}
+	if (d->outcome == HIVED_WAITING) {
+		bool quota = (d->wait_kind == HIVED_WAIT_VC_QUOTA);
+
+		hived_job_set_comment(job_ptr, d->reason);
+		hived_job_ask_free(&ask);
+		if (mode == SELECT_MODE_RUN_NOW) {
+			if (quota)
+				_quota_wait_mark(job_ptr->job_id);
+			hived_ctld_unlock();
+			return ESLURM_NODES_BUSY;
+		}
+		if ((mode == SELECT_MODE_TEST_ONLY) &&
+		    _quota_wait_take(job_ptr->job_id)) {
+			hived_ctld_unlock();
+			return ESLURM_NODES_BUSY;
+		}
+		hived_ctld_unlock();
+		/* Could it ever run, or when: cons_tres answers on all nodes. */
+		goto forward;
+	}
+
+	/* Placed. */
+	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW)) {
+		List victims = _victims(d, preemptee_candidates, &why);
+
+		if (!victims || !preemptee_job_list) {
+			hived_job_set_comment(job_ptr, why);
+			xfree(why);
+			FREE_NULL_LIST(victims);
+			hived_job_ask_free(&ask);
+			hived_ctld_unlock();
+			return ESLURM_NODES_BUSY;
+		}
+		info("select/hived: %pJ preempts %zu job(s) for its cells",
+		     job_ptr, d->n_preempted);
+		*preemptee_job_list = victims;
+	}
+	chosen = bit_alloc(bit_size(bitmap));
+	for (size_t p = 0; p < d->n_pods; p++) {
+		int idx = hived_ctld_slurm_index(d->pods[p].node);
+		if (idx >= 0 && idx < bit_size(chosen))
+			bit_set(chosen, idx);
+	}
+	cnt = bit_set_count(chosen);
+	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW)) {
+		/* Slurm preempts, the job starts on a later pass. */
+		bit_copybits(bitmap, chosen);
+		FREE_NULL_BITMAP(chosen);
+		hived_job_set_comment(job_ptr, "waiting for preempted jobs to end");
+		hived_job_ask_free(&ask);
+		hived_ctld_unlock();
+		return SLURM_SUCCESS;
+	}
+	if (d->n_preempted) {
+		/* TEST_ONLY / WILL_RUN: runnable once victims go. */
+		FREE_NULL_BITMAP(chosen);
+		hived_job_ask_free(&ask);
+		hived_ctld_unlock();
+		goto forward;
+	}
+	bit_copybits(bitmap, chosen);
+	FREE_NULL_BITMAP(chosen);
+	rc = fwd(job_ptr, bitmap, cnt, (max_nodes < (uint32_t) cnt) ?
+		 (uint32_t) cnt : max_nodes, cnt, mode, preemptee_candidates,
+		 preemptee_job_list, exc_core_bitmap);
+	if ((rc == SLURM_SUCCESS) && (mode == SELECT_MODE_RUN_NOW)) {
+		pending_t *p = xmalloc(sizeof(*p));
+		pending_t *old = _pending_take(job_ptr->job_id);
+
+		if (old)
+			_pending_free(old);
+		p->job_id = job_ptr->job_id;
+		p->ask = ask;
+		p->ask.req.job = p->ask.name;
+		p->ask.req.members = p->ask.members;
+		list_append(pending, p);
+		if (_verbose()) {
+			char *s = _pods_str(d);
+			info("select/hived: %pJ fits its cells: %s", job_ptr, s);
+			xfree(s);
+		}
+	} else {
+		if (rc != SLURM_SUCCESS)
+			debug("select/hived: %pJ: cons_tres refused the nodes HiveD chose (%s)",
+			      job_ptr, slurm_strerror(rc));
+		hived_job_ask_free(&ask);
+	}
+	hived_ctld_unlock();
+	return rc;
+
+forward:
+	return fwd(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
+		   preemptee_candidates, preemptee_job_list, exc_core_bitmap);
+}
+
+extern void hived_hook_job_begin(job_record_t *job_ptr)
+{
+	pending_t *p;
+	const hived_decision *d = NULL;
+	hived_engine *e;
+
+	if (!running_in_slurmctld())
+		return;
+	hived_ctld_lock();
+	e = hived_ctld_engine();
+	p = _pending_take(job_ptr->job_id);
+	if (!e || !p) {
+		if (p)
+			_pending_free(p);
+		hived_ctld_unlock();
+		return;
+	}
+	if ((hived_submit(e, &p->ask.req, 0, &d) != HIVED_OK) ||
+	    (d->outcome != HIVED_PLACED)) {
+		error("select/hived: %pJ: HiveD changed its mind between job_test and job_begin (%s); recording what cons_tres allocates",
+		      job_ptr, d ? d->reason : hived_last_error(e));
+	} else if (hived_job_set_gres_select(job_ptr, d) != SLURM_SUCCESS) {
+		error("select/hived: %pJ: could not set the GPU indices HiveD chose; recording what cons_tres allocates",
+		      job_ptr);
+		(void) hived_finish(e, p->ask.name);
+	} else {
+		char *s = _pods_str(d);
+
+		info("select/hived: %pJ VC=%s class=%s GPUs=%s",
+		     job_ptr, p->ask.vc ? p->ask.vc : "-",
+		     (p->ask.req.priority < 0) ? "opportunistic" :
+		     "guaranteed", s);
+		for (size_t i = 0; i < d->n_lazy_preempted; i++)
+			info("select/hived: job %s lazy-preempted: now opportunistic, keeps running",
+			     d->lazy_preempted[i]);
+		xfree(s);
+		hived_job_set_comment(job_ptr, NULL);
+	}
+	hived_ctld_check("job_begin");
+	_pending_free(p);
+	hived_ctld_unlock();
+}
+
+/* Record the job's GPUs as Slurm has them; returns false if not a GPU job. */
+static bool _record_running(hived_engine *e, job_record_t *job_ptr)
+{
+	hived_job_ask_t ask;
+	hived_pod *pods = NULL;
+	size_t n = 0;
+	char *why = NULL;
+	int demoted = 0;
+	bool done = false;
+
+	if (hived_job_alloc_pods(job_ptr, &pods, &n) != SLURM_SUCCESS)
+		return false;
+	switch (hived_job_build(job_ptr, NULL, &ask, &why)) {
+	case HIVED_JOB_NO_GPU:
+		hived_job_ask_free(&ask);
+		hived_job_pods_free(pods, n);
+		xfree(why);
+		return false;
+	case HIVED_JOB_ASK:
+		break;
+	default:	/* a shape or account HiveD does not place: hold its GPUs */
+		hived_job_ask_free(&ask);
+		memset(&ask, 0, sizeof(ask));
+		snprintf(ask.name, sizeof(ask.name), "%u", job_ptr->job_id);
+		ask.req.job = ask.name;
+		ask.req.priority = HIVED_PRIORITY_OPPORTUNISTIC;
+	}
+	if (hived_add_running(e, &ask.req, pods, n, &demoted) != HIVED_OK)
+		error("select/hived: %pJ: cannot record its GPUs: %s",
+		      job_ptr, hived_last_error(e));
+	else
+		done = true;
+	if (done && demoted)
+		info("select/hived: %pJ no longer fits VC %s: runs on as opportunistic",
+		     job_ptr, ask.vc ? ask.vc : "-");
+	xfree(why);
+	hived_job_ask_free(&ask);
+	hived_job_pods_free(pods, n);
+	return done;
+}
+
+extern void hived_hook_job_begun(job_record_t *job_ptr)
+{
+	char name[24];
+	hived_engine *e;
+
+	if (!running_in_slurmctld())
+		return;
+	hived_ctld_lock();
+	e = hived_ctld_engine();
+	snprintf(name, sizeof(name), "%u", job_ptr->job_id);
+	if (e && !hived_job_exists(e, name))
+		(void) _record_running(e, job_ptr);
+	hived_ctld_unlock();
+}
+
+extern void hived_hook_job_fini(job_record_t *job_ptr)
+{
+	char name[24];
+	hived_engine *e;
+	pending_t *p;
+
+	if (!running_in_slurmctld())
+		return;
+	hived_ctld_lock();
+	if ((p = _pending_take(job_ptr->job_id)))
+		_pending_free(p);
+	e = hived_ctld_engine();
+	snprintf(name, sizeof(name), "%u", job_ptr->job_id);
+	if (e && hived_job_exists(e, name)) {
+		(void) hived_finish(e, name);
+		if (_verbose())
+			info("select/hived: %pJ released its cells", job_ptr);
+		hived_ctld_check("job_fini");
+	}
+	hived_ctld_unlock();
+}
+
+/*
+ * Slurm's record of running jobs wins: engine jobs Slurm does not run are
+ * released, running jobs the engine lacks or holds elsewhere are re-recorded.
+ */
+extern void hived_hook_job_init(List job_list)
+{
+	hived_engine *e;
+	const char *const *names = NULL;
+	size_t n;
+	ListIterator it;
+	job_record_t *job_ptr;
+	int kept = 0, rebuilt = 0, released = 0;
+
+	if (!running_in_slurmctld())
+		return;
+	hived_ctld_lock();
+	e = hived_ctld_engine();
+	if (!e) {
+		hived_ctld_unlock();
+		return;
+	}
+	hived_ctld_sync_nodes();
+	n = hived_job_list(e, &names);
+	{
+		/* Copy first: finishing jobs invalidates the name array. */
+		char **copy = xcalloc(n ? n : 1, sizeof(char *));
+		for (size_t i = 0; i < n; i++)
+			copy[i] = xstrdup(names[i]);
+		for (size_t i = 0; i < n; i++) {
+			job_record_t *j = find_job_record ?
+				find_job_record(strtoul(copy[i], NULL, 10)) : NULL;
+			if (!j || !(IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j))) {
+				info("select/hived: state file had job %s, which Slurm does not run: released",
+				     copy[i]);
+				(void) hived_finish(e, copy[i]);
+				released++;
+			}
+			xfree(copy[i]);
+		}
+		xfree(copy);
+	}
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		hived_pod *pods = NULL;
+		size_t np = 0;
+		char name[24];
+
+		if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
+			continue;
+		if (hived_job_alloc_pods(job_ptr, &pods, &np) != SLURM_SUCCESS)
+			continue;
+		snprintf(name, sizeof(name), "%u", job_ptr->job_id);
+		if (hived_job_matches(e, name, pods, np)) {
+			kept++;
+		} else {
+			if (hived_job_exists(e, name)) {
+				info("select/hived: %pJ: state file disagrees with Slurm's record of its GPUs; Slurm's record wins",
+				     job_ptr);
+				(void) hived_finish(e, name);
+			}
+			if (_record_running(e, job_ptr))
+				rebuilt++;
+		}
+		hived_job_pods_free(pods, np);
+	}
+	list_iterator_destroy(it);
+	info("select/hived: running jobs: %d kept their cells, %d rebuilt from Slurm's record, %d stale released",
+	     kept, rebuilt, released);
+	hived_ctld_check("job_init");
+	hived_ctld_unlock();
 }

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hived_ctld.h - the HiveD engine's life inside slurmctld: loading hived.conf,
+ * mapping engine nodes to Slurm's node table, node health, the state file.
+ *
+ * All functions expect hived_ctld_lock() held, except the lock calls themselves.
+ * slurmctld already serialises select calls through its job/node locks; this
+ * mutex covers the state-save thread and keeps the engine consistent if that
+ * ever changes.
+ */
+#ifndef HIVED_CTLD_H
+#define HIVED_CTLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hived.h"
+
+extern void hived_ctld_lock(void);
+extern void hived_ctld_unlock(void);
+
+/*
+ * Read hived.conf and build the engine, or (when one exists) reconfigure it
+ * keeping running jobs. A bad config leaves the old engine in force.
+ */
+extern int hived_ctld_load(void);
+extern void hived_ctld_unload(void);
+
+/* NULL until a valid hived.conf was loaded. */
+extern hived_engine *hived_ctld_engine(void);
+extern const hived_settings *hived_ctld_settings(void);
+
+/* Node index maps; -1 when the node is unknown on the other side. */
+extern int hived_ctld_slurm_index(int32_t engine_node);
+extern int32_t hived_ctld_engine_node(int slurm_index);
+
+/* Mark DOWN/DRAIN/FAIL nodes bad and others healthy, if nodes changed. */
+extern void hived_ctld_sync_nodes(void);
+
+/* Run the invariant checker when hived.conf asks for it; logs violations. */
+extern void hived_ctld_check(const char *where);
+
+/* The state file in StateSaveLocation. */
+extern void hived_ctld_state_save(const char *dir);
+extern void hived_ctld_state_restore(const char *dir);
+
+#endif

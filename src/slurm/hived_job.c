@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hived_job.c - translating between Slurm job records and engine requests.
+ */
+#include "src/common/slurm_xlator.h"
+
+#include <stdio.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "ctld_symbols.h"
+#include "hived_ctld.h"
+#include "hived_job.h"
+
+/* The job's single "gpu" GRES request, or NULL (none, or several). */
+static gres_job_state_t *_gpu_state(List gres_list, int *entries)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	gres_job_state_t *found = NULL;
+
+	*entries = 0;
+	if (!gres_list)
+		return NULL;
+	it = list_iterator_create(gres_list);
+	while ((gs = list_next(it))) {
+		if (xstrcmp(gs->gres_name, "gpu"))
+			continue;
+		(*entries)++;
+		found = gs->gres_data;
+	}
+	list_iterator_destroy(it);
+	return (*entries == 1) ? found : NULL;
+}
+
+/* The VC named like the account, ignoring case (Slurm lower-cases accounts). */
+static const char *_vc_of(hived_engine *e, const char *account)
+{
+	size_t n = hived_vc_count(e);
+
+	if (!account)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!xstrcasecmp(hived_vc_name(e, i), account))
+			return hived_vc_name(e, i);
+	return NULL;
+}
+
+static bool _opportunistic_qos(const hived_settings *s, const char *qos)
+{
+	if (!s || !qos)
+		return false;
+	for (size_t i = 0; i < s->n_opportunistic_qos; i++)
+		if (!xstrcasecmp(s->opportunistic_qos[i], qos))
+			return true;
+	return false;
+}
+
+static int32_t _max_node_gpus(hived_engine *e)
+{
+	int32_t m = 0;
+	size_t n = hived_node_count(e);
+
+	for (size_t i = 0; i < n; i++) {
+		int32_t c = hived_node_leaf_count(e, i);
+		if (c > m)
+			m = c;
+	}
+	return m;
+}
+
+extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
+					bitstr_t *bitmap,
+					hived_job_ask_t *ask, char **why)
+{
+	hived_engine *e = hived_ctld_engine();
+	const hived_settings *s = hived_ctld_settings();
+	gres_job_state_t *gpu;
+	int entries = 0;
+	uint32_t nodes;
+	const char *vc, *qos_name = NULL;
+	size_t n_nodes;
+
+	memset(ask, 0, sizeof(*ask));
+	gpu = _gpu_state(job_ptr->gres_list_req, &entries);
+	if (!entries)
+		return HIVED_JOB_NO_GPU;
+	if (!gpu) {
+		*why = xstrdup("several gpu GRES requests in one job");
+		return HIVED_JOB_UNMANAGED;
+	}
+	nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
+	if (nodes < 1)
+		nodes = 1;
+	if (gpu->gres_per_node) {
+		ask->members[0].pod_number = nodes;
+		ask->members[0].leaf_cell_number = gpu->gres_per_node;
+		ask->req.n_members = 1;
+	} else if (gpu->gres_per_job && nodes > 1) {
+		if (gpu->gres_per_job % nodes) {
+			*why = xstrdup_printf("--gpus=%"PRIu64" does not split evenly over %u nodes",
+					      gpu->gres_per_job, nodes);
+			return HIVED_JOB_UNMANAGED;
+		}
+		ask->members[0].pod_number = nodes;
+		ask->members[0].leaf_cell_number = gpu->gres_per_job / nodes;
+		ask->req.n_members = 1;
+	} else if (gpu->gres_per_job) {
+		/* --gpus=n: the fewest nodes, whole nodes first. */
+		int32_t per = _max_node_gpus(e);
+		uint64_t full, rest;
+
+		if (per < 1)
+			return HIVED_JOB_UNMANAGED;
+		full = gpu->gres_per_job / per;
+		rest = gpu->gres_per_job % per;
+		if (full) {
+			ask->members[ask->req.n_members].pod_number = full;
+			ask->members[ask->req.n_members++].leaf_cell_number =
+				per;
+		}
+		if (rest) {
+			ask->members[ask->req.n_members].pod_number = 1;
+			ask->members[ask->req.n_members++].leaf_cell_number =
+				rest;
+		}
+	} else {
+		*why = xstrdup("GPUs per socket or per task are placed by cons_tres");
+		return HIVED_JOB_UNMANAGED;
+	}
+	ask->req.members = ask->members;
+	ask->req.distinct_nodes = 1;
+	snprintf(ask->name, sizeof(ask->name), "%u", job_ptr->job_id);
+	ask->req.job = ask->name;
+
+	if (job_ptr->qos_ptr)
+		qos_name = job_ptr->qos_ptr->name;
+	vc = _vc_of(e, job_ptr->account);
+	if (_opportunistic_qos(s, qos_name) || !vc) {
+		if (!vc && s && s->accounts_without_cells_reject) {
+			*why = xstrdup_printf("account %s has no HiveD cells and hived.conf refuses such jobs",
+					      job_ptr->account ? job_ptr->account : "(none)");
+			return HIVED_JOB_REFUSE;
+		}
+		ask->req.priority = HIVED_PRIORITY_OPPORTUNISTIC;
+	} else {
+		uint32_t p = job_ptr->qos_ptr ? job_ptr->qos_ptr->priority : 0;
+		int scale = (s && s->priority_scale > 0) ? s->priority_scale : 1;
+
+		p /= scale;
+		ask->req.priority = (p > HIVED_PRIORITY_MAX) ?
+				    HIVED_PRIORITY_MAX : (int32_t) p;
+	}
+	if (vc) {
+		ask->vc = xstrdup(vc);
+		ask->req.vc = ask->vc;
+	}
+	if (gpu->type_name && hived_has_leaf_type(e, gpu->type_name)) {
+		ask->leaf_type = xstrdup(gpu->type_name);
+		ask->req.leaf_cell_type = ask->leaf_type;
+	}
+	/* --switches=1: the whole job inside one cell above the node (a rack). */
+	if (job_ptr->req_switch == 1 && nodes > 1 &&
+	    hived_node_count(e) && hived_node_parent_type(e, 0)) {
+		ask->within_type = xstrdup(hived_node_parent_type(e, 0));
+		ask->req.within_cell_type = ask->within_type;
+	}
+
+	n_nodes = hived_node_count(e);
+	ask->allowed = xcalloc(n_nodes ? n_nodes : 1, 1);
+	for (size_t i = 0; i < n_nodes; i++) {
+		int idx = hived_ctld_slurm_index(i);
+		if (idx < 0)
+			continue;
+		if (bitmap && !bit_test(bitmap, idx))
+			continue;
+		/* -w: the job must use these, so it may use only these. */
+		if (job_ptr->details && job_ptr->details->req_node_bitmap &&
+		    !bit_test(job_ptr->details->req_node_bitmap, idx))
+			continue;
+		ask->allowed[i] = 1;
+	}
+	ask->req.allowed_nodes = ask->allowed;
+	return HIVED_JOB_ASK;
+}
+
+extern void hived_job_ask_free(hived_job_ask_t *ask)
+{
+	xfree(ask->vc);
+	xfree(ask->leaf_type);
+	xfree(ask->within_type);
+	xfree(ask->allowed);
+}
+
+extern int hived_job_set_gres_select(job_record_t *job_ptr,
+				     const hived_decision *d)
+{
+	int entries = 0;
+	gres_job_state_t *gpu = _gpu_state(job_ptr->gres_list_req, &entries);
+
+	if (!gpu || !gpu->gres_bit_select || !gpu->gres_cnt_node_select)
+		return SLURM_ERROR;
+	for (size_t p = 0; p < d->n_pods; p++) {
+		int idx = hived_ctld_slurm_index(d->pods[p].node);
+		bitstr_t *sel;
+
+		if (idx < 0 || (uint32_t) idx >= gpu->total_node_cnt ||
+		    !gpu->gres_bit_select[idx])
+			return SLURM_ERROR;
+		sel = gpu->gres_bit_select[idx];
+		for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
+			if (d->pods[p].leaves[k] >= bit_size(sel))
+				return SLURM_ERROR;
+		bit_clear_all(sel);
+		for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
+			bit_set(sel, d->pods[p].leaves[k]);
+		gpu->gres_cnt_node_select[idx] = d->pods[p].n_leaves;
+	}
+	return SLURM_SUCCESS;
+}
+
+extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,
+				size_t *n_pods)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	hived_pod *out;
+	int32_t **gpus;
+	int node_cnt, i_first, j;
+
+	*pods = NULL;
+	*n_pods = 0;
+	if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc)
+		return SLURM_ERROR;
+	node_cnt = bit_set_count(job_ptr->node_bitmap);
+	if (node_cnt <= 0)
+		return SLURM_ERROR;
+	out = xcalloc(node_cnt, sizeof(hived_pod));
+	gpus = xcalloc(node_cnt, sizeof(int32_t *));
+	i_first = bit_ffs(job_ptr->node_bitmap);
+	for (int i = i_first, k = 0; i >= 0 && k < node_cnt; i++) {
+		if (!bit_test(job_ptr->node_bitmap, i))
+			continue;
+		out[k].node = hived_ctld_engine_node(i);
+		out[k].node_name = node_record_table_ptr[i]->name;
+		k++;
+	}
+	it = list_iterator_create(job_ptr->gres_list_alloc);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		if (xstrcmp(gs->gres_name, "gpu") || !js->gres_bit_alloc)
+			continue;
+		for (j = 0; j < node_cnt && (uint32_t) j < js->node_cnt; j++) {
+			bitstr_t *b = js->gres_bit_alloc[j];
+			if (!b)
+				continue;
+			for (bitoff_t g = 0; g < bit_size(b); g++) {
+				if (!bit_test(b, g))
+					continue;
+				xrecalloc(gpus[j], out[j].n_leaves + 1,
+					  sizeof(int32_t));
+				gpus[j][out[j].n_leaves++] = g;
+			}
+		}
+	}
+	list_iterator_destroy(it);
+	/* Pods without GPUs (CPU-only nodes of the job) are not cells. */
+	for (j = 0, *n_pods = 0; j < node_cnt; j++) {
+		if (!out[j].n_leaves || out[j].node < 0) {
+			xfree(gpus[j]);
+			continue;
+		}
+		out[*n_pods] = out[j];
+		out[*n_pods].leaves = gpus[j];
+		(*n_pods)++;
+	}
+	xfree(gpus);
+	if (!*n_pods) {
+		xfree(out);
+		return SLURM_ERROR;
+	}
+	*pods = out;
+	return SLURM_SUCCESS;
+}
+
+extern void hived_job_pods_free(hived_pod *pods, size_t n_pods)
+{
+	for (size_t i = 0; i < n_pods; i++) {
+		int32_t *l = (int32_t *) pods[i].leaves;
+		xfree(l);
+	}
+	xfree(pods);
+}
+
+extern void hived_job_set_comment(job_record_t *job_ptr, const char *text)
+{
+	char *c = text ? xstrdup_printf("hived: %s", text) : NULL;
+
+	if (!xstrcmp(c, job_ptr->system_comment)) {
+		xfree(c);
+		return;
+	}
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = c;
+	if (&last_job_update)
+		last_job_update = time(NULL);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hived_job.h - a Slurm job in HiveD's terms: its VC (account), its class and
+ * priority (QOS), its gang shape (-N / --gres=gpu:k / --gpus=n), the nodes it may
+ * use, and the GPUs it holds.
+ */
+#ifndef HIVED_JOB_H
+#define HIVED_JOB_H
+
+#include "src/slurmctld/slurmctld.h"
+
+#include "hived.h"
+
+typedef enum {
+	HIVED_JOB_NO_GPU,	/* not HiveD's business: cons_tres alone */
+	HIVED_JOB_UNMANAGED,	/* GPUs in a shape HiveD does not model */
+	HIVED_JOB_ASK,		/* ask the engine */
+	HIVED_JOB_REFUSE	/* account has no cells and the site refuses those */
+} hived_job_kind_t;
+
+typedef struct {
+	hived_job_request req;
+	hived_member members[2];
+	char name[24];
+	char *vc;		/* engine's spelling of the VC name */
+	char *leaf_type;
+	char *within_type;
+	uint8_t *allowed;	/* hived_node_count() bytes */
+} hived_job_ask_t;
+
+/*
+ * Describe job_ptr for the engine. bitmap (may be NULL) holds the Slurm nodes the
+ * job may use now. On HIVED_JOB_UNMANAGED/REFUSE *why says why (xfree it).
+ */
+extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
+					bitstr_t *bitmap,
+					hived_job_ask_t *ask, char **why);
+extern void hived_job_ask_free(hived_job_ask_t *ask);
+
+/* Make cons_tres allocate exactly the GPUs the engine chose. */
+extern int hived_job_set_gres_select(job_record_t *job_ptr,
+				     const hived_decision *d);
+
+/* The GPUs a running job holds (from Slurm's record), as engine pods. */
+extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,
+				size_t *n_pods);
+extern void hived_job_pods_free(hived_pod *pods, size_t n_pods);
+
+/* Shown in "scontrol show job" as SystemComment; NULL clears it. */
+extern void hived_job_set_comment(job_record_t *job_ptr, const char *text);
+
+#endif
