@@ -72,6 +72,9 @@ struct Stats {
   long submits = 0, finishes = 0, placed = 0, waiting = 0, rejected = 0, errors = 0;
   long preempted = 0, lazy_preempted = 0;
   std::vector<uint32_t> submit_ns, finish_ns;
+  // Submit latencies split by what the decision had to do, to show the lead which
+  // path dominates the tail.
+  std::vector<uint32_t> placed_ns, waiting_ns, preempting_ns, gang_ns, opportunistic_ns;
 };
 
 // Generates jobs: mostly 1-8 GPUs, some 16-64 GPU gangs of 8-GPU pods, ~20%
@@ -143,7 +146,7 @@ class Churn {
     }
     return true;
   }
-  const Stats &stats() const { return stats_; }
+  Stats &stats() { return stats_; }
   long used() const { return used_; }
 
  private:
@@ -159,8 +162,11 @@ class Churn {
     auto t0 = Clock::now();
     hived_rc rc = hived_submit(engine_, &req, 0, &d);
     auto t1 = Clock::now();
-    stats_.submit_ns.push_back(Ns(t0, t1));
+    const uint32_t ns = Ns(t0, t1);
+    stats_.submit_ns.push_back(ns);
     stats_.submits++;
+    if (j.member.pod_number > 1) stats_.gang_ns.push_back(ns);
+    if (j.priority < 0) stats_.opportunistic_ns.push_back(ns);
     if (rc != HIVED_OK || d == nullptr) {
       if (stats_.errors++ == 0) {
         std::cerr << "hived-bench: submit " << j.name << ": " << hived_rc_str(rc) << ": "
@@ -169,6 +175,7 @@ class Churn {
       return;
     }
     if (d->outcome == HIVED_WAITING) {
+      stats_.waiting_ns.push_back(ns);
       stats_.waiting++;
       return;
     }
@@ -177,6 +184,8 @@ class Churn {
       return;
     }
     stats_.placed++;
+    stats_.placed_ns.push_back(ns);
+    if (d->n_preempted + d->n_lazy_preempted > 0) stats_.preempting_ns.push_back(ns);
     stats_.lazy_preempted += static_cast<long>(d->n_lazy_preempted);
     stats_.preempted += static_cast<long>(d->n_preempted);
     // Killed victims are gone from the engine; demoted ones keep running.
@@ -332,7 +341,7 @@ int RunSize(const Options &opt, int size) {
   hived_engine_free(engine);
   if (!ok) return 3;
 
-  Stats s = churn.stats();
+  Stats &s = churn.stats();
   std::vector<uint32_t> all(s.submit_ns);
   all.insert(all.end(), s.finish_ns.begin(), s.finish_ns.end());
   hived_tools::JsonPtr out(json_object());
@@ -357,6 +366,11 @@ int RunSize(const Options &opt, int size) {
   num("max_us", Max(all));
   num("submit_p99_us", Percentile(s.submit_ns, 0.99));
   num("finish_p99_us", Percentile(s.finish_ns, 0.99));
+  num("placed_p99_us", Percentile(s.placed_ns, 0.99));
+  num("waiting_p99_us", Percentile(s.waiting_ns, 0.99));
+  num("preempting_p99_us", Percentile(s.preempting_ns, 0.99));
+  num("gang_p99_us", Percentile(s.gang_ns, 0.99));
+  num("opportunistic_p99_us", Percentile(s.opportunistic_ns, 0.99));
   num("bytes_per_gpu", static_cast<double>(bytes) / cluster.gpus);
   num("build_ms", std::chrono::duration<double, std::milli>(b1 - b0).count());
   char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
