@@ -334,6 +334,7 @@ int RunSize(const Options &opt, int size) {
               << " GPUs rejected: " << errbuf << "\n";
     return 2;
   }
+  const size_t idle_bytes = hived_memory_bytes(engine);
   long decisions = opt.decisions > 0 ? opt.decisions : (cluster.gpus >= 100000 ? 100000 : 200000);
   Churn churn(engine, cluster, opt.seed, opt.check_every);
   bool ok = churn.Run(decisions);
@@ -372,6 +373,7 @@ int RunSize(const Options &opt, int size) {
   num("gang_p99_us", Percentile(s.gang_ns, 0.99));
   num("opportunistic_p99_us", Percentile(s.opportunistic_ns, 0.99));
   num("bytes_per_gpu", static_cast<double>(bytes) / cluster.gpus);
+  num("idle_bytes_per_gpu", static_cast<double>(idle_bytes) / cluster.gpus);
   num("build_ms", std::chrono::duration<double, std::milli>(b1 - b0).count());
   char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
   std::cout << (text != nullptr ? text : "{}") << std::endl;
