@@ -8,6 +8,7 @@
 
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
+#include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -231,19 +232,26 @@ extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,
 	hived_pod *out;
 	int32_t **gpus;
 	int node_cnt, i_first, j;
+	/*
+	 * At slurmctld start (job_init) only job_resrcs is rebuilt yet; its bitmap
+	 * orders the job's nodes the way gres_bit_alloc[] does.
+	 */
+	bitstr_t *nodes = job_ptr->node_bitmap;
 
 	*pods = NULL;
 	*n_pods = 0;
-	if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc)
+	if (!nodes && job_ptr->job_resrcs)
+		nodes = job_ptr->job_resrcs->node_bitmap;
+	if (!nodes || !job_ptr->gres_list_alloc)
 		return SLURM_ERROR;
-	node_cnt = bit_set_count(job_ptr->node_bitmap);
+	node_cnt = bit_set_count(nodes);
 	if (node_cnt <= 0)
 		return SLURM_ERROR;
 	out = xcalloc(node_cnt, sizeof(hived_pod));
 	gpus = xcalloc(node_cnt, sizeof(int32_t *));
-	i_first = bit_ffs(job_ptr->node_bitmap);
+	i_first = bit_ffs(nodes);
 	for (int i = i_first, k = 0; i >= 0 && k < node_cnt; i++) {
-		if (!bit_test(job_ptr->node_bitmap, i))
+		if (!bit_test(nodes, i))
 			continue;
 		out[k].node = hived_ctld_engine_node(i);
 		out[k].node_name = node_record_table_ptr[i]->name;

@@ -302,7 +302,10 @@ extern int select_p_select_nodeinfo_set_all(void)
 
 extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 {
-	return cons_tres.nodeinfo_set(job_ptr);
+	int rc = cons_tres.nodeinfo_set(job_ptr);
+
+	hived_hook_job_recovered(job_ptr);
+	return rc;
 }
 
 extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,

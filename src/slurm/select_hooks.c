@@ -445,17 +445,18 @@ extern void hived_hook_job_fini(job_record_t *job_ptr)
 }
 
 /*
- * Slurm's record of running jobs wins: engine jobs Slurm does not run are
- * released, running jobs the engine lacks or holds elsewhere are re-recorded.
+ * Slurm's record of running jobs wins. At (re)start, job_init releases engine
+ * jobs Slurm does not run; once Slurm has rebuilt each running job's node
+ * bitmap it calls nodeinfo_set, where a job the engine lacks, or holds on other
+ * GPUs, is recorded again from Slurm's allocation.
  */
 extern void hived_hook_job_init(List job_list)
 {
 	hived_engine *e;
 	const char *const *names = NULL;
+	char **copy;
 	size_t n;
-	ListIterator it;
-	job_record_t *job_ptr;
-	int kept = 0, rebuilt = 0, released = 0;
+	int released = 0;
 
 	if (!running_in_slurmctld())
 		return;
@@ -466,52 +467,56 @@ extern void hived_hook_job_init(List job_list)
 		return;
 	}
 	hived_ctld_sync_nodes();
+	/* Copy first: finishing jobs invalidates the name array. */
 	n = hived_job_list(e, &names);
-	{
-		/* Copy first: finishing jobs invalidates the name array. */
-		char **copy = xcalloc(n ? n : 1, sizeof(char *));
-		for (size_t i = 0; i < n; i++)
-			copy[i] = xstrdup(names[i]);
-		for (size_t i = 0; i < n; i++) {
-			job_record_t *j = find_job_record ?
-				find_job_record(strtoul(copy[i], NULL, 10)) : NULL;
-			if (!j || !(IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j))) {
-				info("select/hived: state file had job %s, which Slurm does not run: released",
-				     copy[i]);
-				(void) hived_finish(e, copy[i]);
-				released++;
-			}
-			xfree(copy[i]);
+	copy = xcalloc(n ? n : 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		copy[i] = xstrdup(names[i]);
+	for (size_t i = 0; i < n; i++) {
+		job_record_t *j = find_job_record ?
+			find_job_record(strtoul(copy[i], NULL, 10)) : NULL;
+		if (!j || !(IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j))) {
+			info("select/hived: state file had job %s, which Slurm does not run: released",
+			     copy[i]);
+			(void) hived_finish(e, copy[i]);
+			released++;
 		}
-		xfree(copy);
+		xfree(copy[i]);
 	}
-	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it))) {
-		hived_pod *pods = NULL;
-		size_t np = 0;
-		char name[24];
+	xfree(copy);
+	if (released)
+		hived_ctld_check("job_init");
+	hived_ctld_unlock();
+}
 
-		if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
-			continue;
-		if (hived_job_alloc_pods(job_ptr, &pods, &np) != SLURM_SUCCESS)
-			continue;
-		snprintf(name, sizeof(name), "%u", job_ptr->job_id);
-		if (hived_job_matches(e, name, pods, np)) {
-			kept++;
-		} else {
-			if (hived_job_exists(e, name)) {
-				info("select/hived: %pJ: state file disagrees with Slurm's record of its GPUs; Slurm's record wins",
-				     job_ptr);
-				(void) hived_finish(e, name);
-			}
-			if (_record_running(e, job_ptr))
-				rebuilt++;
-		}
-		hived_job_pods_free(pods, np);
+extern void hived_hook_job_recovered(job_record_t *job_ptr)
+{
+	hived_engine *e;
+	hived_pod *pods = NULL;
+	size_t np = 0;
+	char name[24];
+
+	if (!running_in_slurmctld() || !job_ptr ||
+	    !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
+		return;
+	hived_ctld_lock();
+	e = hived_ctld_engine();
+	if (!e || (hived_job_alloc_pods(job_ptr, &pods, &np) != SLURM_SUCCESS)) {
+		hived_ctld_unlock();
+		return;
 	}
-	list_iterator_destroy(it);
-	info("select/hived: running jobs: %d kept their cells, %d rebuilt from Slurm's record, %d stale released",
-	     kept, rebuilt, released);
-	hived_ctld_check("job_init");
+	snprintf(name, sizeof(name), "%u", job_ptr->job_id);
+	if (!hived_job_matches(e, name, pods, np)) {
+		if (hived_job_exists(e, name)) {
+			info("select/hived: %pJ: state file disagrees with Slurm's record of its GPUs; Slurm's record wins",
+			     job_ptr);
+			(void) hived_finish(e, name);
+		}
+		if (_record_running(e, job_ptr))
+			info("select/hived: %pJ: cells rebuilt from Slurm's record",
+			     job_ptr);
+		hived_ctld_check("recovery");
+	}
+	hived_job_pods_free(pods, np);
 	hived_ctld_unlock();
 }

@@ -45,6 +45,8 @@ extern void hived_hook_job_fini(job_record_t *job_ptr);
 
 /* slurmctld (re)start or reconfigure: reconcile with Slurm's running jobs. */
 extern void hived_hook_job_init(List job_list);
+/* A running job whose node bitmap Slurm has (re)built (nodeinfo_set). */
+extern void hived_hook_job_recovered(job_record_t *job_ptr);
 
 /* Node table (re)built (start, reconfigure): (re)load hived.conf. */
 extern void hived_hook_node_init(void);
