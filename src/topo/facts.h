@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the cell derivation knows about the cluster: per-node facts (sockets, cores and
+// each GPU's model, index, core affinity, NVLink row and PCIe path) and topology.conf
+// switches. Filled from configuration text (parse.h), from hwloc (hwloc_facts.h) or,
+// in the Slurm plugin, from slurmctld's node and switch tables. No Slurm types here.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hived {
+namespace topo {
+
+struct GpuFact {
+  std::string type;  // GPU model as Slurm names it (gres Type=); "" when untyped
+  int index = -1;    // GPU index on the node (Slurm's gres index, the leaf's cellAddress)
+  std::string file;  // device file, for messages and gres.conf output
+  std::vector<int> cores;  // Slurm core ids close to the GPU (gres Cores=); empty: unknown
+  // NVLink row (gres Links=): links[j] = connections to GPU j, -1 for itself, 0 none.
+  // Empty: unknown.
+  std::vector<int> links;
+  // PCIe bridges from the host bridge down to the GPU (hwloc); GPUs sharing an entry at
+  // the same depth sit behind the same switch. Empty: unknown.
+  std::vector<std::string> pcie_path;
+  std::string where;  // e.g. "gres.conf:4"
+};
+
+struct NodeFacts {
+  std::string name;
+  int sockets = 1;
+  int cores_per_socket = 1;
+  int threads_per_core = 1;
+  // GPUs the node is configured to have (slurm.conf Gres=), per model; key "" = untyped.
+  std::map<std::string, int> configured;
+  // The GPUs the node has (gres.conf records, slurmd registration or hwloc).
+  std::vector<GpuFact> gpus;
+  // false: nothing but `configured` is known (no gres.conf lines, AutoDetect): the GPUs
+  // are taken to be indices 0..n-1 without core or link data.
+  bool gpus_known = true;
+  std::string where;  // e.g. "slurm.conf:12"
+};
+
+// A topology.conf switch: either a leaf switch over nodes or one over switches.
+struct SwitchFact {
+  std::string name;
+  std::vector<std::string> nodes;
+  std::vector<std::string> switches;
+  std::string where;  // e.g. "topology.conf:3"
+};
+
+struct TopologyFacts {
+  std::vector<SwitchFact> switches;
+};
+
+}  // namespace topo
+}  // namespace hived

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "topo/hostlist.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace hived {
+namespace topo {
+namespace {
+
+bool all_digits(const std::string& s) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s)
+    if (!isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+std::string pad(long v, size_t width) {
+  std::string s = std::to_string(v);
+  if (s.size() < width) s.insert(0, width - s.size(), '0');
+  return s;
+}
+
+// One bracket body ("1-4,7,09-11") -> its values as text, zero-padded like Slurm does
+// (to the width of the range's first number).
+std::string expand_bracket(const std::string& body, std::vector<std::string>* out) {
+  size_t start = 0;
+  for (;;) {
+    size_t comma = body.find(',', start);
+    std::string item = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    size_t dash = item.find('-');
+    std::string lo = item.substr(0, dash);
+    std::string hi = dash == std::string::npos ? lo : item.substr(dash + 1);
+    if (!all_digits(lo) || !all_digits(hi))
+      return "'" + item + "' is not a number or a range of numbers";
+    long a = std::stol(lo), b = std::stol(hi);
+    if (b < a) return "range '" + item + "' runs backwards";
+    if (static_cast<size_t>(b - a) >= kMaxHostlistNames) return "range '" + item + "' is too large";
+    for (long v = a; v <= b; v++) out->push_back(pad(v, lo.size()));
+    if (out->size() > kMaxHostlistNames) return "more than a million names";
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return "";
+}
+
+// One top-level item ("rack[1-2]-n[1-4]") -> the cartesian product of its brackets.
+std::string expand_item(const std::string& item, std::vector<std::string>* out) {
+  std::vector<std::string> acc{""};
+  size_t i = 0;
+  while (i < item.size()) {
+    size_t open = item.find('[', i);
+    std::string lit = item.substr(i, open == std::string::npos ? std::string::npos : open - i);
+    if (lit.find(']') != std::string::npos) return "']' without '['";
+    for (auto& a : acc) a += lit;
+    if (open == std::string::npos) break;
+    size_t close = item.find(']', open);
+    if (close == std::string::npos) return "'[' without ']'";
+    std::vector<std::string> vals;
+    std::string err = expand_bracket(item.substr(open + 1, close - open - 1), &vals);
+    if (!err.empty()) return err;
+    if (acc.size() * vals.size() > kMaxHostlistNames) return "more than a million names";
+    std::vector<std::string> next;
+    next.reserve(acc.size() * vals.size());
+    for (const auto& a : acc)
+      for (const auto& v : vals) next.push_back(a + v);
+    acc.swap(next);
+    i = close + 1;
+  }
+  for (auto& a : acc) {
+    if (a.empty()) return "empty name";
+    out->push_back(std::move(a));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string expand_hostlist(const std::string& text, std::vector<std::string>* out) {
+  // Split at commas outside brackets.
+  int depth = 0;
+  size_t start = 0;
+  size_t before = out->size();
+  for (size_t i = 0; i <= text.size(); i++) {
+    char c = i < text.size() ? text[i] : ',';
+    if (c == '[') {
+      if (++depth > 1) return "nested '[' in host list '" + text + "'";
+    } else if (c == ']') {
+      if (--depth < 0) return "']' without '[' in host list '" + text + "'";
+    } else if (c == ',' && depth == 0) {
+      std::string item = text.substr(start, i - start);
+      start = i + 1;
+      if (item.empty()) return "empty name in host list '" + text + "'";
+      std::string err = expand_item(item, out);
+      if (!err.empty()) return err + " in host list '" + text + "'";
+      if (out->size() - before > kMaxHostlistNames)
+        return "more than a million names in host list '" + text + "'";
+    } else if (isspace(static_cast<unsigned char>(c))) {
+      return "space in host list '" + text + "'";
+    }
+  }
+  if (depth != 0) return "'[' without ']' in host list '" + text + "'";
+  return "";
+}
+
+std::string compress_hostlist(const std::vector<std::string>& names) {
+  struct Group {
+    std::string prefix;
+    size_t width;  // digits of zero-padded numbers; 0 when unpadded
+    std::vector<long> nums;
+  };
+  std::vector<Group> groups;
+  std::map<std::pair<std::string, size_t>, size_t> index;
+  std::vector<std::pair<bool, size_t>> order;  // (is_group, index)
+  std::vector<std::string> plain;
+  for (const auto& n : names) {
+    size_t d = n.size();
+    while (d > 0 && isdigit(static_cast<unsigned char>(n[d - 1]))) d--;
+    size_t digits = n.size() - d;
+    if (digits == 0 || digits > 9) {
+      order.push_back({false, plain.size()});
+      plain.push_back(n);
+      continue;
+    }
+    std::string num = n.substr(d);
+    size_t width = (num.size() > 1 && num[0] == '0') ? num.size() : 0;
+    auto key = std::make_pair(n.substr(0, d), width);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, groups.size()).first;
+      groups.push_back({key.first, width, {}});
+      order.push_back({true, it->second});
+    }
+    groups[it->second].nums.push_back(std::stol(num));
+  }
+  std::string out;
+  for (const auto& o : order) {
+    if (!out.empty()) out += ',';
+    if (!o.first) {
+      out += plain[o.second];
+      continue;
+    }
+    Group& g = groups[o.second];
+    std::sort(g.nums.begin(), g.nums.end());
+    g.nums.erase(std::unique(g.nums.begin(), g.nums.end()), g.nums.end());
+    if (g.nums.size() == 1) {
+      out += g.prefix + pad(g.nums[0], g.width);
+      continue;
+    }
+    out += g.prefix + "[";
+    for (size_t i = 0; i < g.nums.size();) {
+      size_t j = i;
+      while (j + 1 < g.nums.size() && g.nums[j + 1] == g.nums[j] + 1) j++;
+      if (i) out += ',';
+      out += pad(g.nums[i], g.width);
+      if (j > i) out += "-" + pad(g.nums[j], g.width);
+      i = j + 1;
+    }
+    out += "]";
+  }
+  return out;
+}
+
+std::string parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out) {
+  if (text.empty()) return "empty list";
+  size_t start = 0;
+  for (;;) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    size_t dash = item.find('-');
+    std::string lo = item.substr(0, dash);
+    std::string hi = dash == std::string::npos ? lo : item.substr(dash + 1);
+    if (!all_digits(lo) || !all_digits(hi))
+      return "'" + item + "' is not a number or a range of numbers";
+    long a = std::stol(lo), b = std::stol(hi);
+    if (b < a) return "range '" + item + "' runs backwards";
+    if (b > max_value) return "'" + item + "' is above " + std::to_string(max_value);
+    for (long v = a; v <= b; v++) out->push_back(static_cast<int>(v));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return "";
+}
+
+std::string format_int_ranges(std::vector<int> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::string out;
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) j++;
+    if (i) out += ',';
+    out += std::to_string(values[i]);
+    if (j > i) out += "-" + std::to_string(values[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace topo
+}  // namespace hived

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Slurm host lists ("node[1-4,7],gpu[01-16]x[1-2]") without Slurm: expansion for the
+// parsers and compression for summaries.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hived {
+namespace topo {
+
+// Appends every name of `text` to *out in order. Returns "" or why the text is not a
+// host list (unbalanced brackets, a bad range, more than kMaxHostlistNames names).
+std::string expand_hostlist(const std::string& text, std::vector<std::string>* out);
+
+// The shortest usual form of `names`: names that differ only in a trailing number are
+// merged into ranges ("node[1-4,7]"); prefixes keep their first-seen order.
+std::string compress_hostlist(const std::vector<std::string>& names);
+
+// Integer list syntax of Cores= ("0-3,8,10-11") both ways.
+std::string parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out);
+std::string format_int_ranges(std::vector<int> values);
+
+constexpr size_t kMaxHostlistNames = 1000000;
+
+}  // namespace topo
+}  // namespace hived

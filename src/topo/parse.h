@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Slurm's files as text -> facts. Each parser takes the text and the name to use in
+// messages; every error is one sentence "file:line: Key: reason". Notes are things
+// worth a log line that do not stop the derivation.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "topo/facts.h"
+
+namespace hived {
+namespace topo {
+
+// slurm.conf: the NodeName lines (NodeName=DEFAULT lines set defaults for the lines
+// after them). Fills name, sockets, cores, threads and `configured` GPUs from Gres=;
+// gpus stays empty with gpus_known = false until combine_node_facts().
+std::string parse_slurm_conf_nodes(const std::string& text, const std::string& file,
+                                   std::vector<NodeFacts>* nodes, std::vector<std::string>* notes);
+
+// One gres.conf line with Name=gpu.
+struct GresGpuRecord {
+  std::vector<std::string> nodes;  // empty: every node
+  std::string type;
+  std::vector<std::string> files;  // expanded File=; empty when only Count= is given
+  int count = 0;                   // GPUs on this line
+  std::vector<int> cores;          // empty: no Cores=
+  std::vector<int> links;          // empty: no Links=
+  std::string where;
+};
+
+struct GresConf {
+  std::vector<GresGpuRecord> gpus;
+  // AutoDetect= per node ("" key: the line without NodeName=), lower-case.
+  std::map<std::string, std::string> autodetect;
+  std::string autodetect_where;
+};
+
+std::string parse_gres_conf(const std::string& text, const std::string& file, GresConf* out,
+                            std::vector<std::string>* notes);
+
+// topology.conf: SwitchName lines. Checks that child switches exist, that no switch has
+// two parents and that there is no cycle.
+std::string parse_topology_conf(const std::string& text, const std::string& file,
+                                TopologyFacts* out);
+
+// Gives each node its GPUs from gres.conf: records in file order, File= ranges expanded;
+// indices follow that order, or the position of -1 in Links= when every GPU of the node
+// has a Links= row (Slurm orders GPUs that way). Nodes without gres.conf lines keep
+// gpus_known = false.
+std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nodes,
+                               std::vector<std::string>* notes);
+
+// Gres= of a node line ("gpu:a100:8,gpu:t4:2(S:0-1),mps:100") -> GPUs per type.
+std::string parse_node_gres(const std::string& value, std::map<std::string, int>* gpus);
+
+}  // namespace topo
+}  // namespace hived

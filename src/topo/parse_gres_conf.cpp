@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// gres.conf (Name=gpu lines and AutoDetect) -> GresConf, and GresConf + slurm.conf
+// nodes -> each node's GPUs.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "topo/conf_lines.h"
+#include "topo/hostlist.h"
+#include "topo/parse.h"
+
+namespace hived {
+namespace topo {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string parse_links(const std::string& value, std::vector<int>* out) {
+  size_t start = 0;
+  int self = 0;
+  for (;;) {
+    size_t comma = value.find(',', start);
+    std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    long long v;
+    if (item == "-1") {
+      out->push_back(-1);
+      self++;
+    } else if (parse_count(item, 1000, &v)) {
+      out->push_back(static_cast<int>(v));
+    } else {
+      return "'" + item + "' is not a link count (-1, 0 or a positive number)";
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (self != 1) return "needs exactly one -1 (the GPU itself), got " + std::to_string(self);
+  return "";
+}
+
+}  // namespace
+
+std::string parse_gres_conf(const std::string& text, const std::string& file, GresConf* out,
+                            std::vector<std::string>* notes) {
+  for (const ConfLine& cl : split_conf_lines(text)) {
+    std::string where = where_of(file, cl.line);
+    GresGpuRecord r;
+    r.where = where;
+    std::string name, autodetect, files_text, count_text, cores_text, links_text;
+    bool has_nodes = false;
+    for (const ConfToken& t : cl.tokens) {
+      if (!t.has_value) return where + ": '" + t.key + "' is not Key=Value";
+      if (key_is(t.key, "NodeName")) {
+        std::string err = expand_hostlist(t.value, &r.nodes);
+        if (!err.empty()) return where + ": NodeName: " + err;
+        has_nodes = true;
+      } else if (key_is(t.key, "Name")) {
+        name = t.value;
+      } else if (key_is(t.key, "Type")) {
+        r.type = t.value;
+      } else if (key_is(t.key, "File") || key_is(t.key, "Files") || key_is(t.key, "MultipleFiles")) {
+        files_text = t.value;
+      } else if (key_is(t.key, "Count")) {
+        count_text = t.value;
+      } else if (key_is(t.key, "Cores") || key_is(t.key, "CPUs")) {
+        cores_text = t.value;
+      } else if (key_is(t.key, "Links")) {
+        links_text = t.value;
+      } else if (key_is(t.key, "AutoDetect")) {
+        autodetect = lower(t.value);
+        if (autodetect != "off" && autodetect != "nvml" && autodetect != "rsmi" && autodetect != "oneapi")
+          return where + ": AutoDetect: must be off, nvml, rsmi or oneapi, got '" + t.value + "'";
+      } else if (key_is(t.key, "Flags")) {
+        // Environment flags only; no bearing on cells.
+      } else {
+        return where + ": " + t.key + ": unknown gres.conf key";
+      }
+    }
+    if (!autodetect.empty()) {
+      if (!has_nodes) {
+        out->autodetect[""] = autodetect;
+        out->autodetect_where = where;
+      }
+      for (const auto& n : r.nodes) out->autodetect[n] = autodetect;
+    }
+    if (name.empty()) {
+      if (autodetect.empty()) return where + ": Name: required key is missing";
+      continue;
+    }
+    if (!key_is(name, "gpu")) continue;  // mps, shard, nic: not cells
+    if (!files_text.empty()) {
+      std::string err = expand_hostlist(files_text, &r.files);
+      if (!err.empty()) return where + ": File: " + err;
+      std::set<std::string> uniq(r.files.begin(), r.files.end());
+      if (uniq.size() != r.files.size()) return where + ": File: a device is listed twice";
+    }
+    if (!count_text.empty()) {
+      long long c;
+      if (!parse_count(count_text, 100000, &c) || c == 0)
+        return where + ": Count: must be a positive integer, got '" + count_text + "'";
+      if (!r.files.empty() && static_cast<size_t>(c) != r.files.size())
+        return where + ": Count: is " + count_text + " but File= names " +
+               std::to_string(r.files.size()) + " devices";
+      r.count = static_cast<int>(c);
+    } else if (!r.files.empty()) {
+      r.count = static_cast<int>(r.files.size());
+    } else {
+      return where + ": File: a GPU line needs File= (or Count=)";
+    }
+    if (!cores_text.empty()) {
+      std::string err = parse_int_ranges(cores_text, 1 << 20, &r.cores);
+      if (!err.empty()) return where + ": Cores: " + err;
+    }
+    if (!links_text.empty()) {
+      if (r.count != 1) return where + ": Links: a Links= row describes one GPU, but this line has " +
+                               std::to_string(r.count);
+      std::string err = parse_links(links_text, &r.links);
+      if (!err.empty()) return where + ": Links: " + err;
+    }
+    out->gpus.push_back(std::move(r));
+  }
+  (void)notes;
+  return "";
+}
+
+std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nodes,
+                               std::vector<std::string>* notes) {
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < nodes->size(); i++) by_name[(*nodes)[i].name] = i;
+  std::vector<std::vector<const GresGpuRecord*>> recs(nodes->size());
+  std::set<std::string> unknown;
+  for (const auto& r : gres.gpus) {
+    if (r.nodes.empty()) {
+      for (auto& v : recs) v.push_back(&r);
+      continue;
+    }
+    for (const auto& n : r.nodes) {
+      auto it = by_name.find(n);
+      if (it == by_name.end()) {
+        unknown.insert(n);
+        continue;
+      }
+      recs[it->second].push_back(&r);
+    }
+  }
+  if (!unknown.empty())
+    notes->push_back("gres.conf names nodes slurm.conf does not define: " +
+                     compress_hostlist(std::vector<std::string>(unknown.begin(), unknown.end())));
+  std::vector<std::string> from_slurm_conf, autodetected;
+  for (size_t i = 0; i < nodes->size(); i++) {
+    NodeFacts& n = (*nodes)[i];
+    if (recs[i].empty()) {
+      int total = 0;
+      for (const auto& c : n.configured) total += c.second;
+      if (total == 0) continue;
+      auto ad = gres.autodetect.find(n.name);
+      if (ad == gres.autodetect.end()) ad = gres.autodetect.find("");
+      if (ad != gres.autodetect.end() && ad->second != "off")
+        autodetected.push_back(n.name);
+      else
+        from_slurm_conf.push_back(n.name);
+      continue;
+    }
+    n.gpus.clear();
+    n.gpus_known = true;
+    bool all_links = true;
+    for (const GresGpuRecord* r : recs[i]) {
+      for (int k = 0; k < r->count; k++) {
+        GpuFact g;
+        g.type = r->type;
+        g.file = r->files.empty() ? "" : r->files[k];
+        g.cores = r->cores;
+        g.links = r->links;
+        g.where = r->where;
+        if (g.links.empty()) all_links = false;
+        n.gpus.push_back(std::move(g));
+      }
+    }
+    int max_core = n.sockets * n.cores_per_socket;
+    for (size_t k = 0; k < n.gpus.size(); k++) {
+      GpuFact& g = n.gpus[k];
+      g.index = static_cast<int>(k);
+      for (int c : g.cores)
+        if (c >= max_core)
+          return g.where + ": Cores: core " + std::to_string(c) + " does not exist on node '" + n.name +
+                 "' (" + std::to_string(n.sockets) + " sockets x " + std::to_string(n.cores_per_socket) +
+                 " cores)";
+      if (!g.links.empty() && g.links.size() != n.gpus.size())
+        return g.where + ": Links: has " + std::to_string(g.links.size()) + " entries but node '" +
+               n.name + "' has " + std::to_string(n.gpus.size()) + " GPUs";
+    }
+    if (all_links) {
+      std::vector<int> seen(n.gpus.size(), 0);
+      for (auto& g : n.gpus) {
+        int self = static_cast<int>(std::find(g.links.begin(), g.links.end(), -1) - g.links.begin());
+        if (seen[self]++)
+          return g.where + ": Links: two GPUs of node '" + n.name + "' put -1 at position " +
+                 std::to_string(self);
+        g.index = self;
+      }
+      std::sort(n.gpus.begin(), n.gpus.end(),
+                [](const GpuFact& a, const GpuFact& b) { return a.index < b.index; });
+    }
+  }
+  if (!from_slurm_conf.empty())
+    notes->push_back("no gres.conf lines for " + compress_hostlist(from_slurm_conf) +
+                     ": their GPUs come from slurm.conf Gres= without core or link data");
+  if (!autodetected.empty())
+    notes->push_back("GPUs of " + compress_hostlist(autodetected) +
+                     " are autodetected by slurmd: the files give no core or link data for them");
+  return "";
+}
+
+}  // namespace topo
+}  // namespace hived

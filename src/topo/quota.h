@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// An account's GPU limit in Slurm's accounting (sacctmgr ... GrpTRES=gres/gpu=N or
+// gres/gpu:<type>=N) as HiveD virtual cells of the cluster's cell types.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/spec.h"
+
+namespace hived {
+namespace topo {
+
+struct GpuTres {
+  std::string type;  // "" for gres/gpu (any model)
+  long long count = 0;
+};
+
+// The gres/gpu entries of a TRES list ("cpu=64,gres/gpu=16,gres/gpu:a100=8"); other
+// TRES are skipped. Errors name the entry.
+std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>* out);
+
+// *out = a VC named `account` whose virtual cells hold exactly the GPUs of `grptres`,
+// largest aligned cells first (on 8-GPU nodes of two 4-GPU sockets, 12 GPUs = one node
+// + one socket), taking only what spec.vcs have not already been promised (the
+// engine's safety rule). A typed limit uses that model's chains; gres/gpu=N (minus the
+// typed limits) uses the one model that has no typed limit. Returns "" or why the
+// limit cannot be expressed: unknown model, several models for an untyped limit, or
+// more GPUs than remain (over-commit).
+std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
+                        const std::string& grptres, VcSpec* out);
+
+}  // namespace topo
+}  // namespace hived

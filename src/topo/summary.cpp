@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "topo/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "topo/chain_table.h"
+#include "topo/hostlist.h"
+
+namespace hived {
+namespace topo {
+namespace {
+
+std::string pad_right(const std::string& s, size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
+std::string pad_left(const std::string& s, size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
+
+std::string plural(int64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+void list(const char* title, const std::vector<std::string>& items, std::string* o) {
+  if (items.empty()) return;
+  *o += std::string(title) + ":\n";
+  for (const auto& i : items) *o += "  " + i + "\n";
+}
+
+}  // namespace
+
+std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* report) {
+  std::string o;
+  ChainTable t;
+  std::string err = build_chain_table(spec, &t);
+  if (!err.empty()) return "cell hierarchy: invalid: " + err + "\n";
+  int64_t gpus = 0;
+  std::vector<std::string> nodes;
+  for (const auto& ch : t.chains) {
+    gpus += ch.levels[1].cells;
+    for (const auto& n : ch.nodes)
+      if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+  }
+  o += "cell hierarchy: " + plural(static_cast<int64_t>(t.chains.size()), "chain", "chains") + ", " +
+       plural(static_cast<int64_t>(nodes.size()), "node", "nodes") + ", " + plural(gpus, "GPU", "GPUs") + "\n";
+  for (const auto& ch : t.chains) {
+    o += "chain " + ch.top + ": " + std::to_string(ch.levels[1].cells) + " " + ch.leaf + " GPUs on " +
+         (ch.nodes.empty() ? std::string("unnamed nodes") : compress_hostlist(ch.nodes)) + "\n";
+    size_t w = 4;
+    for (int l = 1; l <= ch.top_level(); l++) w = std::max(w, ch.levels[l].type.size());
+    o += "  level  " + pad_right("cell type", w) + "  cells  " + pad_right("children", w + 4) + "  GPUs/cell\n";
+    for (int l = ch.top_level(); l >= 1; l--) {
+      const ChainLevelInfo& L = ch.levels[l];
+      std::string kids = l > 1 ? std::to_string(L.children) + " x " + ch.levels[l - 1].type : "";
+      o += "  " + pad_left(std::to_string(l), 5) + "  " + pad_right(L.type, w) + "  " +
+           pad_left(std::to_string(L.cells), 5) + "  " + pad_right(kids, w + 4) + "  " +
+           pad_left(std::to_string(L.leaves), 9);
+      if (l == ch.node_level) o += "  node level";
+      if (l == ch.top_level() && l != ch.node_level) {
+        std::vector<std::string> addr;
+        for (const auto& a : ch.top_addresses)
+          if (!a.empty()) addr.push_back(a);
+        if (!addr.empty()) o += "  " + compress_hostlist(addr);
+      }
+      o += "\n";
+    }
+  }
+  if (!spec.vcs.empty()) {
+    o += "virtual clusters:\n";
+    for (const auto& vc : spec.vcs) {
+      std::string cells;
+      int64_t total = 0;
+      std::string leaf;
+      bool mixed = false;
+      for (const auto& v : vc.virtual_cells) {
+        int chain = -1, level = 0;
+        std::string e = resolve_cell_path(t, v.cell_type, &chain, &level);
+        cells += (cells.empty() ? "" : " + ") + std::to_string(v.count) + " x " + v.cell_type;
+        if (!e.empty()) {
+          cells += " (" + e + ")";
+          continue;
+        }
+        int64_t n = v.count * t.chains[chain].levels[level].leaves;
+        cells += " (" + std::to_string(n) + ")";
+        total += n;
+        if (!leaf.empty() && leaf != t.chains[chain].leaf) mixed = true;
+        leaf = t.chains[chain].leaf;
+      }
+      if (!vc.pinned_cells.empty())
+        cells += (cells.empty() ? "" : " + ") + plural(static_cast<int64_t>(vc.pinned_cells.size()), "pinned cell", "pinned cells");
+      o += "  " + vc.name + ": " + (cells.empty() ? "no cells" : cells) + " = " + std::to_string(total) + " " +
+           (mixed || leaf.empty() ? std::string("GPUs") : leaf + " GPUs") +
+           (vc.where.compare(0, 9, "sacctmgr.") == 0 ? " [from sacctmgr GrpTRES]" : "") + "\n";
+    }
+  }
+  if (report) {
+    o += "derived nodes: " + (report->derived_nodes.empty() ? "none" : compress_hostlist(report->derived_nodes)) +
+         "; nodes from hived.conf: " +
+         (report->explicit_nodes.empty() ? "none" : compress_hostlist(report->explicit_nodes)) + "\n";
+    if (!report->derived_types.empty()) {
+      std::string s;
+      for (const auto& x : report->derived_types) s += (s.empty() ? "" : ", ") + x;
+      o += "derived cell types: " + s + "\n";
+    }
+    if (!report->reused_types.empty()) {
+      std::string s;
+      for (const auto& x : report->reused_types) s += (s.empty() ? "" : ", ") + x;
+      o += "hived.conf cell types used for derived nodes: " + s + "\n";
+    }
+    list("problems", report->problems, &o);
+    std::vector<std::string> mm;
+    for (const auto& m : report->mismatches) mm.push_back(m.message);
+    list("nodes whose GRES disagrees with their cells", mm, &o);
+    list("notes", report->notes, &o);
+  }
+  return o;
+}
+
+}  // namespace topo
+}  // namespace hived
