@@ -37,6 +37,31 @@ static const char *replay_bin;
 static char *scenarios[MAX_SCENARIOS];
 static int n_scenarios;
 
+/* Memory of one test, freed when it ends (the sanitizer build checks for leaks). */
+static void **scratch;
+static size_t n_scratch;
+
+static void *remember(void *p)
+{
+	void **grown = realloc(scratch, (n_scratch + 1) * sizeof(*scratch));
+
+	if (!grown) {
+		fprintf(stderr, "test_scenarios: out of memory\n");
+		exit(EXIT_FAILURE);
+	}
+	scratch = grown;
+	scratch[n_scratch++] = p;
+	return p;
+}
+
+static void forget_all(void)
+{
+	while (n_scratch)
+		free(scratch[--n_scratch]);
+	free(scratch);
+	scratch = NULL;
+}
+
 struct lines {
 	char **line;
 	int n;
@@ -54,6 +79,27 @@ static char *path_join(const char *a, const char *b)
 	}
 	snprintf(p, n, "%s/%s", a, b);
 	return p;
+}
+
+static char *tmp_join(const char *a, const char *b)
+{
+	return remember(path_join(a, b));
+}
+
+/* Check passes messages through a pipe of limited size: long texts (a sanitizer
+ * report on stderr, a big status line) are cut to their first bytes. */
+static const char *clip(const char *s)
+{
+	static char buf[4][1024];
+	static int k;
+	char *b = buf[k++ % 4];
+
+	if (!s)
+		return "(null)";
+	if (strlen(s) < sizeof(buf[0]))
+		return s;
+	snprintf(b, sizeof(buf[0]), "%.1000s...", s);
+	return b;
 }
 
 static int file_exists(const char *path)
@@ -82,7 +128,7 @@ static char *read_all(const char *path)
 	} while (got > 0);
 	fclose(f);
 	buf[len] = '\0';
-	return buf;
+	return remember(buf);
 }
 
 /* Splits text into lines, optionally dropping the blank and '#' lines that the
@@ -108,6 +154,8 @@ static struct lines split_lines(char *text, int skip_comments)
 		ck_assert_ptr_nonnull(l.line);
 		l.line[l.n++] = s;
 	}
+	if (l.line)
+		remember(l.line);
 	return l;
 }
 
@@ -223,17 +271,17 @@ static void check_config_error(const char *name, const char *dir, const char *wa
 	while (n && (want[n - 1] == '\n' || want[n - 1] == '\r'))
 		want[--n] = '\0';
 	ck_assert_msg(n > 0, "%s: expect-config-error.txt is empty", name);
-	r = run_replay(dir, file_exists(path_join(dir, "events.jsonl")));
+	r = run_replay(dir, file_exists(tmp_join(dir, "events.jsonl")));
 	ck_assert_msg(r.status == 2, "%s: config should be rejected (exit 2), got exit %d\n"
-		      "stdout: %s\nstderr: %s", name, r.status, r.out, r.err);
+		      "stdout: %s\nstderr: %s", name, r.status, clip(r.out), clip(r.err));
 	ck_assert_msg(r.err && strstr(r.err, want),
-		      "%s: config error lacks \"%s\"\nstderr: %s", name, want, r.err);
+		      "%s: config error lacks \"%s\"\nstderr: %s", name, clip(want), clip(r.err));
 }
 
 static void check_expected(const char *name, const char *dir)
 {
-	char *events_text = read_all(path_join(dir, "events.jsonl"));
-	char *expected_text = read_all(path_join(dir, "expected.jsonl"));
+	char *events_text = read_all(tmp_join(dir, "events.jsonl"));
+	char *expected_text = read_all(tmp_join(dir, "expected.jsonl"));
 	struct lines events, expected, actual;
 	struct run r;
 	int i;
@@ -259,20 +307,20 @@ static void check_expected(const char *name, const char *dir)
 				     "invariant-violated"),
 			      "%s: invariant violated after event %d\n  event:    %s\n"
 			      "  violation: %s", name, i,
-			      i > 0 && i - 1 < events.n ? events.line[i - 1] : "(start)",
-			      actual.line[i]);
+			      clip(i > 0 && i - 1 < events.n ? events.line[i - 1] : "(start)"),
+			      clip(actual.line[i]));
 		ck_assert_msg(act && json_subset(exp, act, where, sizeof(where)),
 			      "%s: event %d mismatch at %s\n  event:    %s\n"
 			      "  expected: %s\n  actual:   %s", name, i + 1,
 			      where[0] ? where : "top level",
-			      i < events.n ? events.line[i] : "?",
-			      expected.line[i], actual.line[i]);
+			      clip(i < events.n ? events.line[i] : "?"),
+			      clip(expected.line[i]), clip(actual.line[i]));
 		json_decref(exp);
 		json_decref(act);
 	}
 	ck_assert_msg(r.status == 0, "%s: hived-replay exit %d after %d lines\n"
 		      "  last output: %s\n  stderr: %s", name, r.status, actual.n,
-		      actual.n ? actual.line[actual.n - 1] : "(none)", r.err);
+		      clip(actual.n ? actual.line[actual.n - 1] : "(none)"), clip(r.err));
 	ck_assert_msg(actual.n == expected.n,
 		      "%s: %d output lines for %d expected lines (%d events)",
 		      name, actual.n, expected.n, events.n);
@@ -283,14 +331,15 @@ static void check_expected(const char *name, const char *dir)
 START_TEST(test_scenario)
 {
 	const char *name = scenarios[_i];
-	char *dir = path_join(scenario_root, name);
-	char *want = path_join(dir, "expect-config-error.txt");
+	char *dir = tmp_join(scenario_root, name);
+	char *want = tmp_join(dir, "expect-config-error.txt");
 
-	ck_assert_msg(file_exists(path_join(dir, "config.json")), "%s: no config.json", name);
+	ck_assert_msg(file_exists(tmp_join(dir, "config.json")), "%s: no config.json", name);
 	if (file_exists(want))
 		check_config_error(name, dir, want);
 	else
 		check_expected(name, dir);
+	forget_all();
 }
 END_TEST
 
