@@ -17,7 +17,7 @@ struct BenchVc {
 };
 
 struct BenchCluster {
-  int gpus = 0;   // actual: whole racks, so at least the requested number
+  int gpus = 0;  // actual: whole racks, so at least the requested number
   int nodes = 0;
   int racks = 0;
   std::vector<BenchVc> vcs;

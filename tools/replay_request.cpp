@@ -36,10 +36,17 @@ std::string ReadString(const json_t *v, const std::string &field, std::string *o
 }
 
 bool IsKnownKey(const char *key, RequestKind kind) {
-  static const char *const kCommon[] = {
-      "op",         "job",           "vc",           "priority",       "leafCellType",
-      "pinnedCellId", "withinCellType", "lazyPreemptionEnable", "distinctNodes",
-      "allowedNodes", "members"};
+  static const char *const kCommon[] = {"op",
+                                        "job",
+                                        "vc",
+                                        "priority",
+                                        "leafCellType",
+                                        "pinnedCellId",
+                                        "withinCellType",
+                                        "lazyPreemptionEnable",
+                                        "distinctNodes",
+                                        "allowedNodes",
+                                        "members"};
   for (const char *k : kCommon) {
     if (strcmp(key, k) == 0) return true;
   }
@@ -49,8 +56,7 @@ bool IsKnownKey(const char *key, RequestKind kind) {
 
 }  // namespace
 
-std::string JobRequest::Parse(const json_t *event, const hived_engine *engine,
-                              RequestKind kind) {
+std::string JobRequest::Parse(const json_t *event, const hived_engine *engine, RequestKind kind) {
   const char *key;
   json_t *value;
   json_object_foreach(const_cast<json_t *>(event), key, value) {

@@ -46,8 +46,8 @@ std::string CheckKeys(const json_t *event, std::initializer_list<const char *> a
   return "";
 }
 
-std::string StringField(const json_t *event, const char *field, bool required,
-                        std::string *out, bool *present) {
+std::string StringField(const json_t *event, const char *field, bool required, std::string *out,
+                        bool *present) {
   const json_t *v = json_object_get(event, field);
   if (present != nullptr) *present = false;
   if (v == nullptr || json_is_null(v)) return required ? std::string(field) + ": missing" : "";
@@ -193,8 +193,8 @@ json_t *ReplaySession::AddRunning(const json_t *event) {
   std::string err = r.Parse(event, engine_, RequestKind::kAddRunning);
   if (!err.empty()) return Rejected(JobOf(event), err);
   int demoted = 0;
-  hived_rc rc = hived_add_running(engine_, &r.request(), r.pods().data(), r.pods().size(),
-                                  &demoted);
+  hived_rc rc =
+      hived_add_running(engine_, &r.request(), r.pods().data(), r.pods().size(), &demoted);
   if (rc != HIVED_OK) return EngineError(r.job().c_str(), rc);
   job_names_.insert(r.job());
   json_t *out = json_object();
