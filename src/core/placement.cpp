@@ -415,6 +415,9 @@ bool Engine::PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_r
   if (!vch && pinned_root == kNone) return false;
   int within = WithinLevel(chains_[chain], req.within_type);
   if (within < 0) return false;
+  // A VC without cells at the asked level (node cells, a job asking for one rack):
+  // binding decides the racks, and CommitGuaranteed checks the physical result.
+  if (within > chains_[chain].node_level && pinned_root == kNone && vch->cells_at_level[within].empty()) within = 0;
   VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}};
   view.Prepare();
   Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes);

@@ -279,6 +279,20 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::
     if (p.bad || (!req.allowed.empty() && !req.allowed[p.node])) ok = false;
     if (p.job >= 0 && jobs_[p.job].guaranteed()) ok = false;  // cannot happen while bindings are exclusive
   }
+  if (ok && !req.within_type.empty()) {
+    // Every GPU inside one physical cell of the asked type.
+    const Chain& ch = chains_[chain];
+    int wl = 0;
+    for (int l = 1; l <= ch.levels; l++)
+      if (ch.level_type[l] == req.within_type) wl = l;
+    CellId common = kNone;
+    for (CellId p : pleaves) {
+      CellId a = p;
+      while (a != kNone && pcells_[a].level < wl) a = pcells_[a].parent;
+      if (common == kNone) common = a;
+      if (a != common) ok = false;
+    }
+  }
   if (ok && req.distinct_nodes) {
     std::vector<Pod> pods = SplitPods(req, pleaves, pcells_);
     for (const auto& p : pods) {

@@ -127,13 +127,16 @@ static int _apply(char *text, const char *path)
 
 	rc = hived_settings_load(text, &new_settings, err, sizeof(err));
 	if (rc != HIVED_OK) {
-		error("select/hived: %s: %s", path, err);
+		error("select/hived: %s: %s%s", path, err, engine ?
+		      "; the previous hived.conf stays in force" :
+		      "; GPU jobs are placed by cons_tres alone");
 		return SLURM_ERROR;
 	}
 	if (!engine) {
 		rc = hived_engine_new(text, &engine, err, sizeof(err));
 		if (rc != HIVED_OK) {
-			error("select/hived: %s: %s", path, err);
+			error("select/hived: %s: %s; GPU jobs are placed by cons_tres alone",
+			      path, err);
 			hived_settings_free(new_settings);
 			return SLURM_ERROR;
 		}

@@ -20,3 +20,20 @@ clean-e2e-cluster:
 	-test ! -d tests/e2e/cluster || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster
 	-rm -rf tests/e2e/cluster
 .PHONY: clean-e2e-cluster
+
+# select/hived decisions in a real slurmctld (issue 4): VC guarantee, preemption,
+# racks, node health, kill -9 restart, refused reload.
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_select
+TESTS += tests/e2e/test_select
+endif
+tests_e2e_test_select_SOURCES = tests/e2e/test_select.c tests/e2e/run.c tests/e2e/run.h
+tests_e2e_test_select_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
+tests_e2e_test_select_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_select_LDADD = $(CHECK_LIBS)
+
+clean-e2e-cluster: clean-e2e-select
+clean-e2e-select:
+	-test ! -d tests/e2e/cluster-select || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-select
+	-rm -rf tests/e2e/cluster-select
+.PHONY: clean-e2e-select

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_select.c - select/hived decisions in a real slurmctld.
+ *
+ * One local cluster (scripts/hived-cluster: 4 nodes x 8 fake GPUs, 2 sockets,
+ * 2 racks of 2 nodes, MariaDB + slurmdbd, preempt/qos) and the hived.conf the
+ * script writes: vc1 owns 2 node cells, vc2 1 node cell, vc3 2 socket cells;
+ * QOS scavenger is opportunistic; QOS high preempts normal preempts scavenger.
+ * Each test starts from an empty queue and cancels what it submitted.
+ * Needs root (exit 77 otherwise).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+
+#define NODES 4
+#define GPUS 8
+#define MAXJ 64
+
+static char srcdir[2048], builddir[2048], clusterdir[2200];
+
+typedef struct {
+	int n;			/* nodes */
+	char node[NODES][32];
+	int gpus[NODES][GPUS];
+	int cnt[NODES];
+} alloc_t;
+
+static char *job_line(int id)
+{
+	char *out = NULL;
+
+	if (run(&out, "scontrol -d -o show job %d", id) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static bool job_has(int id, const char *text)
+{
+	char *l = job_line(id);
+	bool yes = l && strstr(l, text);
+
+	free(l);
+	return yes;
+}
+
+static bool wait_job(int id, const char *text, int seconds)
+{
+	for (int i = 0; i < seconds * 2; i++) {
+		if (job_has(id, text))
+			return true;
+		usleep(500 * 1000);
+	}
+	return false;
+}
+
+static int submit(const char *args)
+{
+	char *out = NULL;
+	int id = -1;
+
+	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap 'sleep 600'",
+		args) == 0)
+		id = atoi(out);
+	ck_assert_msg(id > 0, "sbatch %s failed: %s", args, out ? out : "");
+	free(out);
+	return id;
+}
+
+/* GPUs per node from "Nodes=x ... GRES=gpu:a100:n(IDX:a-b,c)". */
+static void job_alloc(int id, alloc_t *a)
+{
+	char *l = job_line(id), *p;
+
+	memset(a, 0, sizeof(*a));
+	ck_assert_msg(l, "job %d unknown", id);
+	for (p = strstr(l, " Nodes="); p; p = strstr(p + 1, " Nodes=")) {
+		char nodes[256], list[256], *hosts = NULL, *h, *save = NULL;
+		char *gres = strstr(p, "(IDX:");
+		int idx[GPUS], cnt;
+
+		if (!gres || sscanf(p, " Nodes=%255s", nodes) != 1 ||
+		    sscanf(gres, "(IDX:%255[0-9,-])", list) != 1)
+			continue;
+		cnt = parse_index_list(list, idx, GPUS);
+		ck_assert_int_eq(run(&hosts, "scontrol show hostnames '%s'",
+				     nodes), 0);
+		for (h = strtok_r(hosts, "\n", &save); h;
+		     h = strtok_r(NULL, "\n", &save)) {
+			ck_assert(a->n < NODES);
+			snprintf(a->node[a->n], sizeof(a->node[0]), "%s", h);
+			memcpy(a->gpus[a->n], idx, sizeof(int) * cnt);
+			a->cnt[a->n++] = cnt;
+		}
+		free(hosts);
+	}
+	free(l);
+}
+
+static int running_gpus_of(const char *account)
+{
+	char *out = NULL;
+	int total = 0, id;
+	char *p, *save = NULL;
+
+	ck_assert_int_eq(run(&out, "squeue -h -t R -A %s -o %%i", account), 0);
+	for (p = strtok_r(out, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		alloc_t a;
+
+		id = atoi(p);
+		job_alloc(id, &a);
+		for (int i = 0; i < a.n; i++)
+			total += a.cnt[i];
+	}
+	free(out);
+	return total;
+}
+
+/* text must not contain a single quote. */
+static bool log_has(const char *text)
+{
+	return run(NULL, "grep -qF -- '%s' '%s/log/slurmctld.log'", text,
+		   clusterdir) == 0;
+}
+
+static void cancel_all(void)
+{
+	run(NULL, "scancel -u root");
+	for (int i = 0; i < 120; i++) {
+		char *out = NULL;
+		run(&out, "squeue -h -o %%i");
+		bool empty = !out || !out[0];
+		free(out);
+		if (empty)
+			return;
+		usleep(500 * 1000);
+	}
+	ck_abort_msg("jobs still queued 60 s after scancel");
+}
+
+/* Before each test: an empty queue, if a cluster is up at all. */
+static void clean_queue(void)
+{
+	if (run(NULL, "scontrol ping 2>/dev/null | grep -q 'is UP'") == 0)
+		cancel_all();
+}
+
+static int rack_of(const char *node)
+{
+	return (atoi(node + 4) - 1) / 2;	/* node1,2 -> 0; node3,4 -> 1 */
+}
+
+START_TEST(test_up)
+{
+	char *out = NULL;
+	int rc = run(&out,
+		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
+		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
+		     "--select hived --priority multifactor "
+		     "--plugin-dir '%s/src/slurm/.libs'",
+		     srcdir, clusterdir, NODES, GPUS, builddir);
+
+	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
+	free(out);
+	ck_assert(log_has("select/hived: loaded"));
+}
+END_TEST
+
+/*
+ * The sharing anomaly: vc3 (8 GPUs of quota as two socket cells) floods the
+ * queue first; vc1's 8-GPU job still starts at once on a whole node, and vc3
+ * holds exactly its two sockets.
+ */
+START_TEST(test_vc_guarantee)
+{
+	int flood[12], big, i;
+	alloc_t a;
+	int socket_seen[NODES * 2] = { 0 }, sockets = 0;
+	char *out = NULL;
+
+	for (i = 0; i < 12; i++)
+		flood[i] = submit("-A vc3 -N1 --gres=gpu:1");
+	big = submit("-A vc1 -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(big, "JobState=RUNNING", 60),
+		      "vc1's 8-GPU job did not start behind vc3's flood");
+	job_alloc(big, &a);
+	ck_assert_int_eq(a.n, 1);
+	ck_assert_int_eq(a.cnt[0], 8);
+	sleep(2);
+	ck_assert_int_eq(running_gpus_of("vc3"), 8);
+	for (i = 0; i < 12; i++) {
+		if (!job_has(flood[i], "JobState=RUNNING"))
+			continue;
+		job_alloc(flood[i], &a);
+		int s = (atoi(a.node[0] + 4) - 1) * 2 + a.gpus[0][0] / 4;
+		ck_assert_msg(strcmp(a.node[0], "") && s < NODES * 2, "bad node");
+		if (!socket_seen[s]++)
+			sockets++;
+	}
+	ck_assert_msg(sockets == 2, "vc3's 1-GPU jobs span %d sockets, its cells are 2 sockets",
+		      sockets);
+	/* The jobs over quota say why they wait. */
+	ck_assert_int_eq(run(&out, "squeue -h -t PD -A vc3 -o %%i | head -1"), 0);
+	ck_assert_msg(out && atoi(out) > 0, "no vc3 job pending");
+	ck_assert_msg(job_has(atoi(out), "SystemComment=hived: VC 'vc3' quota is in use"),
+		      "pending vc3 job %d does not say its quota is in use", atoi(out));
+	free(out);
+	cancel_all();
+}
+END_TEST
+
+/* Idle cells run opportunistic jobs; the owner's job preempts one. */
+START_TEST(test_opportunistic_preempted)
+{
+	int opp[NODES], own, i, requeued = 0;
+
+	for (i = 0; i < NODES; i++)
+		opp[i] = submit("-A vc3 --qos=scavenger -N1 --gres=gpu:8");
+	for (i = 0; i < NODES; i++)
+		ck_assert_msg(wait_job(opp[i], "JobState=RUNNING", 60),
+			      "opportunistic job %d did not start on idle cells", opp[i]);
+	own = submit("-A vc2 -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(own, "JobState=RUNNING", 90),
+		      "vc2's guaranteed job did not preempt an opportunistic one");
+	for (i = 0; i < NODES; i++)
+		if (!job_has(opp[i], "JobState=RUNNING"))
+			requeued++;
+	ck_assert_int_eq(requeued, 1);
+	ck_assert(log_has("preempts 1 job(s) for its cells"));
+	cancel_all();
+}
+END_TEST
+
+/* Inside one VC, a higher-priority job preempts a lower-priority one. */
+START_TEST(test_priority_preemption)
+{
+	int low[2], high, i, gone = 0;
+
+	for (i = 0; i < 2; i++)
+		low[i] = submit("-A vc1 -N1 --gres=gpu:8");
+	for (i = 0; i < 2; i++)
+		ck_assert(wait_job(low[i], "JobState=RUNNING", 60));
+	high = submit("-A vc1 --qos=high -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(high, "JobState=RUNNING", 90),
+		      "vc1's high-priority job did not preempt its own normal job");
+	for (i = 0; i < 2; i++)
+		if (!job_has(low[i], "JobState=RUNNING"))
+			gone++;
+	ck_assert_int_eq(gone, 1);
+	cancel_all();
+}
+END_TEST
+
+/* --switches=1: a 2-node job stays in one rack cell. */
+START_TEST(test_rack_job)
+{
+	int id = submit("-A vc1 -N2 --gres=gpu:8 --switches=1");
+	alloc_t a;
+
+	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	job_alloc(id, &a);
+	ck_assert_int_eq(a.n, 2);
+	ck_assert_msg(rack_of(a.node[0]) == rack_of(a.node[1]),
+		      "2-node job on %s and %s: two racks", a.node[0], a.node[1]);
+	ck_assert_int_eq(a.cnt[0] + a.cnt[1], 16);
+	cancel_all();
+}
+END_TEST
+
+/* A DOWN node's cells are bad; RESUME makes them healthy again. */
+START_TEST(test_node_down_and_back)
+{
+	int id[NODES], i;
+	alloc_t a;
+
+	ck_assert_int_eq(run(NULL, "scontrol update nodename=node4 state=down reason=hived-test"), 0);
+	for (i = 0; i < NODES; i++)
+		id[i] = submit("-A vc2 --qos=scavenger -N1 --gres=gpu:8");
+	for (i = 0; i < NODES - 1; i++)
+		ck_assert(wait_job(id[i], "JobState=RUNNING", 60));
+	sleep(3);
+	ck_assert_msg(!job_has(id[NODES - 1], "JobState=RUNNING"),
+		      "a job ran while only 3 nodes were healthy");
+	for (i = 0; i < NODES - 1; i++) {
+		job_alloc(id[i], &a);
+		ck_assert_msg(strcmp(a.node[0], "node4"), "job %d placed on DOWN node4", id[i]);
+	}
+	ck_assert(log_has("node node4 is DOWN"));
+	ck_assert_int_eq(run(NULL, "scontrol update nodename=node4 state=resume"), 0);
+	ck_assert_msg(wait_job(id[NODES - 1], "JobState=RUNNING", 90),
+		      "node4's cells did not come back after RESUME");
+	job_alloc(id[NODES - 1], &a);
+	ck_assert_str_eq(a.node[0], "node4");
+	cancel_all();
+}
+END_TEST
+
+static void restart_ctld(void)
+{
+	char *pid = NULL, path[2400];
+
+	snprintf(path, sizeof(path), "%s/run/slurmctld.pid", clusterdir);
+	pid = read_file(path);
+	ck_assert_msg(pid && atoi(pid) > 0, "no slurmctld pid file");
+	ck_assert_int_eq(run(NULL, "kill -9 %d", atoi(pid)), 0);
+	for (int i = 0; i < 40 && pid_alive(atoi(pid)); i++)
+		usleep(250 * 1000);
+	free(pid);
+	/* Started the way hived-cluster starts it, so "down" stops it too. */
+	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' setsid slurmctld -f \"$SLURM_CONF\" "
+			     "</dev/null >>'%s/log/slurmctld.out' 2>&1 &",
+			     clusterdir, clusterdir), 0);
+	for (int i = 0; i < 60; i++) {
+		if (run(NULL, "scontrol ping | grep -q 'is UP'") == 0)
+			return;
+		usleep(500 * 1000);
+	}
+	ck_abort_msg("slurmctld did not come back after kill -9");
+}
+
+/* kill -9 slurmctld: running jobs keep their GPUs, and nothing is double-booked. */
+START_TEST(test_restart_keeps_cells)
+{
+	int a1 = submit("-A vc1 -N1 --gres=gpu:8");
+	int c1 = submit("-A vc3 -N1 --gres=gpu:4");
+	int later;
+	alloc_t before_a, before_c, after, l;
+
+	ck_assert(wait_job(a1, "JobState=RUNNING", 60));
+	ck_assert(wait_job(c1, "JobState=RUNNING", 60));
+	job_alloc(a1, &before_a);
+	job_alloc(c1, &before_c);
+	sleep(4);	/* let slurmctld write its job state */
+	restart_ctld();
+	ck_assert(wait_job(a1, "JobState=RUNNING", 30));
+	job_alloc(a1, &after);
+	ck_assert_str_eq(after.node[0], before_a.node[0]);
+	ck_assert(log_has("cells rebuilt from Slurm"));
+	/* vc3 has one socket left: a new 4-GPU job must not land on c1's GPUs. */
+	later = submit("-A vc3 -N1 --gres=gpu:4");
+	ck_assert(wait_job(later, "JobState=RUNNING", 60));
+	job_alloc(later, &l);
+	if (!strcmp(l.node[0], before_c.node[0]))
+		for (int i = 0; i < l.cnt[0]; i++)
+			for (int k = 0; k < before_c.cnt[0]; k++)
+				ck_assert_msg(l.gpus[0][i] != before_c.gpus[0][k],
+					      "GPU %d of %s given twice after restart",
+					      l.gpus[0][i], l.node[0]);
+	/* and vc3's quota is full: a third 4-GPU job waits. */
+	int third = submit("-A vc3 -N1 --gres=gpu:4");
+	sleep(4);
+	ck_assert(!job_has(third, "JobState=RUNNING"));
+	cancel_all();
+}
+END_TEST
+
+/* A broken hived.conf on reconfigure: the old one stays, the log says why. */
+START_TEST(test_reconfigure_bad_conf)
+{
+	char conf[2400];
+	int id;
+
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", clusterdir);
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.good' && echo '{\"virtualClusters\": [' > '%s'",
+			     conf, conf, conf), 0);
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	sleep(2);
+	ck_assert_int_eq(run(NULL, "mv '%s.good' '%s'", conf, conf), 0);
+	ck_assert_msg(log_has("the previous hived.conf stays in force"),
+		      "no log line about the refused hived.conf");
+	ck_assert(run(NULL, "scontrol ping | grep -q 'is UP'") == 0);
+	id = submit("-A vc2 -N1 --gres=gpu:2");
+	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	ck_assert_msg(log_has("VC=vc2 class=guaranteed"),
+		      "vc2's job was not placed by HiveD after the refused reload");
+	cancel_all();
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+}
+END_TEST
+
+START_TEST(test_down)
+{
+	char *out = NULL;
+
+	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
+			  srcdir, clusterdir) == 0, "down failed: %s", out);
+	free(out);
+	ck_assert(run(NULL, "scontrol ping >/dev/null 2>&1") != 0);
+}
+END_TEST
+
+int main(void)
+{
+	const char *s = getenv("HIVED_SRCDIR"), *b = getenv("HIVED_BUILDDIR");
+	Suite *suite;
+	TCase *tc;
+	SRunner *sr;
+	int failed;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_select: needs root for a local Slurm cluster; skipped\n");
+		return 77;
+	}
+	snprintf(srcdir, sizeof(srcdir), "%s", s ? s : HIVED_SRCDIR_DEFAULT);
+	snprintf(builddir, sizeof(builddir), "%s", b ? b : HIVED_BUILDDIR_DEFAULT);
+	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster-select", builddir);
+	setenv("SLURM_CONF", "", 1);
+	{
+		char conf[2400];
+		snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
+		setenv("SLURM_CONF", conf, 1);
+	}
+	suite = suite_create("select");
+	tc = tcase_create("select");
+	tcase_set_timeout(tc, 900);
+	tcase_add_checked_fixture(tc, clean_queue, NULL);
+	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_vc_guarantee);
+	tcase_add_test(tc, test_opportunistic_preempted);
+	tcase_add_test(tc, test_priority_preemption);
+	tcase_add_test(tc, test_rack_job);
+	tcase_add_test(tc, test_node_down_and_back);
+	tcase_add_test(tc, test_restart_keeps_cells);
+	tcase_add_test(tc, test_reconfigure_bad_conf);
+	tcase_add_test(tc, test_down);
+	suite_add_tcase(suite, tc);
+	sr = srunner_create(suite);
+	/* One cluster for all: tests run in order in this process. */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	/* Never leave daemons behind, whatever failed. */
+	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1", srcdir, clusterdir);
+	return failed ? 1 : 0;
+}
