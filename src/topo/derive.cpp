@@ -513,7 +513,7 @@ void Deriver::Switches() {
         if (r == 2) broken_kids.push_back(c);
       }
       if (!broken_kids.empty()) {
-        notes_.Add("switch '" + s.name + "' is not a " + model + " cell: switch '" + broken_kids[0] +
+        notes_.Add("switch '" + s.name + "' is not a cell of " + model + " GPUs: switch '" + broken_kids[0] +
                    "' below it is not");
         for (auto& k : kids) orphans->push_back(std::move(k));
         return 2;

@@ -114,9 +114,19 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
   std::map<std::pair<std::string, size_t>, size_t> index;
   std::vector<std::pair<bool, size_t>> order;  // (is_group, index)
   std::vector<std::string> plain;
-  for (const auto& n : names) {
+  auto split = [](const std::string& n) {
     size_t d = n.size();
     while (d > 0 && isdigit(static_cast<unsigned char>(n[d - 1]))) d--;
+    return d;
+  };
+  // Zero-padded widths per prefix: "gpu10" joins "gpu08" (width 2), not "gpu9".
+  std::map<std::string, std::vector<size_t>> padded;
+  for (const auto& n : names) {
+    size_t d = split(n);
+    if (n.size() - d > 1 && n.size() - d <= 9 && n[d] == '0') padded[n.substr(0, d)].push_back(n.size() - d);
+  }
+  for (const auto& n : names) {
+    size_t d = split(n);
     size_t digits = n.size() - d;
     if (digits == 0 || digits > 9) {
       order.push_back({false, plain.size()});
@@ -125,6 +135,10 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
     }
     std::string num = n.substr(d);
     size_t width = (num.size() > 1 && num[0] == '0') ? num.size() : 0;
+    if (!width) {
+      const auto& w = padded[n.substr(0, d)];
+      if (std::find(w.begin(), w.end(), num.size()) != w.end()) width = num.size();
+    }
     auto key = std::make_pair(n.substr(0, d), width);
     auto it = index.find(key);
     if (it == index.end()) {

@@ -98,7 +98,7 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
   for (const ConfLine& cl : split_conf_lines(text)) {
     const ConfToken& first = cl.tokens[0];
     std::string where = where_of(file, cl.line);
-    if (key_is(first.key, "Include") || key_is(first.key, "include")) {
+    if (key_is(first.key, "Include")) {
       notes->push_back(where + ": Include is not followed; node lines in the included file are not seen");
       continue;
     }

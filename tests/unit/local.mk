@@ -7,3 +7,16 @@ TESTS += tests/unit/test_config
 tests_unit_test_config_SOURCES = tests/unit/test_config.cpp
 tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_config_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+# --- src/topo: cells derived from Slurm's files and hwloc
+check_PROGRAMS += tests/unit/test_topo tests/unit/test_topo_hwloc
+TESTS += tests/unit/test_topo tests/unit/test_topo_hwloc
+tests_unit_test_topo_SOURCES = tests/unit/test_topo.cpp tests/unit/topo_test_util.h
+tests_unit_test_topo_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) \
+	-DHIVED_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_topo_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+tests_unit_test_topo_hwloc_SOURCES = tests/unit/test_topo_hwloc.cpp tests/unit/topo_test_util.h \
+	src/topo/hwloc_facts.h src/topo/hwloc_facts.cpp
+tests_unit_test_topo_hwloc_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS) \
+	-DHIVED_TOP_SRCDIR='"$(abs_top_srcdir)"' -DHIVED_TOP_BUILDDIR='"$(abs_top_builddir)"'
+tests_unit_test_topo_hwloc_LDADD = libhived.la $(CHECK_LIBS) $(HWLOC_LIBS) $(JANSSON_LIBS)
