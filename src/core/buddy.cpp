@@ -140,16 +140,20 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
     FreeErase(c);
     return c;
   }
+  // Split a higher cell only from the surplus the VCs' higher cells leave; a
+  // partly bad cell may be split for its healthy part.
   for (int j = level + 1; j <= ch.levels; j++) {
     CellId h = pick_healthy(j);
+    if (h == kNone)
+      for (CellId x : ch.free_bad[j])
+        if (allowed_cell(x) && HealthyDesc(x, level) > 0) {
+          h = x;
+          break;
+        }
     if (h != kNone && CanSplitSafely(chain, j, level)) return split_to(h, level);
   }
-  // Relaxed: a bad cell at this level, else plain buddy over anything.
-  for (int j = level; j <= ch.levels; j++) {
-    for (const auto* set : {&ch.free_clean[j], &ch.free_busy[j], &ch.free_bad[j]})
-      for (CellId x : *set)
-        if (allowed_cell(x)) return split_to(x, level);
-  }
+  // Nothing healthy to spare: the VC's cell stays unbound (and shows as doomed)
+  // rather than taking a cell another VC's guarantee needs.
   return kNone;
 }
 

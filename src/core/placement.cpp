@@ -54,6 +54,7 @@ struct VirtualView {
     e.scratch_count_[c] = r;
     return r;
   }
+  int Guaranteed(CellId) const { return 0; }
   int32_t UnitNode(CellId u) const {
     CellId p = e.vcells_[u].bound;
     return p == kNone ? -1 : e.pcells_[p].node;
@@ -146,6 +147,11 @@ struct PhysicalView {
   CellId Parent(CellId c) const { return e.pcells_[c].parent; }
   bool LeafUsable(CellId l) const { return e.pcells_[l].job < 0 && !e.pcells_[l].bad; }
   std::pair<int, int> Count(CellId c) const { return {e.pcells_[c].avail, 0}; }
+  // GPUs of the unit that guaranteed jobs hold: opportunistic work keeps away.
+  int Guaranteed(CellId u) const {
+    const PCell& p = e.pcells_[u];
+    return static_cast<int>(e.chains_[chain].desc[p.level][1]) - p.avail - p.opp - p.bad;
+  }
   int32_t UnitNode(CellId u) const { return e.pcells_[u].node; }
   bool UnitOk(CellId u) const {
     int32_t n = e.pcells_[u].node;
@@ -190,14 +196,22 @@ class Placer {
     const int ul = v_.UnitLevel();
     if (within_level > 0 && within_level <= ul) return PlaceInOneCell(pods, total, within_level, leaves);
     if (pods.size() == 1 && within_level == 0) {
-      bool ok = false;
+      // Spread: the emptiest unit without guaranteed work, else the one with the
+      // least; scanning from the emptiest, the first without any is the best.
+      CellId best = kNone;
+      int best_g = 0;
       v_.ForEachUnit(pods[0].size, pack_, [&](CellId u) {
         if (!v_.UnitOk(u) || Eff(u) < pods[0].size) return false;
-        Pick(u, pods[0].size, &(*leaves)[pods[0].index]);
-        ok = true;
-        return true;
+        int g = pack_ ? 0 : v_.Guaranteed(u);
+        if (best == kNone || g < best_g) {
+          best = u;
+          best_g = g;
+        }
+        return best_g == 0;
       });
-      return ok;
+      if (best == kNone) return false;
+      Pick(best, pods[0].size, &(*leaves)[pods[0].index]);
+      return true;
     }
     int top = v_.TopLevel();
     int lo = within_level > ul ? within_level : ul + 1;
@@ -368,7 +382,14 @@ class Placer {
           int32_t n = v_.UnitNode(units[i]);
           if (n >= 0 && std::find(nodes_used.begin(), nodes_used.end(), n) != nodes_used.end()) continue;
         }
-        if (best < 0 || (pack_ ? rem[i] < rem[best] : rem[i] > rem[best])) best = static_cast<int>(i);
+        if (best < 0) {
+          best = static_cast<int>(i);
+        } else if (pack_) {
+          if (rem[i] < rem[best]) best = static_cast<int>(i);
+        } else {
+          int gi = v_.Guaranteed(units[i]), gb = v_.Guaranteed(units[best]);
+          if (gi < gb || (gi == gb && rem[i] > rem[best])) best = static_cast<int>(i);
+        }
       }
       if (best < 0) return false;
       rem[best] -= pods[p].size;

@@ -94,6 +94,12 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   for (int c : *chains) {
     const Chain& ch = chains_[c];
     int64_t unit = ch.desc[ch.node_level][1];
+    if (!req.within_type.empty()) {
+      int64_t within_leaves = 0;
+      for (int l = 1; l <= ch.levels; l++)
+        if (ch.level_type[l] == req.within_type) within_leaves = ch.desc[l][1];
+      if (total > within_leaves) continue;  // the whole job must fit one such cell
+    }
     int64_t cap = 0;
     if (req.priority >= 0 && req.pinned_id.empty()) {
       for (const auto& vch : vcs_[vc].chains)
@@ -489,6 +495,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
   job.leaf_type = req.leaf_type;
   job.seq = rj.seq ? rj.seq : next_seq_++;
   if (rj.seq >= next_seq_) next_seq_ = rj.seq + 1;
+  job.priority = guaranteed ? req.priority : -1;  // virtual leaves are counted per priority
   job.live = true;
   job_index_[req.job] = slot;
   for (const auto& pl : leaves) {
