@@ -793,6 +793,34 @@ START_TEST(json_round_trip) {
 }
 END_TEST
 
+// slurm_conf_examples/derived: the documented example derives what its README shows
+// and its VCs (written with derived type names) load.
+START_TEST(derived_example) {
+  ConfTexts t;
+  t.slurm_conf = read_fixture("slurm_conf_examples/derived/slurm.conf");
+  t.gres_conf = read_fixture("slurm_conf_examples/derived/gres.conf");
+  t.topology_conf = read_fixture("slurm_conf_examples/derived/topology.conf");
+  std::vector<NodeFacts> nodes;
+  TopologyFacts topo;
+  std::vector<std::string> notes;
+  ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes));
+  ck_assert(notes.empty());
+  hived::Config cfg;
+  ck_assert_ok(hived::parse_hived_conf(read_fixture("slurm_conf_examples/derived/hived.conf"), &cfg));
+  ck_assert(cfg.cluster.cell_types.empty());
+  ClusterConfig cc;
+  ck_assert_ok(build_cluster_config(nodes, topo, cfg.cluster, {{"ml", "gres/gpu=6"}}, &cc));
+  ck_assert_sstr_eq(types_text(cc.spec), "A100-PAIR=a100*2 A100-SOCKET=A100-PAIR*2 A100-NODE=A100-SOCKET*2[n] "
+                                         "A100-RACK=A100-NODE*4 A100-SPINE=A100-RACK*2");
+  ck_assert(cc.quota_errors.empty());
+  ck_assert(cc.report.problems.empty() && cc.report.notes.empty() && cc.report.mismatches.empty());
+  std::string readme = read_fixture("slurm_conf_examples/derived/README.md");
+  size_t from = cc.summary.find("chain "), to = cc.summary.find("  ml: ");
+  ck_assert_has(readme, cc.summary.substr(from, to - from));
+  ck_assert_ok(build_engine(cc.spec));
+}
+END_TEST
+
 Suite* topo_suite() {
   Suite* s = suite_create("topo");
   TCase* parse = tcase_create("parse");
@@ -825,6 +853,7 @@ Suite* topo_suite() {
   tcase_add_test(q, quota_respects_other_vcs);
   tcase_add_test(q, quota_models_and_errors);
   tcase_add_test(q, cluster_config_end_to_end);
+  tcase_add_test(q, derived_example);
   suite_add_tcase(s, q);
   TCase* out = tcase_create("output");
   tcase_add_test(out, summary_text);
