@@ -95,11 +95,13 @@ int node_mode(const hived::topo::HwlocOptions& opts, bool json) {
   for (auto& g : plain.gpus) g.pcie_path.clear();
   hived::ClusterSpec plain_spec;
   DeriveReport plain_report;
-  if (derive_cluster({plain}, TopologyFacts(), hived::ClusterSpec(), &plain_spec, &plain_report).empty() &&
+  if (derive_cluster({plain}, TopologyFacts(), hived::ClusterSpec(), &plain_spec, &plain_report)
+          .empty() &&
       spec_to_hived_conf(plain_spec) != spec_to_hived_conf(spec))
     node.notes.push_back(
         "PCIe switches shape these cells but gres.conf cannot carry them: put the cellTypes of "
-        "'hived-topo --json' into hived.conf and the plugin uses them for every node of this shape");
+        "'hived-topo --json' into hived.conf and the plugin uses them for every node of this "
+        "shape");
   if (json) {
     for (const auto& n : node.notes) fprintf(stderr, "hived-topo: %s\n", n.c_str());
     if (node.facts.gpus.empty()) {
@@ -115,11 +117,12 @@ int node_mode(const hived::topo::HwlocOptions& opts, bool json) {
     return 0;
   }
   const NodeFacts& n = node.facts;
-  std::string o = "# hived-topo: node " + n.name + " (" +
-                  (opts.xml_path.empty() ? std::string("hwloc, this machine") : "hwloc XML " + opts.xml_path) +
-                  "): " + count(n.sockets, "socket") + " x " + count(n.cores_per_socket, "core") + " x " +
-                  count(n.threads_per_core, "thread") + ", " + count(static_cast<int>(n.gpus.size()), "GPU") +
-                  "\n";
+  std::string o =
+      "# hived-topo: node " + n.name + " (" +
+      (opts.xml_path.empty() ? std::string("hwloc, this machine") : "hwloc XML " + opts.xml_path) +
+      "): " + count(n.sockets, "socket") + " x " + count(n.cores_per_socket, "core") + " x " +
+      count(n.threads_per_core, "thread") + ", " + count(static_cast<int>(n.gpus.size()), "GPU") +
+      "\n";
   for (const auto& note : node.notes) o += "# " + note + "\n";
   o += "# slurm.conf: " + slurm_conf_node_line(n) + "\n";
   if (n.gpus.empty()) {
@@ -149,7 +152,8 @@ int cluster_mode(const ClusterArgs& a, bool json) {
   }
   // Slurm keeps gres.conf and topology.conf next to slurm.conf.
   std::string gres = a.gres_conf, topo = a.topology_conf;
-  if (gres.empty() && exists(dir_of(a.slurm_conf) + "/gres.conf")) gres = dir_of(a.slurm_conf) + "/gres.conf";
+  if (gres.empty() && exists(dir_of(a.slurm_conf) + "/gres.conf"))
+    gres = dir_of(a.slurm_conf) + "/gres.conf";
   if (topo.empty() && exists(dir_of(a.slurm_conf) + "/topology.conf"))
     topo = dir_of(a.slurm_conf) + "/topology.conf";
   if ((!gres.empty() && !read_file(gres, &texts.gres_conf, &err)) ||
@@ -180,7 +184,8 @@ int cluster_mode(const ClusterArgs& a, bool json) {
       if (json) {
         for (const auto& n : notes) fprintf(stderr, "hived-topo: %s\n", n.c_str());
         for (const auto& p : cc.report.problems) fprintf(stderr, "hived-topo: %s\n", p.c_str());
-        for (const auto& m : cc.report.mismatches) fprintf(stderr, "hived-topo: %s\n", m.message.c_str());
+        for (const auto& m : cc.report.mismatches)
+          fprintf(stderr, "hived-topo: %s\n", m.message.c_str());
         for (const auto& q : cc.quota_errors) fprintf(stderr, "hived-topo: %s\n", q.c_str());
         if (ok) fputs(cc.hived_conf_json.c_str(), stdout);
       } else {
@@ -219,26 +224,48 @@ int main(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "x:n:t:js:g:T:H:q:h", kOpts, nullptr)) != -1) {
     switch (c) {
-      case 'x': hw.xml_path = optarg; break;
-      case 'n': hw.node_name = optarg; break;
-      case 't': hw.gpu_type = optarg; break;
-      case 'j': json = true; break;
-      case 's': ca.slurm_conf = optarg; break;
-      case 'g': ca.gres_conf = optarg; break;
-      case 'T': ca.topology_conf = optarg; break;
-      case 'H': ca.hived_conf = optarg; break;
+      case 'x':
+        hw.xml_path = optarg;
+        break;
+      case 'n':
+        hw.node_name = optarg;
+        break;
+      case 't':
+        hw.gpu_type = optarg;
+        break;
+      case 'j':
+        json = true;
+        break;
+      case 's':
+        ca.slurm_conf = optarg;
+        break;
+      case 'g':
+        ca.gres_conf = optarg;
+        break;
+      case 'T':
+        ca.topology_conf = optarg;
+        break;
+      case 'H':
+        ca.hived_conf = optarg;
+        break;
       case 'q': {
         std::string q = optarg;
         size_t eq = q.find('=');
         if (eq == std::string::npos || eq == 0) {
-          fprintf(stderr, "hived-topo: --quota %s: expected ACCOUNT=GRPTRES (e.g. vc1=gres/gpu=16)\n", optarg);
+          fprintf(stderr,
+                  "hived-topo: --quota %s: expected ACCOUNT=GRPTRES (e.g. vc1=gres/gpu=16)\n",
+                  optarg);
           return 2;
         }
         ca.quotas.push_back({q.substr(0, eq), q.substr(eq + 1)});
         break;
       }
-      case 'h': fputs(kUsage, stdout); return 0;
-      default: fputs(kUsage, stderr); return 2;
+      case 'h':
+        fputs(kUsage, stdout);
+        return 0;
+      default:
+        fputs(kUsage, stderr);
+        return 2;
     }
   }
   if (optind < argc) {
@@ -248,11 +275,16 @@ int main(int argc, char** argv) {
   bool cluster = !ca.slurm_conf.empty();
   bool node = !hw.xml_path.empty() || !hw.node_name.empty() || !hw.gpu_type.empty();
   if (cluster && node) {
-    fprintf(stderr, "hived-topo: --xml/--node/--type describe one node; --slurm-conf a cluster: not both\n");
+    fprintf(
+        stderr,
+        "hived-topo: --xml/--node/--type describe one node; --slurm-conf a cluster: not both\n");
     return 2;
   }
-  if (!cluster && (!ca.gres_conf.empty() || !ca.topology_conf.empty() || !ca.hived_conf.empty() || !ca.quotas.empty())) {
-    fprintf(stderr, "hived-topo: --gres-conf, --topology-conf, --hived-conf and --quota need --slurm-conf\n");
+  if (!cluster && (!ca.gres_conf.empty() || !ca.topology_conf.empty() || !ca.hived_conf.empty() ||
+                   !ca.quotas.empty())) {
+    fprintf(
+        stderr,
+        "hived-topo: --gres-conf, --topology-conf, --hived-conf and --quota need --slurm-conf\n");
     return 2;
   }
   return cluster ? cluster_mode(ca, json) : node_mode(hw, json);

@@ -18,7 +18,8 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
     if (it == types.end()) return pc.where + ".cellType: unknown cell type '" + pc.cell_type + "'";
     std::vector<const CellTypeSpec*> down;
     for (const CellTypeSpec* t = it->second; t;) {
-      if (down.size() > types.size()) return it->second->where + ".childCellType: cell types form a cycle";
+      if (down.size() > types.size())
+        return it->second->where + ".childCellType: cell types form a cycle";
       down.push_back(t);
       auto c = types.find(t->child_type);
       t = c == types.end() ? nullptr : c->second;
@@ -56,9 +57,11 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
     }
     bool pinned = !s.pinned_id.empty();
     if (s.children.empty() || level == 1) {
-      for (int l = level - 1; l >= 1; l--) ch.levels[l].cells += ch.levels[level].leaves / ch.levels[l].leaves;
+      for (int l = level - 1; l >= 1; l--)
+        ch.levels[l].cells += ch.levels[level].leaves / ch.levels[l].leaves;
       if (!pinned)
-        for (int l = level; l >= 1; l--) (*free)[l] += ch.levels[level].leaves / ch.levels[l].leaves;
+        for (int l = level; l >= 1; l--)
+          (*free)[l] += ch.levels[level].leaves / ch.levels[l].leaves;
       return pinned;
     }
     std::vector<int64_t> below(level + 1, 0);
@@ -82,7 +85,8 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
   return "";
 }
 
-std::string resolve_cell_path(const ChainTable& t, const std::string& path, int* chain, int* level) {
+std::string resolve_cell_path(const ChainTable& t, const std::string& path, int* chain,
+                              int* level) {
   std::vector<std::string> parts;
   size_t start = 0;
   for (;;) {

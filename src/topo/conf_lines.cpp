@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "topo/conf_lines.h"
 
-#include <cctype>
 #include <strings.h>
+
+#include <cctype>
 
 namespace hived {
 namespace topo {
@@ -48,7 +49,8 @@ std::vector<ConfLine> split_conf_lines(const std::string& text) {
       if (i >= logical.size()) break;
       ConfToken t;
       size_t k = i;
-      while (k < logical.size() && logical[k] != '=' && !isspace(static_cast<unsigned char>(logical[k])))
+      while (k < logical.size() && logical[k] != '=' &&
+             !isspace(static_cast<unsigned char>(logical[k])))
         k++;
       t.key = logical.substr(i, k - i);
       i = k;
@@ -76,7 +78,9 @@ std::vector<ConfLine> split_conf_lines(const std::string& text) {
 
 bool key_is(const std::string& key, const char* name) { return strcasecmp(key.c_str(), name) == 0; }
 
-std::string where_of(const std::string& file, int line) { return file + ":" + std::to_string(line); }
+std::string where_of(const std::string& file, int line) {
+  return file + ":" + std::to_string(line);
+}
 
 bool parse_count(const std::string& s, long long max, long long* out) {
   if (s.empty() || s.size() > 18) return false;

@@ -17,15 +17,17 @@
 namespace hived {
 namespace topo {
 
-std::string leaf_model(const std::string& gres_type) { return gres_type.empty() ? "gpu" : gres_type; }
+std::string leaf_model(const std::string& gres_type) {
+  return gres_type.empty() ? "gpu" : gres_type;
+}
 
 namespace {
 
 // A derived cell type. Names are given on creation, so children are named first.
 struct DType {
   std::string model;
-  std::string kind;  // NODE, SOCKET, PAIR, QUAD, GROUPn, RACK, SPINE, SWITCHn
-  std::string tag;   // node shape tag when the model has several node shapes
+  std::string kind;   // NODE, SOCKET, PAIR, QUAD, GROUPn, RACK, SPINE, SWITCHn
+  std::string tag;    // node shape tag when the model has several node shapes
   std::string child;  // child type name (derived or hived.conf) or the GPU model
   int count = 0;
   bool node_level = false;
@@ -105,16 +107,17 @@ class Deriver {
   std::vector<DType> types_;
   std::map<std::string, size_t> by_key_, by_name_;
   std::vector<NodeModel> nms_;
-  std::vector<std::string> models_;  // in order of first appearance
+  std::vector<std::string> models_;                             // in order of first appearance
   std::map<std::string, std::vector<std::string>> shape_keys_;  // model -> keys in order
-  std::map<std::string, std::vector<Item>> items_;                // model -> node cells
+  std::map<std::string, std::vector<Item>> items_;              // model -> node cells
   std::vector<Item> tops_;
   std::deque<GpuFact> synthesized_;  // GPUs of nodes known only from slurm.conf
 };
 
 // Leaf model and GPUs of an explicit node-level type; -1 leaves if it is not a chain.
-std::pair<std::string, int64_t> explicit_shape(const std::map<std::string, const CellTypeSpec*>& types,
-                                               const std::string& name, std::vector<int>* counts) {
+std::pair<std::string, int64_t> explicit_shape(
+    const std::map<std::string, const CellTypeSpec*>& types, const std::string& name,
+    std::vector<int>* counts) {
   int64_t leaves = 1;
   std::string t = name;
   for (size_t steps = 0; steps <= types.size(); steps++) {
@@ -189,8 +192,8 @@ void Deriver::Mismatch(const std::string& node, const std::string& model, int ex
   m.model = model;
   m.expected = expected;
   m.found = found;
-  m.message = "node " + node + " has " + std::to_string(found) + " " + model + " GPUs but " + what + " " +
-              std::to_string(expected) +
+  m.message = "node " + node + " has " + std::to_string(found) + " " + model + " GPUs but " + what +
+              " " + std::to_string(expected) +
               (m.missing() ? " (a GPU is missing: the node is a bad cell until it is back)"
                            : " (the extra GPUs get no cells)");
   report_->mismatches.push_back(m);
@@ -253,11 +256,13 @@ void Deriver::CollectNodeModels() {
         if (found != rest) Mismatch(n.name, "gpu", rest, found, "slurm.conf Gres= configures");
       } else if (!others.empty()) {
         for (const auto& m : others)
-          notes_.Add("gres.conf lists " + m + " GPUs that slurm.conf Gres= does not give the node: no cells for them",
+          notes_.Add("gres.conf lists " + m +
+                         " GPUs that slurm.conf Gres= does not give the node: no cells for them",
                      n.name);
       }
       for (const auto& c : expected)
-        if (!actual.count(c.first) && std::find(actual_order.begin(), actual_order.end(), c.first) == actual_order.end())
+        if (!actual.count(c.first) &&
+            std::find(actual_order.begin(), actual_order.end(), c.first) == actual_order.end())
           actual_order.push_back(c.first);
     }
     std::set<int> used;
@@ -266,8 +271,9 @@ void Deriver::CollectNodeModels() {
       auto e = expected.find(m);
       if (e == expected.end() || e->second <= 0) continue;
       if (m.find('.') != std::string::npos) {
-        report_->problems.push_back("GPU type '" + m + "' of node " + n.name +
-                                    " contains '.', which a hived.conf cell type path cannot name: no cells for it");
+        report_->problems.push_back(
+            "GPU type '" + m + "' of node " + n.name +
+            " contains '.', which a hived.conf cell type path cannot name: no cells for it");
         continue;
       }
       NodeModel nm;
@@ -299,8 +305,8 @@ void Deriver::CollectNodeModels() {
         if (nm.explicit_type.empty()) {
           nm.explicit_type = t.name;
         } else {
-          notes_.Add("hived.conf node types " + nm.explicit_type + " and " + t.name + " both fit; using " +
-                         nm.explicit_type,
+          notes_.Add("hived.conf node types " + nm.explicit_type + " and " + t.name +
+                         " both fit; using " + nm.explicit_type,
                      n.name);
           break;
         }
@@ -360,8 +366,8 @@ std::string Deriver::Tag(const std::string& model, int expected, const std::stri
 }
 
 std::string Deriver::MakeType(DType t) {
-  std::string key = t.model + "|" + t.kind + "|" + t.tag + "|" + t.child + "|" + std::to_string(t.count) +
-                    "|" + (t.node_level ? "n" : "");
+  std::string key = t.model + "|" + t.kind + "|" + t.tag + "|" + t.child + "|" +
+                    std::to_string(t.count) + "|" + (t.node_level ? "n" : "");
   auto it = by_key_.find(key);
   if (it != by_key_.end()) return types_[it->second].name;
   std::string base = upper_name(t.model) + "-" + t.kind + (t.tag.empty() ? "" : "-" + t.tag);
@@ -369,8 +375,8 @@ std::string Deriver::MakeType(DType t) {
   for (int k = 1; k < 1000; k++) tries.push_back(tries[1] + letter_suffix(k));
   for (const auto& name : tries) {
     auto e = expl_types_.find(name);
-    if (e != expl_types_.end() && e->second->child_type == t.child && e->second->child_count == t.count &&
-        e->second->is_node_level == t.node_level) {
+    if (e != expl_types_.end() && e->second->child_type == t.child &&
+        e->second->child_count == t.count && e->second->is_node_level == t.node_level) {
       t.name = name;
       t.reused = true;
       break;
@@ -504,7 +510,8 @@ void Deriver::Switches() {
         auto ci = sw.find(c);
         if (ci == sw.end()) continue;
         if (depth > topo_.switches.size()) {
-          report_->problems.push_back(s.where + ": switch '" + s.name + "' is below itself: no cells above nodes");
+          report_->problems.push_back(s.where + ": switch '" + s.name +
+                                      "' is below itself: no cells above nodes");
           return 0;
         }
         Item sub;
@@ -513,8 +520,8 @@ void Deriver::Switches() {
         if (r == 2) broken_kids.push_back(c);
       }
       if (!broken_kids.empty()) {
-        notes_.Add("switch '" + s.name + "' is not a cell of " + model + " GPUs: switch '" + broken_kids[0] +
-                   "' below it is not");
+        notes_.Add("switch '" + s.name + "' is not a cell of " + model + " GPUs: switch '" +
+                   broken_kids[0] + "' below it is not");
         for (auto& k : kids) orphans->push_back(std::move(k));
         return 2;
       }
@@ -531,9 +538,10 @@ void Deriver::Switches() {
       }
       if (type_order.size() > 1) {
         std::string list;
-        for (const auto& t : type_order) list += (list.empty() ? "" : "; ") + t + ": " + compress_hostlist(by_type[t]);
-        report_->problems.push_back(s.where + ": switch '" + s.name + "' is not a cell: its " + model +
-                                    " children have different cell types (" + list +
+        for (const auto& t : type_order)
+          list += (list.empty() ? "" : "; ") + t + ": " + compress_hostlist(by_type[t]);
+        report_->problems.push_back(s.where + ": switch '" + s.name + "' is not a cell: its " +
+                                    model + " children have different cell types (" + list +
                                     "); they stay top-level cells");
         for (auto& k : kids) orphans->push_back(std::move(k));
         return 2;
@@ -616,7 +624,8 @@ std::string Deriver::Run(ClusterSpec* out) {
 }  // namespace
 
 std::string derive_cluster(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
-                           const ClusterSpec& explicit_spec, ClusterSpec* out, DeriveReport* report) {
+                           const ClusterSpec& explicit_spec, ClusterSpec* out,
+                           DeriveReport* report) {
   DeriveReport r;
   Deriver d(nodes, topology, explicit_spec, &r);
   std::string err = d.Run(out);

@@ -37,8 +37,8 @@ namespace {
 
 // A partition of the GPUs (positions in the model's GPU list) into groups.
 struct Partition {
-  std::string source;  // "socket", "NVLink", "PCIe"
-  int rank = 0;        // tie order at equal group size: socket, NVLink, PCIe
+  std::string source;      // "socket", "NVLink", "PCIe"
+  int rank = 0;            // tie order at equal group size: socket, NVLink, PCIe
   std::vector<int> group;  // group id per position
   int size = 0;            // GPUs per group (0: uneven)
 };
@@ -68,8 +68,8 @@ std::string group_kind(int size) {
   return "GROUP" + std::to_string(size);
 }
 
-bool socket_partition(const NodeFacts& node, const std::vector<const GpuFact*>& gpus, NoteSet* notes,
-                      Partition* out) {
+bool socket_partition(const NodeFacts& node, const std::vector<const GpuFact*>& gpus,
+                      NoteSet* notes, Partition* out) {
   if (node.sockets < 2 || node.cores_per_socket < 1) return false;
   size_t with_cores = 0;
   for (const GpuFact* g : gpus) with_cores += g->cores.empty() ? 0 : 1;
@@ -96,8 +96,8 @@ bool socket_partition(const NodeFacts& node, const std::vector<const GpuFact*>& 
 }
 
 // Cliques in index order: a GPU joins the first clique whose every member it links to.
-bool nvlink_partition(const NodeFacts& node, const std::vector<const GpuFact*>& gpus, NoteSet* notes,
-                      Partition* out) {
+bool nvlink_partition(const NodeFacts& node, const std::vector<const GpuFact*>& gpus,
+                      NoteSet* notes, Partition* out) {
   size_t with_links = 0;
   for (const GpuFact* g : gpus) with_links += g->links.empty() ? 0 : 1;
   if (with_links == 0) return false;
@@ -180,13 +180,15 @@ NodeLayout layout_gpus(const NodeFacts& node, const std::vector<const GpuFact*>&
     if (c.size == n || c.size == 1) continue;  // the node itself, or single GPUs
     if (c.size == last->size) {
       if (!same(c, *last))
-        notes->Add(c.source + " groups cut across " + last->source + " groups: no " + c.source + " level",
-                   node.name);
+        notes->Add(
+            c.source + " groups cut across " + last->source + " groups: no " + c.source + " level",
+            node.name);
       continue;
     }
     if (!nests_in(c, *last)) {
-      notes->Add(c.source + " groups cut across " + last->source + " groups: no " + c.source + " level",
-                 node.name);
+      notes->Add(
+          c.source + " groups cut across " + last->source + " groups: no " + c.source + " level",
+          node.name);
       continue;
     }
     kept.push_back(c);

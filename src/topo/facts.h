@@ -13,9 +13,9 @@ namespace hived {
 namespace topo {
 
 struct GpuFact {
-  std::string type;  // GPU model as Slurm names it (gres Type=); "" when untyped
-  int index = -1;    // GPU index on the node (Slurm's gres index, the leaf's cellAddress)
-  std::string file;  // device file, for messages and gres.conf output
+  std::string type;        // GPU model as Slurm names it (gres Type=); "" when untyped
+  int index = -1;          // GPU index on the node (Slurm's gres index, the leaf's cellAddress)
+  std::string file;        // device file, for messages and gres.conf output
   std::vector<int> cores;  // Slurm core ids close to the GPU (gres Cores=); empty: unknown
   // NVLink row (gres Links=): links[j] = connections to GPU j, -1 for itself, 0 none.
   // Empty: unknown.

@@ -28,7 +28,8 @@ std::vector<std::string> gres_conf_lines(const NodeFacts& node) {
     if (!g[i].cores.empty()) line += " Cores=" + format_int_ranges(g[i].cores);
     if (!g[i].links.empty()) {
       line += " Links=";
-      for (size_t k = 0; k < g[i].links.size(); k++) line += (k ? "," : "") + std::to_string(g[i].links[k]);
+      for (size_t k = 0; k < g[i].links.size(); k++)
+        line += (k ? "," : "") + std::to_string(g[i].links[k]);
     }
     out.push_back(line);
     i = j;
@@ -48,7 +49,8 @@ std::string slurm_conf_node_line(const NodeFacts& node) {
   }
   std::string gres;
   for (const auto& t : order)
-    gres += (gres.empty() ? "" : ",") + std::string("gpu:") + (t.empty() ? "" : t + ":") + std::to_string(count[t]);
+    gres += (gres.empty() ? "" : ",") + std::string("gpu:") + (t.empty() ? "" : t + ":") +
+            std::to_string(count[t]);
   if (!gres.empty()) line += " Gres=" + gres;
   return line;
 }

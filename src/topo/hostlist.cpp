@@ -28,7 +28,8 @@ std::string expand_bracket(const std::string& body, std::vector<std::string>* ou
   size_t start = 0;
   for (;;) {
     size_t comma = body.find(',', start);
-    std::string item = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t dash = item.find('-');
     std::string lo = item.substr(0, dash);
     std::string hi = dash == std::string::npos ? lo : item.substr(dash + 1);
@@ -123,7 +124,8 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
   std::map<std::string, std::vector<size_t>> padded;
   for (const auto& n : names) {
     size_t d = split(n);
-    if (n.size() - d > 1 && n.size() - d <= 9 && n[d] == '0') padded[n.substr(0, d)].push_back(n.size() - d);
+    if (n.size() - d > 1 && n.size() - d <= 9 && n[d] == '0')
+      padded[n.substr(0, d)].push_back(n.size() - d);
   }
   for (const auto& n : names) {
     size_t d = split(n);
@@ -181,7 +183,8 @@ std::string parse_int_ranges(const std::string& text, int max_value, std::vector
   size_t start = 0;
   for (;;) {
     size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t dash = item.find('-');
     std::string lo = item.substr(0, dash);
     std::string hi = dash == std::string::npos ? lo : item.substr(dash + 1);

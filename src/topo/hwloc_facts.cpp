@@ -13,7 +13,9 @@ namespace topo {
 namespace {
 
 // Display controllers of BMCs show up as DRM GPU devices but run no jobs.
-bool bmc_vendor(unsigned vendor) { return vendor == 0x1a03 /* ASPEED */ || vendor == 0x102b /* Matrox */; }
+bool bmc_vendor(unsigned vendor) {
+  return vendor == 0x1a03 /* ASPEED */ || vendor == 0x102b /* Matrox */;
+}
 
 std::string busid(const hwloc_obj_attr_u::hwloc_pcidev_attr_s& p) {
   char buf[32];
@@ -55,8 +57,9 @@ class Topology {
 }  // namespace
 
 std::string gpu_type_from_model(const std::string& model) {
-  static const char* const kVendorWords[] = {"nvidia", "tesla", "geforce", "quadro", "amd", "radeon",
-                                             "instinct", "intel", "corporation", "(r)", "(tm)"};
+  static const char* const kVendorWords[] = {"nvidia",      "tesla",  "geforce",  "quadro",
+                                             "amd",         "radeon", "instinct", "intel",
+                                             "corporation", "(r)",    "(tm)"};
   std::vector<std::string> words;
   std::string w;
   for (size_t i = 0; i <= model.size(); i++) {
@@ -74,12 +77,16 @@ std::string gpu_type_from_model(const std::string& model) {
     for (const char* v : kVendorWords) vendor = vendor || word == v;
     if (vendor) continue;
     // Memory sizes and form factors end the model name.
-    bool size = word.size() > 2 && word.compare(word.size() - 2, 2, "gb") == 0 && isdigit(static_cast<unsigned char>(word[0]));
-    if (size || word == "pcie" || word.compare(0, 3, "sxm") == 0 || word.compare(0, 3, "hbm") == 0) break;
+    bool size = word.size() > 2 && word.compare(word.size() - 2, 2, "gb") == 0 &&
+                isdigit(static_cast<unsigned char>(word[0]));
+    if (size || word == "pcie" || word.compare(0, 3, "sxm") == 0 || word.compare(0, 3, "hbm") == 0)
+      break;
     std::string part;
     for (char c : word)
-      if (isalnum(static_cast<unsigned char>(c)) || c == '_') part += c;
-      else break;
+      if (isalnum(static_cast<unsigned char>(c)) || c == '_')
+        part += c;
+      else
+        break;
     if (!part.empty()) out += (out.empty() ? "" : "_") + part;
     if (part.size() != word.size()) break;  // "a100-sxm4-40gb": the rest is the variant
   }
@@ -108,7 +115,8 @@ std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
   n.cores_per_socket = cores > 0 ? std::max(1, cores / n.sockets) : std::max(1, pus / n.sockets);
   n.threads_per_core = cores > 0 ? std::max(1, pus / cores) : 1;
   if (cores > 0 && cores % n.sockets != 0)
-    r.notes.push_back("sockets have different core counts: Cores= may not match Slurm's core numbering");
+    r.notes.push_back(
+        "sockets have different core counts: Cores= may not match Slurm's core numbering");
 
   // GPUs: PCI devices with a GPU or co-processor OS device (one per device, however many
   // OS devices - nvml0, cuda0, card1 - the drivers create for it).
@@ -137,11 +145,13 @@ std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
     const char* model = hwloc_obj_get_info_by_name(os, "GPUModel");
     if (model && found[k].model.empty()) found[k].model = model;
     std::string name = os->name ? os->name : "";
-    if (name.compare(0, 7, "renderD") == 0 || (name.compare(0, 4, "card") == 0 && found[k].drm.empty()))
+    if (name.compare(0, 7, "renderD") == 0 ||
+        (name.compare(0, 4, "card") == 0 && found[k].drm.empty()))
       found[k].drm = name;
   }
   // NVML and Slurm number GPUs in PCI bus order.
-  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.bus < b.bus; });
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Found& a, const Found& b) { return a.bus < b.bus; });
 
   int total_cores = std::max(cores, 1);
   for (size_t i = 0; i < found.size(); i++) {
@@ -169,11 +179,13 @@ std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
         if (core && hwloc_bitmap_intersects(core->cpuset, local->cpuset)) near.push_back(c);
       }
       // All cores of a multi-socket node say nothing; Slurm reads a missing Cores= the same way.
-      if (!near.empty() && (static_cast<int>(near.size()) < total_cores || n.sockets == 1)) g.cores = near;
+      if (!near.empty() && (static_cast<int>(near.size()) < total_cores || n.sockets == 1))
+        g.cores = near;
     }
     std::vector<std::string> path;
     for (hwloc_obj_t p = obj->parent; p && p->type == HWLOC_OBJ_BRIDGE; p = p->parent)
-      if (p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI) path.push_back(busid(p->attr->bridge.upstream.pci));
+      if (p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI)
+        path.push_back(busid(p->attr->bridge.upstream.pci));
     std::reverse(path.begin(), path.end());
     g.pcie_path = path;
     n.gpus.push_back(std::move(g));
@@ -181,7 +193,8 @@ std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
   n.gpus_known = true;
   if (!found.empty()) {
     r.notes.push_back(
-        "no NVML data: Links= is omitted (hwloc does not see NVLink; with AutoDetect=nvml slurmd adds the links)");
+        "no NVML data: Links= is omitted (hwloc does not see NVLink; with AutoDetect=nvml slurmd "
+        "adds the links)");
   }
   *out = std::move(r);
   return "";

@@ -24,7 +24,8 @@ std::string parse_links(const std::string& value, std::vector<int>* out) {
   int self = 0;
   for (;;) {
     size_t comma = value.find(',', start);
-    std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     long long v;
     if (item == "-1") {
       out->push_back(-1);
@@ -61,7 +62,8 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
         name = t.value;
       } else if (key_is(t.key, "Type")) {
         r.type = t.value;
-      } else if (key_is(t.key, "File") || key_is(t.key, "Files") || key_is(t.key, "MultipleFiles")) {
+      } else if (key_is(t.key, "File") || key_is(t.key, "Files") ||
+                 key_is(t.key, "MultipleFiles")) {
         files_text = t.value;
       } else if (key_is(t.key, "Count")) {
         count_text = t.value;
@@ -71,7 +73,8 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
         links_text = t.value;
       } else if (key_is(t.key, "AutoDetect")) {
         autodetect = lower(t.value);
-        if (autodetect != "off" && autodetect != "nvml" && autodetect != "rsmi" && autodetect != "oneapi")
+        if (autodetect != "off" && autodetect != "nvml" && autodetect != "rsmi" &&
+            autodetect != "oneapi")
           return where + ": AutoDetect: must be off, nvml, rsmi or oneapi, got '" + t.value + "'";
       } else if (key_is(t.key, "Flags")) {
         // Environment flags only; no bearing on cells.
@@ -115,8 +118,9 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
       if (!err.empty()) return where + ": Cores: " + err;
     }
     if (!links_text.empty()) {
-      if (r.count != 1) return where + ": Links: a Links= row describes one GPU, but this line has " +
-                               std::to_string(r.count);
+      if (r.count != 1)
+        return where + ": Links: a Links= row describes one GPU, but this line has " +
+               std::to_string(r.count);
       std::string err = parse_links(links_text, &r.links);
       if (!err.empty()) return where + ": Links: " + err;
     }
@@ -185,9 +189,9 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
       g.index = static_cast<int>(k);
       for (int c : g.cores)
         if (c >= max_core)
-          return g.where + ": Cores: core " + std::to_string(c) + " does not exist on node '" + n.name +
-                 "' (" + std::to_string(n.sockets) + " sockets x " + std::to_string(n.cores_per_socket) +
-                 " cores)";
+          return g.where + ": Cores: core " + std::to_string(c) + " does not exist on node '" +
+                 n.name + "' (" + std::to_string(n.sockets) + " sockets x " +
+                 std::to_string(n.cores_per_socket) + " cores)";
       if (!g.links.empty() && g.links.size() != n.gpus.size())
         return g.where + ": Links: has " + std::to_string(g.links.size()) + " entries but node '" +
                n.name + "' has " + std::to_string(n.gpus.size()) + " GPUs";
@@ -195,7 +199,8 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
     if (all_links) {
       std::vector<int> seen(n.gpus.size(), 0);
       for (auto& g : n.gpus) {
-        int self = static_cast<int>(std::find(g.links.begin(), g.links.end(), -1) - g.links.begin());
+        int self =
+            static_cast<int>(std::find(g.links.begin(), g.links.end(), -1) - g.links.begin());
         if (seen[self]++)
           return g.where + ": Links: two GPUs of node '" + n.name + "' put -1 at position " +
                  std::to_string(self);

@@ -61,7 +61,8 @@ std::string parse_node_gres(const std::string& value, std::map<std::string, int>
     size_t start = 0;
     for (;;) {
       size_t colon = item.find(':', start);
-      parts.push_back(item.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+      parts.push_back(
+          item.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
       if (colon == std::string::npos) break;
       start = colon + 1;
     }
@@ -99,7 +100,8 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
     const ConfToken& first = cl.tokens[0];
     std::string where = where_of(file, cl.line);
     if (key_is(first.key, "Include")) {
-      notes->push_back(where + ": Include is not followed; node lines in the included file are not seen");
+      notes->push_back(where +
+                       ": Include is not followed; node lines in the included file are not seen");
       continue;
     }
     if (!key_is(first.key, "NodeName")) continue;
@@ -110,13 +112,20 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
       const ConfToken& t = cl.tokens[i];
       if (!t.has_value) return where + ": '" + t.key + "' is not Key=Value";
       std::string err;
-      if (key_is(t.key, "Sockets")) err = set_number(t, where, &k.sockets);
-      else if (key_is(t.key, "SocketsPerBoard")) err = set_number(t, where, &k.sockets_per_board);
-      else if (key_is(t.key, "Boards")) err = set_number(t, where, &k.boards);
-      else if (key_is(t.key, "CoresPerSocket")) err = set_number(t, where, &k.cores);
-      else if (key_is(t.key, "ThreadsPerCore")) err = set_number(t, where, &k.threads);
-      else if (key_is(t.key, "CPUs") || key_is(t.key, "Procs")) err = set_number(t, where, &k.cpus);
-      else if (key_is(t.key, "Gres")) k.gres = t.value, k.gres_set = true;
+      if (key_is(t.key, "Sockets"))
+        err = set_number(t, where, &k.sockets);
+      else if (key_is(t.key, "SocketsPerBoard"))
+        err = set_number(t, where, &k.sockets_per_board);
+      else if (key_is(t.key, "Boards"))
+        err = set_number(t, where, &k.boards);
+      else if (key_is(t.key, "CoresPerSocket"))
+        err = set_number(t, where, &k.cores);
+      else if (key_is(t.key, "ThreadsPerCore"))
+        err = set_number(t, where, &k.threads);
+      else if (key_is(t.key, "CPUs") || key_is(t.key, "Procs"))
+        err = set_number(t, where, &k.cpus);
+      else if (key_is(t.key, "Gres"))
+        k.gres = t.value, k.gres_set = true;
       if (!err.empty()) return err;
     }
     if (is_default) {

@@ -51,7 +51,8 @@ std::string parse_topology_conf(const std::string& text, const std::string& file
       if (c == s.name) return s.where + ": Switches: switch '" + c + "' lists itself";
       auto ins = parent.emplace(c, s.name);
       if (!ins.second)
-        return s.where + ": Switches: switch '" + c + "' is already below switch '" + ins.first->second + "'";
+        return s.where + ": Switches: switch '" + c + "' is already below switch '" +
+               ins.first->second + "'";
     }
   // With one parent each, a cycle is a switch that reaches itself going up.
   for (const auto& s : t.switches) {

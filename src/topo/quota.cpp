@@ -17,17 +17,20 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
   size_t start = 0;
   while (start <= grptres.size()) {
     size_t comma = grptres.find(',', start);
-    std::string item = grptres.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        grptres.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? grptres.size() + 1 : comma + 1;
     if (item.empty()) continue;
     size_t eq = item.find('=');
     if (eq == std::string::npos) return "GrpTRES: '" + item + "' is not TRES=count";
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
-    if (strncasecmp(name.c_str(), "gres/gpu", 8) != 0 || (name.size() > 8 && name[8] != ':')) continue;
+    if (strncasecmp(name.c_str(), "gres/gpu", 8) != 0 || (name.size() > 8 && name[8] != ':'))
+      continue;
     GpuTres t;
     t.type = name.size() > 8 ? name.substr(9) : "";
     if (name.size() > 8 && t.type.empty()) return "GrpTRES: '" + item + "' has an empty GPU type";
-    if (!parse_count(value, 100000000, &t.count)) return "GrpTRES: " + name + ": '" + value + "' is not a GPU count";
+    if (!parse_count(value, 100000000, &t.count))
+      return "GrpTRES: " + name + ": '" + value + "' is not a GPU count";
     std::string key = t.type;
     for (char& c : key) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
     if (seen[key]) return "GrpTRES: " + name + " is given twice";
@@ -53,7 +56,8 @@ std::string path_of(const ChainInfo& ch, int level) {
 // Level-`l` cells the demand needs (cells at l and above, counted in level-l cells).
 int64_t need_at(const ChainInfo& ch, const ChainDemand& d, int l) {
   int64_t n = 0;
-  for (int j = l; j <= ch.top_level(); j++) n += d.cells[j] * (ch.levels[j].leaves / ch.levels[l].leaves);
+  for (int j = l; j <= ch.top_level(); j++)
+    n += d.cells[j] * (ch.levels[j].leaves / ch.levels[l].leaves);
   return n;
 }
 
@@ -103,15 +107,15 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
     std::string list;
     for (const auto& mm : models) list += (list.empty() ? "" : ", ") + mm;
     if (m.empty())
-      return who + ": GrpTRES gres/gpu:" + x.type + ": no cells have GPU model '" + x.type + "' (models: " +
-             (list.empty() ? "none" : list) + ")";
+      return who + ": GrpTRES gres/gpu:" + x.type + ": no cells have GPU model '" + x.type +
+             "' (models: " + (list.empty() ? "none" : list) + ")";
     want.push_back({m, x.count});
     typed += x.count;
   }
   if (untyped >= 0) {
     if (untyped < typed)
-      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) + " is less than its typed limits (" +
-             std::to_string(typed) + ")";
+      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
+             " is less than its typed limits (" + std::to_string(typed) + ")";
     long long rest = untyped - typed;
     std::vector<std::string> open;
     for (const auto& m : models) {
@@ -120,12 +124,13 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       if (!has) open.push_back(m);
     }
     if (rest > 0 && open.empty() && want.empty())
-      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) + ": the cluster has no GPU cells";
+      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
+             ": the cluster has no GPU cells";
     if (rest > 0 && open.size() > 1) {
       std::string list;
       for (const auto& m : open) list += (list.empty() ? "" : ", ") + m;
-      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) + " does not say which GPU model (" + list +
-             "); give gres/gpu:<model>=N for each";
+      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
+             " does not say which GPU model (" + list + "); give gres/gpu:<model>=N for each";
     }
     if (rest > 0 && open.size() == 1) want.push_back({open[0], rest});
   }
@@ -145,9 +150,11 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       free_leaves += t.chains[c].levels[1].free - need_at(t.chains[c], demand[c], 1);
       total_leaves += t.chains[c].levels[1].cells;
     }
-    std::stable_sort(cand.begin(), cand.end(), [&](const std::pair<int, int>& a, const std::pair<int, int>& b) {
-      return t.chains[a.first].levels[a.second].leaves > t.chains[b.first].levels[b.second].leaves;
-    });
+    std::stable_sort(cand.begin(), cand.end(),
+                     [&](const std::pair<int, int>& a, const std::pair<int, int>& b) {
+                       return t.chains[a.first].levels[a.second].leaves >
+                              t.chains[b.first].levels[b.second].leaves;
+                     });
     for (const auto& cl : cand) {
       const ChainInfo& ch = t.chains[cl.first];
       ChainDemand& d = demand[cl.first];
@@ -175,9 +182,10 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       vc.virtual_cells[it->second].count += static_cast<int>(k);
     }
     if (left > 0)
-      return who + ": GrpTRES asks for " + std::to_string(w.second) + " " + w.first + " GPUs but only " +
-             std::to_string(std::max<int64_t>(free_leaves, 0)) + " of the cluster's " +
-             std::to_string(total_leaves) + " are not yet promised to other VCs (over-commit)";
+      return who + ": GrpTRES asks for " + std::to_string(w.second) + " " + w.first +
+             " GPUs but only " + std::to_string(std::max<int64_t>(free_leaves, 0)) +
+             " of the cluster's " + std::to_string(total_leaves) +
+             " are not yet promised to other VCs (over-commit)";
   }
   *out = std::move(vc);
   return "";

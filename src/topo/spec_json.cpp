@@ -10,11 +10,21 @@ std::string json_quote(const std::string& s) {
   std::string o = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -83,15 +93,18 @@ std::string spec_to_hived_conf(const ClusterSpec& spec) {
     o += ",\n  \"virtualClusters\": {";
     for (size_t i = 0; i < spec.vcs.size(); i++) {
       const auto& vc = spec.vcs[i];
-      o += (i ? ",\n" : "\n") + std::string(4, ' ') + json_quote(vc.name) + ": {\"virtualCells\": [";
+      o +=
+          (i ? ",\n" : "\n") + std::string(4, ' ') + json_quote(vc.name) + ": {\"virtualCells\": [";
       for (size_t k = 0; k < vc.virtual_cells.size(); k++)
-        o += (k ? ", " : "") + std::string("{\"cellType\": ") + json_quote(vc.virtual_cells[k].cell_type) +
+        o += (k ? ", " : "") + std::string("{\"cellType\": ") +
+             json_quote(vc.virtual_cells[k].cell_type) +
              ", \"cellNumber\": " + std::to_string(vc.virtual_cells[k].count) + "}";
       o += "]";
       if (!vc.pinned_cells.empty()) {
         o += ", \"pinnedCells\": [";
         for (size_t k = 0; k < vc.pinned_cells.size(); k++)
-          o += (k ? ", " : "") + std::string("{\"pinnedCellId\": ") + json_quote(vc.pinned_cells[k]) + "}";
+          o += (k ? ", " : "") + std::string("{\"pinnedCellId\": ") +
+               json_quote(vc.pinned_cells[k]) + "}";
         o += "]";
       }
       o += "}";

@@ -11,8 +11,12 @@ namespace hived {
 namespace topo {
 namespace {
 
-std::string pad_right(const std::string& s, size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
-std::string pad_left(const std::string& s, size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
+std::string pad_right(const std::string& s, size_t w) {
+  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
+std::string pad_left(const std::string& s, size_t w) {
+  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
 
 std::string plural(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -38,14 +42,17 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
     for (const auto& n : ch.nodes)
       if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
   }
-  o += "cell hierarchy: " + plural(static_cast<int64_t>(t.chains.size()), "chain", "chains") + ", " +
-       plural(static_cast<int64_t>(nodes.size()), "node", "nodes") + ", " + plural(gpus, "GPU", "GPUs") + "\n";
+  o += "cell hierarchy: " + plural(static_cast<int64_t>(t.chains.size()), "chain", "chains") +
+       ", " + plural(static_cast<int64_t>(nodes.size()), "node", "nodes") + ", " +
+       plural(gpus, "GPU", "GPUs") + "\n";
   for (const auto& ch : t.chains) {
-    o += "chain " + ch.top + ": " + std::to_string(ch.levels[1].cells) + " " + ch.leaf + " GPUs on " +
+    o += "chain " + ch.top + ": " + std::to_string(ch.levels[1].cells) + " " + ch.leaf +
+         " GPUs on " +
          (ch.nodes.empty() ? std::string("unnamed nodes") : compress_hostlist(ch.nodes)) + "\n";
     size_t w = 4;
     for (int l = 1; l <= ch.top_level(); l++) w = std::max(w, ch.levels[l].type.size());
-    o += "  level  " + pad_right("cell type", w) + "  cells  " + pad_right("children", w + 4) + "  GPUs/cell\n";
+    o += "  level  " + pad_right("cell type", w) + "  cells  " + pad_right("children", w + 4) +
+         "  GPUs/cell\n";
     for (int l = ch.top_level(); l >= 1; l--) {
       const ChainLevelInfo& L = ch.levels[l];
       std::string kids = l > 1 ? std::to_string(L.children) + " x " + ch.levels[l - 1].type : "";
@@ -84,16 +91,20 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
         leaf = t.chains[chain].leaf;
       }
       if (!vc.pinned_cells.empty())
-        cells += (cells.empty() ? "" : " + ") + plural(static_cast<int64_t>(vc.pinned_cells.size()), "pinned cell", "pinned cells");
-      o += "  " + vc.name + ": " + (cells.empty() ? "no cells" : cells) + " = " + std::to_string(total) + " " +
+        cells += (cells.empty() ? "" : " + ") + plural(static_cast<int64_t>(vc.pinned_cells.size()),
+                                                       "pinned cell", "pinned cells");
+      o += "  " + vc.name + ": " + (cells.empty() ? "no cells" : cells) + " = " +
+           std::to_string(total) + " " +
            (mixed || leaf.empty() ? std::string("GPUs") : leaf + " GPUs") +
            (vc.where.compare(0, 9, "sacctmgr.") == 0 ? " [from sacctmgr GrpTRES]" : "") + "\n";
     }
   }
   if (report) {
-    o += "derived nodes: " + (report->derived_nodes.empty() ? "none" : compress_hostlist(report->derived_nodes)) +
+    o += "derived nodes: " +
+         (report->derived_nodes.empty() ? "none" : compress_hostlist(report->derived_nodes)) +
          "; nodes from hived.conf: " +
-         (report->explicit_nodes.empty() ? "none" : compress_hostlist(report->explicit_nodes)) + "\n";
+         (report->explicit_nodes.empty() ? "none" : compress_hostlist(report->explicit_nodes)) +
+         "\n";
     if (!report->derived_types.empty()) {
       std::string s;
       for (const auto& x : report->derived_types) s += (s.empty() ? "" : ", ") + x;

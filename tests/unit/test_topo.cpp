@@ -84,8 +84,8 @@ const hived::CellTypeSpec* type_of(const ClusterSpec& s, const std::string& name
 std::string types_text(const ClusterSpec& s) {
   std::string o;
   for (const auto& t : s.cell_types)
-    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" + std::to_string(t.child_count) +
-         (t.is_node_level ? "[n]" : "");
+    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" +
+         std::to_string(t.child_count) + (t.is_node_level ? "[n]" : "");
   return o;
 }
 
@@ -110,7 +110,8 @@ std::string quota(const ClusterSpec& s, const std::string& tres, std::string* er
   if (err) *err = e;
   if (!e.empty()) return "ERR";
   std::string o;
-  for (const auto& v : vc.virtual_cells) o += (o.empty() ? "" : " ") + std::to_string(v.count) + "x" + v.cell_type;
+  for (const auto& v : vc.virtual_cells)
+    o += (o.empty() ? "" : " ") + std::to_string(v.count) + "x" + v.cell_type;
   return o;
 }
 
@@ -120,7 +121,8 @@ START_TEST(hostlist_expand) {
   ck_assert_sstr_eq(expand("node[1-3,5]"), "node1,node2,node3,node5");
   ck_assert_sstr_eq(expand("gpu[08-10]"), "gpu08,gpu09,gpu10");
   ck_assert_sstr_eq(expand("r[1-2]n[1-2],login"), "r1n1,r1n2,r2n1,r2n2,login");
-  ck_assert_sstr_eq(expand("/dev/nvidia[0-3]"), "/dev/nvidia0,/dev/nvidia1,/dev/nvidia2,/dev/nvidia3");
+  ck_assert_sstr_eq(expand("/dev/nvidia[0-3]"),
+                    "/dev/nvidia0,/dev/nvidia1,/dev/nvidia2,/dev/nvidia3");
   ck_assert_sstr_eq(expand("single"), "single");
   ck_assert_has(expand("node[1-"), "'[' without ']'");
   ck_assert_has(expand("node[3-1]"), "runs backwards");
@@ -172,7 +174,8 @@ END_TEST
 START_TEST(slurm_conf_nodes) {
   std::vector<NodeFacts> nodes;
   std::vector<std::string> notes;
-  ck_assert_ok(parse_slurm_conf_nodes(read_fixture("tests/topo/a100-racks/slurm.conf"), "slurm.conf", &nodes, &notes));
+  ck_assert_ok(parse_slurm_conf_nodes(read_fixture("tests/topo/a100-racks/slurm.conf"),
+                                      "slurm.conf", &nodes, &notes));
   ck_assert_uint_eq(nodes.size(), 9);
   ck_assert_sstr_eq(nodes[0].name, "node1");
   ck_assert_int_eq(nodes[0].sockets, 2);  // from NodeName=DEFAULT
@@ -191,9 +194,9 @@ START_TEST(slurm_conf_socket_rules_and_gres) {
   std::vector<NodeFacts> n;
   std::vector<std::string> notes;
   ck_assert_ok(parse_slurm_conf_nodes(
-      "NodeName=a CPUs=32 CoresPerSocket=16\n"          // Sockets from CPUs
-      "NodeName=b Boards=2 SocketsPerBoard=2\n"          // boards x sockets per board
-      "NodeName=c CPUs=6 CoresPerSocket=4\n"             // not divisible: one per board
+      "NodeName=a CPUs=32 CoresPerSocket=16\n"   // Sockets from CPUs
+      "NodeName=b Boards=2 SocketsPerBoard=2\n"  // boards x sockets per board
+      "NodeName=c CPUs=6 CoresPerSocket=4\n"     // not divisible: one per board
       "NodeName=d Gres=gpu:a100:8,gpu:t4:2(S:0-1),mps:100\n"
       "nodename=e gres=gpu:2\n"
       "Include other.conf\n",
@@ -224,11 +227,14 @@ START_TEST(slurm_conf_errors) {
   ck_assert_sstr_eq(parse_slurm_conf_nodes("\nNodeName=n1 Sockets=two\n", "s.conf", &n, &notes),
                     "s.conf:2: Sockets: must be a positive integer, got 'two'");
   n.clear();
-  ck_assert_has(parse_slurm_conf_nodes("NodeName=n[1-\n", "s.conf", &n, &notes), "s.conf:1: NodeName: ");
+  ck_assert_has(parse_slurm_conf_nodes("NodeName=n[1-\n", "s.conf", &n, &notes),
+                "s.conf:1: NodeName: ");
   n.clear();
-  ck_assert_has(parse_slurm_conf_nodes("NodeName=n1 Gres=gpu:x:y:1\n", "s.conf", &n, &notes), "s.conf:1: Gres: ");
+  ck_assert_has(parse_slurm_conf_nodes("NodeName=n1 Gres=gpu:x:y:1\n", "s.conf", &n, &notes),
+                "s.conf:1: Gres: ");
   n.clear();
-  ck_assert_has(parse_slurm_conf_nodes("NodeName=n1 Weird\n", "s.conf", &n, &notes), "'Weird' is not Key=Value");
+  ck_assert_has(parse_slurm_conf_nodes("NodeName=n1 Weird\n", "s.conf", &n, &notes),
+                "'Weird' is not Key=Value");
 }
 END_TEST
 
@@ -237,7 +243,8 @@ END_TEST
 START_TEST(gres_conf_records) {
   GresConf g;
   std::vector<std::string> notes;
-  ck_assert_ok(parse_gres_conf(read_fixture("tests/topo/a100-racks/gres.conf"), "gres.conf", &g, &notes));
+  ck_assert_ok(
+      parse_gres_conf(read_fixture("tests/topo/a100-racks/gres.conf"), "gres.conf", &g, &notes));
   ck_assert_uint_eq(g.gpus.size(), 2);
   ck_assert_sstr_eq(g.autodetect.at(""), "off");
   ck_assert_uint_eq(g.gpus[1].files.size(), 4);
@@ -248,9 +255,10 @@ START_TEST(gres_conf_records) {
   ck_assert_sstr_eq(g.gpus[1].where, "gres.conf:4");
   // Other GRES and Count-only GPU lines.
   GresConf h;
-  ck_assert_ok(parse_gres_conf("Name=mps Count=100\nNodeName=x Name=gpu Type=t4 Count=2\n"
-                               "NodeName=y AutoDetect=nvml\n",
-                               "g", &h, &notes));
+  ck_assert_ok(
+      parse_gres_conf("Name=mps Count=100\nNodeName=x Name=gpu Type=t4 Count=2\n"
+                      "NodeName=y AutoDetect=nvml\n",
+                      "g", &h, &notes));
   ck_assert_uint_eq(h.gpus.size(), 1);
   ck_assert_int_eq(h.gpus[0].count, 2);
   ck_assert_sstr_eq(h.autodetect.at("y"), "nvml");
@@ -262,8 +270,9 @@ START_TEST(gres_conf_errors) {
   std::vector<std::string> n;
   ck_assert_sstr_eq(parse_gres_conf("Name=gpu File=/dev/nvidia0 Foo=1\n", "g.conf", &g, &n),
                     "g.conf:1: Foo: unknown gres.conf key");
-  ck_assert_sstr_eq(parse_gres_conf("\nName=gpu File=/dev/nvidia[0-1] Links=-1,0\n", "g.conf", &g, &n),
-                    "g.conf:2: Links: a Links= row describes one GPU, but this line has 2");
+  ck_assert_sstr_eq(
+      parse_gres_conf("\nName=gpu File=/dev/nvidia[0-1] Links=-1,0\n", "g.conf", &g, &n),
+      "g.conf:2: Links: a Links= row describes one GPU, but this line has 2");
   ck_assert_has(parse_gres_conf("Name=gpu File=/dev/nvidia0 Links=-1,-1\n", "g.conf", &g, &n),
                 "g.conf:1: Links: needs exactly one -1");
   ck_assert_has(parse_gres_conf("Name=gpu File=/dev/nvidia0 Links=-1,x\n", "g.conf", &g, &n),
@@ -301,10 +310,13 @@ START_TEST(gres_combine_links_order_and_errors) {
   t.gres_conf = "Name=gpu File=/dev/nvidia[0-1] Cores=0-5\n";
   ck_assert_sstr_eq(facts_from_conf(t, &nodes, &topo, &notes),
                     "gres.conf:1: Cores: core 4 does not exist on node 'n1' (1 sockets x 4 cores)");
-  t.gres_conf = "Name=gpu File=/dev/nvidia0 Links=-1,1,0\nName=gpu File=/dev/nvidia1 Links=1,-1,0\n";
-  ck_assert_has(facts_from_conf(t, &nodes, &topo, &notes), "gres.conf:1: Links: has 3 entries but node 'n1' has 2 GPUs");
+  t.gres_conf =
+      "Name=gpu File=/dev/nvidia0 Links=-1,1,0\nName=gpu File=/dev/nvidia1 Links=1,-1,0\n";
+  ck_assert_has(facts_from_conf(t, &nodes, &topo, &notes),
+                "gres.conf:1: Links: has 3 entries but node 'n1' has 2 GPUs");
   t.gres_conf = "Name=gpu File=/dev/nvidia0 Links=-1,1\nName=gpu File=/dev/nvidia1 Links=-1,1\n";
-  ck_assert_has(facts_from_conf(t, &nodes, &topo, &notes), "gres.conf:2: Links: two GPUs of node 'n1' put -1 at position 0");
+  ck_assert_has(facts_from_conf(t, &nodes, &topo, &notes),
+                "gres.conf:2: Links: two GPUs of node 'n1' put -1 at position 0");
   // No gres.conf lines: the GPUs come from slurm.conf, and a note says so.
   t.gres_conf = "NodeName=other Name=gpu File=/dev/nvidia0\n";
   notes.clear();
@@ -319,7 +331,8 @@ END_TEST
 
 START_TEST(topology_conf_switches) {
   TopologyFacts t;
-  ck_assert_ok(parse_topology_conf(read_fixture("tests/topo/a100-racks/topology.conf"), "topology.conf", &t));
+  ck_assert_ok(parse_topology_conf(read_fixture("tests/topo/a100-racks/topology.conf"),
+                                   "topology.conf", &t));
   ck_assert_uint_eq(t.switches.size(), 3);
   ck_assert_sstr_eq(t.switches[1].name, "rack1");
   ck_assert_uint_eq(t.switches[1].nodes.size(), 4);
@@ -334,14 +347,19 @@ START_TEST(topology_conf_errors) {
                     "t.conf:1: Switches: unknown switch 's9'");
   ck_assert_sstr_eq(parse_topology_conf("SwitchName=s1\nSwitchName=s1\n", "t.conf", &t),
                     "t.conf:2: SwitchName: switch 's1' is already defined at t.conf:1");
-  ck_assert_has(parse_topology_conf("SwitchName=a Switches=b\nSwitchName=b Switches=a\n", "t.conf", &t),
-                "is below itself");
-  ck_assert_has(parse_topology_conf("SwitchName=a Switches=c\nSwitchName=b Switches=c\nSwitchName=c\n", "t.conf", &t),
-                "t.conf:2: Switches: switch 'c' is already below switch 'a'");
+  ck_assert_has(
+      parse_topology_conf("SwitchName=a Switches=b\nSwitchName=b Switches=a\n", "t.conf", &t),
+      "is below itself");
+  ck_assert_has(
+      parse_topology_conf("SwitchName=a Switches=c\nSwitchName=b Switches=c\nSwitchName=c\n",
+                          "t.conf", &t),
+      "t.conf:2: Switches: switch 'c' is already below switch 'a'");
   ck_assert_sstr_eq(parse_topology_conf("SwitchName=a Color=red\n", "t.conf", &t),
                     "t.conf:1: Color: unknown topology.conf key");
-  ck_assert_has(parse_topology_conf("Nodes=n1\n", "t.conf", &t), "a topology.conf line starts with SwitchName=");
-  ck_assert_has(parse_topology_conf("SwitchName=a Nodes=n[1-\n", "t.conf", &t), "t.conf:1: Nodes: ");
+  ck_assert_has(parse_topology_conf("Nodes=n1\n", "t.conf", &t),
+                "a topology.conf line starts with SwitchName=");
+  ck_assert_has(parse_topology_conf("SwitchName=a Nodes=n[1-\n", "t.conf", &t),
+                "t.conf:1: Nodes: ");
   ck_assert_has(parse_topology_conf("SwitchName=a Switches=a\n", "t.conf", &t), "lists itself");
 }
 END_TEST
@@ -350,11 +368,13 @@ END_TEST
 
 START_TEST(derive_sockets_racks_spine) {
   Derived d = derive(load("a100-racks"));
-  ck_assert_sstr_eq(types_text(d.spec),
-                    "A100-SOCKET=a100*4 A100-NODE=A100-SOCKET*2[n] A100-RACK=A100-NODE*4 A100-SPINE=A100-RACK*2");
+  ck_assert_sstr_eq(
+      types_text(d.spec),
+      "A100-SOCKET=a100*4 A100-NODE=A100-SOCKET*2[n] A100-RACK=A100-NODE*4 A100-SPINE=A100-RACK*2");
   // Node leaves are 0..7 in socket order: the engine generates them; nothing spelled out.
-  ck_assert_sstr_eq(cells_text(d.spec),
-                    "A100-SPINE@spine(rack0(node1,node2,node3,node4),rack1(node5,node6,node7,node8))");
+  ck_assert_sstr_eq(
+      cells_text(d.spec),
+      "A100-SPINE@spine(rack0(node1,node2,node3,node4),rack1(node5,node6,node7,node8))");
   ck_assert_sstr_eq(d.spec.physical_cells[0].children[1].children[2].where,
                     "derived.physicalCells[0].cellChildren[1].cellChildren[2]");
   ck_assert_sstr_eq(type_of(d.spec, "A100-NODE")->where, "derived.cellTypes.A100-NODE");
@@ -397,7 +417,8 @@ START_TEST(derive_nvlink_levels_and_collapse) {
   ck_assert_ptr_null(type_of(d.spec, "V100-QUAD"));
   // cross1: NVLink pairs cut across sockets: sockets win, the note says why.
   ck_assert_sstr_eq(type_of(d.spec, "A40-NODE")->child_type, "A40-SOCKET");
-  ck_assert_has(join(d.report.notes, "|"), "cross1: NVLink groups cut across socket groups: no NVLink level");
+  ck_assert_has(join(d.report.notes, "|"),
+                "cross1: NVLink groups cut across socket groups: no NVLink level");
   // No switches: every node is a top-level cell.
   ck_assert_sstr_eq(cells_text(d.spec),
                     "RTX_A6000-NODE@pair1 RTX_A6000-NODE@pair2 V100-NODE@dgx1 A40-NODE@cross1");
@@ -453,13 +474,15 @@ START_TEST(derive_pcie_paths) {
     g.type = "a10";
     g.index = i;
     g.cores = {i < 4 ? 0 : 2};
-    g.pcie_path = {"rp" + std::to_string(i / 2), "up" + std::to_string(i / 2), "down" + std::to_string(i)};
+    g.pcie_path = {"rp" + std::to_string(i / 2), "up" + std::to_string(i / 2),
+                   "down" + std::to_string(i)};
     n.gpus.push_back(g);
   }
   ClusterSpec spec;
   DeriveReport rep;
   ck_assert_ok(derive_cluster({n}, TopologyFacts(), ClusterSpec(), &spec, &rep));
-  ck_assert_sstr_eq(types_text(spec), "A10-PAIR=a10*2 A10-SOCKET=A10-PAIR*2 A10-NODE=A10-SOCKET*2[n]");
+  ck_assert_sstr_eq(types_text(spec),
+                    "A10-PAIR=a10*2 A10-SOCKET=A10-PAIR*2 A10-NODE=A10-SOCKET*2[n]");
   ck_assert_ok(build_engine(spec));
   // A switch that straddles sockets is dropped in favour of sockets.
   for (int i = 0; i < 8; i++) n.gpus[i].pcie_path = {"rp" + std::to_string((i + 1) % 8 / 2)};
@@ -481,14 +504,18 @@ START_TEST(derive_mixed_models_shapes_and_broken_switches) {
   ck_assert_ptr_null(type_of(d.spec, "A100-NODE"));
   // One message per switch that cannot be a cell, naming it and the differing types.
   ck_assert_uint_eq(d.report.problems.size(), 2);
-  ck_assert_has(d.report.problems[0], "topology.conf:6: switch 'rackB' is not a cell: its a100 children have "
-                                      "different cell types (A100-NODE-8G: big[3-4]; A100-NODE-4G: small[1-2])");
-  ck_assert_has(d.report.problems[1], "topology.conf:9: switch 'top' is not a cell: its t4 children");
-  ck_assert_has(join(d.report.notes, "|"), "switch 'top' is not a cell of a100 GPUs: switch 'rackB' below it is not");
+  ck_assert_has(d.report.problems[0],
+                "topology.conf:6: switch 'rackB' is not a cell: its a100 children have "
+                "different cell types (A100-NODE-8G: big[3-4]; A100-NODE-4G: small[1-2])");
+  ck_assert_has(d.report.problems[1],
+                "topology.conf:9: switch 'top' is not a cell: its t4 children");
+  ck_assert_has(join(d.report.notes, "|"),
+                "switch 'top' is not a cell of a100 GPUs: switch 'rackB' below it is not");
   // rackB's nodes and rackD's lone node stay top-level; combo1's a100 are GPUs 2 and 3.
-  ck_assert_sstr_eq(cells_text(d.spec),
-                    "A100-RACK-8G@rackA(big1,big2) A100-NODE-8G@big3 A100-NODE-8G@big4 A100-NODE-4G@small1 "
-                    "A100-NODE-4G@small2 A100-NODE-2G@combo1(2,3) T4-RACK-4G@rackC(t4n1,t4n2) T4-NODE-2G@combo1");
+  ck_assert_sstr_eq(
+      cells_text(d.spec),
+      "A100-RACK-8G@rackA(big1,big2) A100-NODE-8G@big3 A100-NODE-8G@big4 A100-NODE-4G@small1 "
+      "A100-NODE-4G@small2 A100-NODE-2G@combo1(2,3) T4-RACK-4G@rackC(t4n1,t4n2) T4-NODE-2G@combo1");
   // combo1 has cells in two chains; a t4 job may land there.
   hived_engine* e = nullptr;
   ck_assert_ok(build_engine(d.spec, &e));
@@ -595,10 +622,13 @@ START_TEST(derive_rack_of_one_and_uneven_racks) {
   ck_assert_int_eq(type_of(d.spec, "A100-RACK")->child_count, 3);
   ck_assert_int_eq(type_of(d.spec, "A100-RACK-32G")->child_count, 4);
   ck_assert_uint_eq(d.report.problems.size(), 1);
-  ck_assert_has(d.report.problems[0], "topology.conf:4: switch 'spine' is not a cell: its a100 children have different cell "
-                                      "types (A100-RACK: rack1; A100-RACK-32G: rack2)");
-  ck_assert_sstr_eq(cells_text(d.spec), "A100-NODE@node1 A100-RACK@rack1(node2,node3,node4) "
-                                        "A100-RACK-32G@rack2(node5,node6,node7,node8)");
+  ck_assert_has(
+      d.report.problems[0],
+      "topology.conf:4: switch 'spine' is not a cell: its a100 children have different cell "
+      "types (A100-RACK: rack1; A100-RACK-32G: rack2)");
+  ck_assert_sstr_eq(cells_text(d.spec),
+                    "A100-NODE@node1 A100-RACK@rack1(node2,node3,node4) "
+                    "A100-RACK-32G@rack2(node5,node6,node7,node8)");
 }
 END_TEST
 
@@ -632,7 +662,8 @@ START_TEST(explicit_cells_win) {
   ck_assert_uint_eq(d.report.mismatches.size(), 1);
   ck_assert_sstr_eq(d.report.mismatches[0].node, "node2");
   ck_assert(!d.report.mismatches[0].missing());  // 8 found, 7 in the cell: extra, not bad
-  ck_assert_has(join(d.report.notes), "hived.conf physicalCells name nodes Slurm does not know: ghost");
+  ck_assert_has(join(d.report.notes),
+                "hived.conf physicalCells name nodes Slurm does not know: ghost");
 }
 END_TEST
 
@@ -649,8 +680,9 @@ START_TEST(explicit_types_shape_derived_nodes) {
   Derived d = derive(load("a100-racks"), expl);
   ck_assert_sstr_eq(join(d.report.reused_types), "A100-NODE");
   ck_assert_sstr_eq(join(d.report.derived_types), "A100-RACK-32G,A100-SPINE");
-  ck_assert_sstr_eq(cells_text(d.spec),
-                    "A100-SPINE@spine(rack0(node1,node2,node3,node4),rack1(node5,node6,node7,node8))");
+  ck_assert_sstr_eq(
+      cells_text(d.spec),
+      "A100-SPINE@spine(rack0(node1,node2,node3,node4),rack1(node5,node6,node7,node8))");
   ChainTable t;
   ck_assert_ok(build_chain_table(d.spec, &t));
   ck_assert_uint_eq(t.chains.size(), 1);
@@ -671,17 +703,21 @@ END_TEST
 START_TEST(quota_largest_aligned_cells_first) {
   Derived d = derive(load("a100-racks"));
   ck_assert_sstr_eq(quota(d.spec, "gres/gpu=16"), "2xA100-SPINE.A100-RACK.A100-NODE");
-  ck_assert_sstr_eq(quota(d.spec, "cpu=64,gres/gpu=12,mem=1G"),
-                    "1xA100-SPINE.A100-RACK.A100-NODE 1xA100-SPINE.A100-RACK.A100-NODE.A100-SOCKET");
+  ck_assert_sstr_eq(
+      quota(d.spec, "cpu=64,gres/gpu=12,mem=1G"),
+      "1xA100-SPINE.A100-RACK.A100-NODE 1xA100-SPINE.A100-RACK.A100-NODE.A100-SOCKET");
   ck_assert_sstr_eq(quota(d.spec, "gres/gpu:A100=64"), "1xA100-SPINE");
-  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=40"), "1xA100-SPINE.A100-RACK 1xA100-SPINE.A100-RACK.A100-NODE");
-  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=3"), "3xA100-SPINE.A100-RACK.A100-NODE.A100-SOCKET.a100");
+  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=40"),
+                    "1xA100-SPINE.A100-RACK 1xA100-SPINE.A100-RACK.A100-NODE");
+  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=3"),
+                    "3xA100-SPINE.A100-RACK.A100-NODE.A100-SOCKET.a100");
   ck_assert_sstr_eq(quota(d.spec, "gres/gpu=0"), "");
   ck_assert_sstr_eq(quota(d.spec, "cpu=4"), "");
   // 2 GPUs on NVLink-pair nodes are one pair.
   Derived n = derive(load("nvlink"));
   ck_assert_sstr_eq(quota(n.spec, "gres/gpu:rtx_a6000=2"), "1xRTX_A6000-NODE.RTX_A6000-PAIR");
-  ck_assert_sstr_eq(quota(n.spec, "gres/gpu:rtx_a6000=6"), "1xRTX_A6000-NODE 1xRTX_A6000-NODE.RTX_A6000-PAIR");
+  ck_assert_sstr_eq(quota(n.spec, "gres/gpu:rtx_a6000=6"),
+                    "1xRTX_A6000-NODE 1xRTX_A6000-NODE.RTX_A6000-PAIR");
 }
 END_TEST
 
@@ -696,18 +732,22 @@ START_TEST(quota_respects_other_vcs) {
   d.spec.vcs.push_back(vc);
   // No rack is free as a whole (the sockets are counted against it), so 20 GPUs are
   // two nodes and a socket.
-  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=20"),
-                    "2xA100-SPINE.A100-RACK.A100-NODE 1xA100-SPINE.A100-RACK.A100-NODE.A100-SOCKET");
+  ck_assert_sstr_eq(
+      quota(d.spec, "gres/gpu=20"),
+      "2xA100-SPINE.A100-RACK.A100-NODE 1xA100-SPINE.A100-RACK.A100-NODE.A100-SOCKET");
   std::string err;
   ck_assert_sstr_eq(quota(d.spec, "gres/gpu=21", &err), "ERR");
-  ck_assert_sstr_eq(err, "account 'acct': GrpTRES asks for 21 a100 GPUs but only 20 of the cluster's 64 are "
-                         "not yet promised to other VCs (over-commit)");
+  ck_assert_sstr_eq(
+      err,
+      "account 'acct': GrpTRES asks for 21 a100 GPUs but only 20 of the cluster's 64 are "
+      "not yet promised to other VCs (over-commit)");
   // The result goes through the engine's own safety check.
   hived::VcSpec q;
   ck_assert_ok(quota_to_vc(d.spec, "acct", "gres/gpu=20", &q));
   d.spec.vcs.push_back(q);
   ck_assert_ok(build_engine(d.spec));
-  ck_assert_has(quota_to_vc(d.spec, "big", "gres/gpu=1", &q), "account 'big': already has cells in hived.conf");
+  ck_assert_has(quota_to_vc(d.spec, "big", "gres/gpu=1", &q),
+                "account 'big': already has cells in hived.conf");
 }
 END_TEST
 
@@ -715,9 +755,11 @@ START_TEST(quota_models_and_errors) {
   Derived d = derive(load("mixed"));
   std::string err;
   quota(d.spec, "gres/gpu=4", &err);
-  ck_assert_has(err, "GrpTRES gres/gpu=4 does not say which GPU model (a100, t4); give gres/gpu:<model>=N");
+  ck_assert_has(
+      err, "GrpTRES gres/gpu=4 does not say which GPU model (a100, t4); give gres/gpu:<model>=N");
   // Typed limits use their model; the untyped rest goes to the one model left.
-  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=12,gres/gpu:t4=4"), "1xT4-RACK-4G.T4-NODE-4G 1xA100-RACK-8G.A100-NODE-8G");
+  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=12,gres/gpu:t4=4"),
+                    "1xT4-RACK-4G.T4-NODE-4G 1xA100-RACK-8G.A100-NODE-8G");
   quota(d.spec, "gres/gpu:v100=1", &err);
   ck_assert_has(err, "GrpTRES gres/gpu:v100: no cells have GPU model 'v100' (models: a100, t4)");
   quota(d.spec, "gres/gpu=2,gres/gpu:t4=4", &err);
@@ -738,18 +780,22 @@ START_TEST(cluster_config_end_to_end) {
   ClusterSpec expl = parse_conf(R"({"virtualClusters": {"prod": {"virtualCells": [
       {"cellType": "A100-RACK", "cellNumber": 1}]}}})");
   ClusterConfig cc;
-  ck_assert_ok(build_cluster_config(f.nodes, f.topology, expl,
-                                    {{"prod", "gres/gpu=64"}, {"dev", "gres/gpu=12"}, {"greedy", "gres/gpu=64"}}, &cc));
+  ck_assert_ok(build_cluster_config(
+      f.nodes, f.topology, expl,
+      {{"prod", "gres/gpu=64"}, {"dev", "gres/gpu=12"}, {"greedy", "gres/gpu=64"}}, &cc));
   ck_assert_uint_eq(cc.spec.vcs.size(), 2);  // prod from hived.conf, dev from sacctmgr
   ck_assert_uint_eq(cc.quota_errors.size(), 1);
   ck_assert_has(cc.quota_errors[0], "account 'greedy'");
   ck_assert_has(cc.summary, "  prod: 1 x A100-RACK (32) = 32 a100 GPUs\n");
-  ck_assert_has(cc.summary, "  dev: 1 x A100-SPINE.A100-RACK.A100-NODE (8) + 1 x "
-                            "A100-SPINE.A100-RACK.A100-NODE.A100-SOCKET (4) = 12 a100 GPUs [from sacctmgr GrpTRES]\n");
+  ck_assert_has(
+      cc.summary,
+      "  dev: 1 x A100-SPINE.A100-RACK.A100-NODE (8) + 1 x "
+      "A100-SPINE.A100-RACK.A100-NODE.A100-SOCKET (4) = 12 a100 GPUs [from sacctmgr GrpTRES]\n");
   ck_assert_has(cc.summary, "quota not converted: account 'greedy'");
   hived_engine* e = nullptr;
   char err[1024] = "";
-  ck_assert_msg(hived_engine_new(cc.hived_conf_json.c_str(), &e, err, sizeof err) == HIVED_OK, "%s", err);
+  ck_assert_msg(hived_engine_new(cc.hived_conf_json.c_str(), &e, err, sizeof err) == HIVED_OK, "%s",
+                err);
   char* json = nullptr;
   ck_assert_int_eq(hived_inspect(e, "dev", &json), HIVED_OK);
   ck_assert_has(std::string(json), "\"vc\":\"dev\"");
@@ -775,7 +821,8 @@ START_TEST(summary_text) {
   bad.physical_cells.push_back(PhysicalCellSpec());
   bad.physical_cells[0].cell_type = "NOPE";
   bad.physical_cells[0].where = "x";
-  ck_assert_has(hierarchy_summary(bad), "cell hierarchy: invalid: x.cellType: unknown cell type 'NOPE'");
+  ck_assert_has(hierarchy_summary(bad),
+                "cell hierarchy: invalid: x.cellType: unknown cell type 'NOPE'");
 }
 END_TEST
 
@@ -788,8 +835,9 @@ START_TEST(json_round_trip) {
   ck_assert_sstr_eq(cells_text(back), cells_text(d.spec));
   ck_assert_sstr_eq(back.vcs[0].name, "v\"1");
   ck_assert_sstr_eq(json_quote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
-  ck_assert_sstr_eq(spec_to_hived_conf(ClusterSpec()),
-                    "{\n  \"physicalCluster\": {\n    \"cellTypes\": {},\n    \"physicalCells\": []\n  }\n}\n");
+  ck_assert_sstr_eq(
+      spec_to_hived_conf(ClusterSpec()),
+      "{\n  \"physicalCluster\": {\n    \"cellTypes\": {},\n    \"physicalCells\": []\n  }\n}\n");
 }
 END_TEST
 
@@ -806,12 +854,14 @@ START_TEST(derived_example) {
   ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes));
   ck_assert(notes.empty());
   hived::Config cfg;
-  ck_assert_ok(hived::parse_hived_conf(read_fixture("slurm_conf_examples/derived/hived.conf"), &cfg));
+  ck_assert_ok(
+      hived::parse_hived_conf(read_fixture("slurm_conf_examples/derived/hived.conf"), &cfg));
   ck_assert(cfg.cluster.cell_types.empty());
   ClusterConfig cc;
   ck_assert_ok(build_cluster_config(nodes, topo, cfg.cluster, {{"ml", "gres/gpu=6"}}, &cc));
-  ck_assert_sstr_eq(types_text(cc.spec), "A100-PAIR=a100*2 A100-SOCKET=A100-PAIR*2 A100-NODE=A100-SOCKET*2[n] "
-                                         "A100-RACK=A100-NODE*4 A100-SPINE=A100-RACK*2");
+  ck_assert_sstr_eq(types_text(cc.spec),
+                    "A100-PAIR=a100*2 A100-SOCKET=A100-PAIR*2 A100-NODE=A100-SOCKET*2[n] "
+                    "A100-RACK=A100-NODE*4 A100-SPINE=A100-RACK*2");
   ck_assert(cc.quota_errors.empty());
   ck_assert(cc.report.problems.empty() && cc.report.notes.empty() && cc.report.mismatches.empty());
   std::string readme = read_fixture("slurm_conf_examples/derived/README.md");

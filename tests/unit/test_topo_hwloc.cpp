@@ -38,8 +38,8 @@ std::string joined(const std::vector<std::string>& v) {
 std::string types_text(const hived::ClusterSpec& s) {
   std::string o;
   for (const auto& t : s.cell_types)
-    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" + std::to_string(t.child_count) +
-         (t.is_node_level ? "[n]" : "");
+    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" +
+         std::to_string(t.child_count) + (t.is_node_level ? "[n]" : "");
   return o;
 }
 
@@ -59,8 +59,8 @@ std::string derived_types(const HwlocNode& n) {
 std::string run_topo(const std::string& args, int* status) {
   const char* b = getenv("HIVED_BUILDDIR");
   std::string builddir = b && *b ? b : HIVED_TOP_BUILDDIR;
-  std::string cmd = "cd '" + topo_test::fixture_path("tests/topo/hwloc") + "' && '" + builddir + "/hived-topo' " +
-                    args + " 2>/dev/null";
+  std::string cmd = "cd '" + topo_test::fixture_path("tests/topo/hwloc") + "' && '" + builddir +
+                    "/hived-topo' " + args + " 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   ck_assert_ptr_nonnull(p);
   std::string out;
@@ -113,7 +113,8 @@ START_TEST(hwloc_v100_4gpu_one_socket) {
   ck_assert_sstr_eq(f.gpus[3].type, "v100");  // "Tesla V100-PCIE-16GB"
   ck_assert_uint_eq(f.gpus[3].cores.size(), 8);
   ck_assert_uint_eq(f.gpus[3].pcie_path.size(), 1);  // each GPU on its own root port
-  ck_assert_sstr_eq(joined(gres_conf_lines(f)), "NodeName=gpu4 Name=gpu Type=v100 File=/dev/nvidia[0-3] Cores=0-7\n");
+  ck_assert_sstr_eq(joined(gres_conf_lines(f)),
+                    "NodeName=gpu4 Name=gpu Type=v100 File=/dev/nvidia[0-3] Cores=0-7\n");
   ck_assert_sstr_eq(derived_types(n), "V100-NODE=v100*4[n]");
 }
 END_TEST
@@ -125,7 +126,8 @@ START_TEST(hwloc_h100_16gpu_quads) {
   ck_assert_sstr_eq(f.gpus[15].type, "h100");
   ck_assert_sstr_eq(f.gpus[15].file, "/dev/nvidia15");
   ck_assert_int_eq(f.gpus[8].cores[0], 8);
-  ck_assert_sstr_eq(derived_types(n), "H100-QUAD=h100*4 H100-SOCKET=H100-QUAD*2 H100-NODE=H100-SOCKET*2[n]");
+  ck_assert_sstr_eq(derived_types(n),
+                    "H100-QUAD=h100*4 H100-SOCKET=H100-QUAD*2 H100-NODE=H100-SOCKET*2[n]");
 }
 END_TEST
 
@@ -135,7 +137,8 @@ START_TEST(hwloc_no_gpu_node) {
   ck_assert_uint_eq(n.facts.gpus.size(), 0);
   ck_assert(n.notes.empty());
   ck_assert(gres_conf_lines(n.facts).empty());
-  ck_assert_sstr_eq(slurm_conf_node_line(n.facts), "NodeName=cpu1 Sockets=1 CoresPerSocket=4 ThreadsPerCore=2");
+  ck_assert_sstr_eq(slurm_conf_node_line(n.facts),
+                    "NodeName=cpu1 Sockets=1 CoresPerSocket=4 ThreadsPerCore=2");
   ck_assert_sstr_eq(derived_types(n), "");
 }
 END_TEST
@@ -190,7 +193,8 @@ END_TEST
 
 // hived-topo's output on each fixture is kept next to it (FIXTURE.out, FIXTURE.json).
 START_TEST(hived_topo_outputs) {
-  const char* const fixtures[] = {"a100-8gpu-2socket", "v100-4gpu-1socket", "h100-16gpu-2socket", "cpu-only"};
+  const char* const fixtures[] = {"a100-8gpu-2socket", "v100-4gpu-1socket", "h100-16gpu-2socket",
+                                  "cpu-only"};
   for (const char* f : fixtures) {
     int st = -1;
     std::string out = run_topo(std::string("--xml ") + f + ".xml", &st);

@@ -31,7 +31,9 @@ inline std::string read_fixture(const std::string& rel) {
   return ss.str();
 }
 
-inline bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+inline bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // The engine is built from hived.conf text, as the plugin will build it. Returns ""
 // or the engine's error; *out (if given) keeps the engine.
@@ -53,18 +55,18 @@ inline std::string build_engine(const hived::ClusterSpec& spec, hived_engine** o
 // Check's string macros keep only a pointer; copying first keeps temporaries alive.
 #define ck_assert_sstr_eq(a, b)               \
   do {                                        \
-    const std::string a_ = (a), b_ = (b);           \
+    const std::string a_ = (a), b_ = (b);     \
     ck_assert_str_eq(a_.c_str(), b_.c_str()); \
   } while (0)
 
 #define ck_assert_has(s, part)                                                                  \
   do {                                                                                          \
-    const std::string s_ = (s), p_ = (part);                                                          \
+    const std::string s_ = (s), p_ = (part);                                                    \
     ck_assert_msg(topo_test::has(s_, p_), "expected \"%s\" in \"%s\"", p_.c_str(), s_.c_str()); \
   } while (0)
 
-#define ck_assert_ok(err)                                      \
-  do {                                                         \
-    const std::string e_ = (err);                                 \
+#define ck_assert_ok(err)                                          \
+  do {                                                             \
+    const std::string e_ = (err);                                  \
     ck_assert_msg(e_.empty(), "unexpected error: %s", e_.c_str()); \
   } while (0)
