@@ -142,6 +142,10 @@ hived_rc hived_reconfigure(hived_engine *e, const char *config_json,
 hived_rc hived_inspect(const hived_engine *e, const char *vc, char **json);
 /* Status JSON of one job. */
 hived_rc hived_inspect_job(const hived_engine *e, const char *job, char **json);
+/* Every node with its cells above (racks ...) and, per GPU, its groups below the
+ * node (socket, pair ...), the VC whose cell is bound to it, the job on it and its
+ * class: what a cell map draws. */
+hived_rc hived_inspect_topology(const hived_engine *e, char **json);
 hived_rc hived_snapshot(const hived_engine *e, char **json);
 /* HIVED_OK, or HIVED_EINVARIANT with the violated invariant in errbuf. */
 hived_rc hived_check_invariants(const hived_engine *e, char *errbuf, size_t errlen);

@@ -389,6 +389,17 @@ hived_rc hived_inspect_job(const hived_engine* e, const char* job, char** json) 
   }
 }
 
+hived_rc hived_inspect_topology(const hived_engine* e, char** json) {
+  if (!e || !json) return HIVED_EINVAL;
+  *json = nullptr;
+  try {
+    *json = Dup(e->engine->InspectTopology());
+    return *json ? HIVED_OK : HIVED_ENOMEM;
+  } catch (...) {
+    return HIVED_ENOMEM;
+  }
+}
+
 hived_rc hived_snapshot(const hived_engine* e, char** json) {
   if (!e || !json) return HIVED_EINVAL;
   *json = nullptr;

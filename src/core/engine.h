@@ -95,6 +95,7 @@ class Engine {
   const std::string* NodeParentType(size_t node) const;
 
   std::string InspectCluster() const;
+  std::string InspectTopology() const;
   Status InspectVc(const std::string& vc, std::string* json) const;
   Status InspectJob(const std::string& job, std::string* json) const;
   // Jobs and bad nodes as JSON (the config is kept by the caller).

@@ -115,6 +115,62 @@ std::string Engine::InspectCluster() const {
   return j.str();
 }
 
+std::string Engine::InspectTopology() const {
+  JsonOut j;
+  j.Open('{').Key("nodes").Open('[');
+  for (size_t n = 0; n < node_names_.size(); n++)
+    for (CellId nc : node_cells_[n]) {
+      const Chain& ch = chains_[pcells_[nc].chain];
+      j.Open('{').Key("node").Val(node_names_[n]).Key("chain").Val(ch.top).Key("bad").Bool(node_bad_[n] != 0);
+      std::vector<CellId> above;
+      for (CellId a = pcells_[nc].parent; a != kNone; a = pcells_[a].parent) above.push_back(a);
+      j.Key("above").Open('[');
+      for (size_t k = above.size(); k-- > 0;) {
+        const PCell& a = pcells_[above[k]];
+        j.Open('{').Key("cellType").Val(ch.level_type[a.level]);
+        j.Key("address").Val(a.addr >= 0 ? addresses_[a.addr] : ch.level_type[a.level] + "#" + std::to_string(above[k]));
+        j.Close('}');
+      }
+      j.Close(']').Key("gpus").Open('[');
+      std::vector<CellId> stack{nc}, leaves;
+      while (!stack.empty()) {
+        CellId c = stack.back();
+        stack.pop_back();
+        if (pcells_[c].level == 1) {
+          leaves.push_back(c);
+          continue;
+        }
+        for (int k = ch.level_children[pcells_[c].level] - 1; k >= 0; k--) stack.push_back(pcells_[c].first_child + k);
+      }
+      for (CellId l : leaves) {
+        const PCell& p = pcells_[l];
+        j.Open('{').Key("gpu").Val(p.addr).Key("groups").Open('[');
+        std::vector<CellId> path;
+        for (CellId a = p.parent; a != nc && a != kNone; a = pcells_[a].parent) path.push_back(a);
+        for (size_t k = path.size(); k-- > 0;) {
+          const PCell& a = pcells_[path[k]];
+          j.Open('{').Key("cellType").Val(ch.level_type[a.level]).Key("index").Val(path[k] - pcells_[a.parent].first_child).Close('}');
+        }
+        j.Close(']');
+        std::string vc;
+        for (CellId a = l; a != kNone; a = pcells_[a].parent)
+          if (pcells_[a].bound != kNone) {
+            vc = vcs_[vcells_[pcells_[a].bound].vc].name;
+            break;
+          }
+        std::string job, cls;
+        if (p.job >= 0) {
+          job = jobs_[p.job].name;
+          cls = jobs_[p.job].guaranteed() ? "guaranteed" : "opportunistic";
+        }
+        j.Key("vc").Val(vc).Key("job").Val(job).Key("class").Val(cls).Key("bad").Bool(p.bad != 0).Close('}');
+      }
+      j.Close(']').Close('}');
+    }
+  j.Close(']').Close('}');
+  return j.str();
+}
+
 Status Engine::InspectVc(const std::string& vc, std::string* json) const {
   auto it = vc_index_.find(vc);
   if (it == vc_index_.end()) return Status::Err(Code::kNoEnt, "vc: unknown VC '" + vc + "'");

@@ -20,6 +20,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "hived_ctld.h"
+#include "hived_status.h"
 
 #define HIVED_MAX_FILE (64 * 1024 * 1024)
 
@@ -251,15 +252,17 @@ extern void hived_ctld_sync_nodes(void)
 			continue;
 		node_bad[i] = bad;
 		if (hived_set_node_health(engine, hived_node_name(engine, i),
-					  !bad) != HIVED_OK)
+					  !bad) != HIVED_OK) {
 			error("select/hived: node %s: %s",
 			      hived_node_name(engine, i),
 			      hived_last_error(engine));
-		else
-			info("select/hived: node %s is %s: its cells are %s",
-			     hived_node_name(engine, i),
-			     node_ptr ? node_state_string(node_ptr->node_state) :
-			     "not in slurm.conf", bad ? "bad" : "healthy");
+			continue;
+		}
+		hived_status_dirty();
+		info("select/hived: node %s is %s: its cells are %s",
+		     hived_node_name(engine, i),
+		     node_ptr ? node_state_string(node_ptr->node_state) :
+		     "not in slurm.conf", bad ? "bad" : "healthy");
 	}
 }
 

@@ -22,6 +22,7 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
 	src/slurm/hived_job.c src/slurm/hived_job.h \
 	src/slurm/ctld_symbols.h \
+	src/slurm/hived_status.c src/slurm/hived_status.h \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 # The engine is C++: link with the C++ driver so libstdc++ comes along.
 nodist_EXTRA_src_slurm_select_hived_la_SOURCES = src/slurm/cxx_link.cxx

@@ -6,6 +6,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "src/common/bitstring.h"
 #include "src/common/list.h"
@@ -16,6 +17,7 @@
 #include "ctld_symbols.h"
 #include "hived_ctld.h"
 #include "hived_job.h"
+#include "hived_status.h"
 #include "select_hooks.h"
 
 /*
@@ -108,6 +110,7 @@ extern int hived_hook_init(void)
 	if (!pending)
 		pending = list_create(_pending_free);
 	hived_ctld_unlock();
+	hived_status_start();
 	return SLURM_SUCCESS;
 }
 
@@ -115,6 +118,7 @@ extern void hived_hook_fini(void)
 {
 	if (!running_in_slurmctld())
 		return;
+	hived_status_stop();	/* before our lock: the writer takes it */
 	hived_ctld_lock();
 	FREE_NULL_LIST(pending);
 	hived_ctld_unload();
@@ -128,6 +132,7 @@ extern void hived_hook_node_init(void)
 	hived_ctld_lock();
 	(void) hived_ctld_load();
 	hived_ctld_unlock();
+	hived_status_dirty();
 }
 
 extern void hived_hook_state_save(const char *dir_name)
@@ -174,6 +179,22 @@ static List _victims(const hived_decision *d, List candidates, char **why)
 	return out;
 }
 
+static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
+		     uint32_t min_nodes, uint32_t max_nodes,
+		     uint32_t req_nodes, uint16_t mode,
+		     List preemptee_candidates, List *preemptee_job_list,
+		     bitstr_t *exc_core_bitmap, hived_job_test_f fwd,
+		     bool *asked);
+
+static uint64_t _now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Timed: what the scheduler pays per call for jobs HiveD decides. */
 extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       uint32_t min_nodes, uint32_t max_nodes,
 			       uint32_t req_nodes, uint16_t mode,
@@ -181,6 +202,24 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       List *preemptee_job_list,
 			       bitstr_t *exc_core_bitmap,
 			       hived_job_test_f fwd)
+{
+	uint64_t t0 = _now_us();
+	bool asked = false;
+	int rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
+			   mode, preemptee_candidates, preemptee_job_list,
+			   exc_core_bitmap, fwd, &asked);
+
+	if (asked)
+		hived_status_job_test_time(_now_us() - t0);
+	return rc;
+}
+
+static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
+		     uint32_t min_nodes, uint32_t max_nodes,
+		     uint32_t req_nodes, uint16_t mode,
+		     List preemptee_candidates, List *preemptee_job_list,
+		     bitstr_t *exc_core_bitmap, hived_job_test_f fwd,
+		     bool *asked)
 {
 	hived_job_ask_t ask;
 	const hived_decision *d = NULL;
@@ -215,6 +254,7 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_ctld_unlock();
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
+	*asked = true;
 	if (hived_submit(e, &ask.req, 1, &d) != HIVED_OK) {
 		error("select/hived: %pJ: %s; leaving it to cons_tres",
 		      job_ptr, hived_last_error(e));
@@ -232,6 +272,7 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		bool quota = (d->wait_kind == HIVED_WAIT_VC_QUOTA);
 
 		hived_job_set_comment(job_ptr, d->reason);
+		hived_status_pending(job_ptr->job_id, ask.vc, d->reason);
 		hived_job_ask_free(&ask);
 		if (mode == SELECT_MODE_RUN_NOW) {
 			if (quota)
@@ -263,6 +304,7 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		}
 		info("select/hived: %pJ preempts %zu job(s) for its cells",
 		     job_ptr, d->n_preempted);
+		hived_status_count_preempt(d->n_preempted, 0);
 		*preemptee_job_list = victims;
 	}
 	chosen = bit_alloc(bit_size(bitmap));
@@ -360,7 +402,9 @@ extern void hived_hook_job_begin(job_record_t *job_ptr)
 			     d->lazy_preempted[i]);
 		xfree(s);
 		hived_job_set_comment(job_ptr, NULL);
+		hived_status_count_preempt(0, d->n_lazy_preempted);
 	}
+	hived_status_pending(job_ptr->job_id, NULL, NULL);
 	hived_ctld_check("job_begin");
 	_pending_free(p);
 	hived_ctld_unlock();
@@ -433,6 +477,7 @@ extern void hived_hook_job_fini(job_record_t *job_ptr)
 	hived_ctld_lock();
 	if ((p = _pending_take(job_ptr->job_id)))
 		_pending_free(p);
+	hived_status_pending(job_ptr->job_id, NULL, NULL);
 	e = hived_ctld_engine();
 	snprintf(name, sizeof(name), "%u", job_ptr->job_id);
 	if (e && hived_job_exists(e, name)) {

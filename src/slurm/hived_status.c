@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hived_status.c - writing hived_status.json from a thread of its own.
+ *
+ * Lock order: hived_ctld_lock() before status_mutex, everywhere.
+ */
+#include "src/common/slurm_xlator.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "hived_ctld.h"
+#include "hived_status.h"
+
+#define TIMING_SAMPLES 4096
+#define MAX_PENDING 10000
+
+typedef struct {
+	uint32_t job_id;
+	char *vc;
+	char *reason;
+} pending_t;
+
+static pthread_mutex_t status_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t status_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t writer;
+static bool running = false, stopping = false, dirty = false;
+
+static pending_t *pending = NULL;
+static int n_pending = 0;
+static uint64_t samples[TIMING_SAMPLES];
+static uint64_t n_calls = 0, sum_us = 0, max_us = 0;
+static uint64_t n_killed = 0, n_lazy = 0;
+
+extern void hived_status_dirty(void)
+{
+	slurm_mutex_lock(&status_mutex);
+	dirty = true;
+	slurm_mutex_unlock(&status_mutex);
+}
+
+extern void hived_status_pending(uint32_t job_id, const char *vc,
+				 const char *reason)
+{
+	int i;
+
+	slurm_mutex_lock(&status_mutex);
+	for (i = 0; i < n_pending; i++)
+		if (pending[i].job_id == job_id)
+			break;
+	if (i < n_pending && reason && !xstrcmp(pending[i].reason, reason)) {
+		slurm_mutex_unlock(&status_mutex);
+		return;
+	}
+	if (i < n_pending) {
+		xfree(pending[i].vc);
+		xfree(pending[i].reason);
+		pending[i] = pending[--n_pending];
+	}
+	if (reason && n_pending < MAX_PENDING) {
+		xrecalloc(pending, n_pending + 1, sizeof(pending_t));
+		pending[n_pending].job_id = job_id;
+		pending[n_pending].vc = xstrdup(vc);
+		pending[n_pending].reason = xstrdup(reason);
+		n_pending++;
+	}
+	dirty = true;
+	slurm_mutex_unlock(&status_mutex);
+}
+
+extern void hived_status_job_test_time(uint64_t usec)
+{
+	slurm_mutex_lock(&status_mutex);
+	samples[n_calls % TIMING_SAMPLES] = usec;
+	n_calls++;
+	sum_us += usec;
+	if (usec > max_us)
+		max_us = usec;
+	slurm_mutex_unlock(&status_mutex);
+}
+
+extern void hived_status_count_preempt(int killed, int lazy)
+{
+	slurm_mutex_lock(&status_mutex);
+	n_killed += killed;
+	n_lazy += lazy;
+	dirty = true;
+	slurm_mutex_unlock(&status_mutex);
+}
+
+static void _json_str(char **out, const char *s)
+{
+	xstrcat(*out, "\"");
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+		if (c == '"' || c == '\\')
+			xstrfmtcat(*out, "\\%c", c);
+		else if (c < 0x20)
+			xstrfmtcat(*out, "\\u%04x", c);
+		else
+			xstrfmtcat(*out, "%c", c);
+	}
+	xstrcat(*out, "\"");
+}
+
+static int _cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Caller holds hived_ctld_lock() and status_mutex. */
+static char *_compose(hived_engine *e)
+{
+	char *out = NULL, *part = NULL;
+	const char *const *names = NULL;
+	size_t n, k;
+	uint64_t sorted[TIMING_SAMPLES], p99 = 0;
+
+	xstrfmtcat(out, "{\"version\":1,\"written\":%ld,\"cluster\":",
+		   (long) time(NULL));
+	if (hived_inspect(e, NULL, &part) == HIVED_OK)
+		xstrcat(out, part);
+	else
+		xstrcat(out, "null");
+	free(part);
+	part = NULL;
+	xstrcat(out, ",\"topology\":");
+	if (hived_inspect_topology(e, &part) == HIVED_OK)
+		xstrcat(out, part);
+	else
+		xstrcat(out, "null");
+	free(part);
+	part = NULL;
+	xstrcat(out, ",\"jobs\":[");
+	n = hived_job_list(e, &names);
+	for (size_t i = 0; i < n; i++) {
+		if (hived_inspect_job(e, names[i], &part) != HIVED_OK)
+			continue;
+		xstrfmtcat(out, "%s%s", i ? "," : "", part);
+		free(part);
+		part = NULL;
+	}
+	xstrcat(out, "],\"pending\":[");
+	for (int i = 0; i < n_pending; i++) {
+		xstrfmtcat(out, "%s{\"job\":\"%u\",\"vc\":", i ? "," : "",
+			   pending[i].job_id);
+		_json_str(&out, pending[i].vc);
+		xstrcat(out, ",\"reason\":");
+		_json_str(&out, pending[i].reason);
+		xstrcat(out, "}");
+	}
+	k = (n_calls < TIMING_SAMPLES) ? n_calls : TIMING_SAMPLES;
+	if (k) {
+		memcpy(sorted, samples, k * sizeof(uint64_t));
+		qsort(sorted, k, sizeof(uint64_t), _cmp_u64);
+		p99 = sorted[(k * 99) / 100 < k ? (k * 99) / 100 : k - 1];
+	}
+	xstrfmtcat(out, "],\"timing\":{\"jobTestCalls\":%"PRIu64
+		   ",\"jobTestMeanUs\":%.1f,\"jobTestP99Us\":%"PRIu64
+		   ",\"jobTestMaxUs\":%"PRIu64"},\"counters\":{\"preemptions\":%"
+		   PRIu64",\"lazyPreemptions\":%"PRIu64"}}\n",
+		   n_calls, n_calls ? (double) sum_us / n_calls : 0.0, p99,
+		   max_us, n_killed, n_lazy);
+	return out;
+}
+
+static void _write(const char *text)
+{
+	char *path, *tmp;
+	int fd;
+	size_t len = strlen(text), done = 0;
+
+	path = xstrdup_printf("%s/hived_status.json",
+			      slurm_conf.state_save_location ?
+			      slurm_conf.state_save_location : ".");
+	tmp = xstrdup_printf("%s.new", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("select/hived: cannot write %s: %m", tmp);
+		goto out;
+	}
+	(void) fchmod(fd, 0644);	/* whatever the umask: users read it */
+	while (done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += w;
+	}
+	if (close(fd) || done != len) {
+		error("select/hived: cannot write %s: %m", tmp);
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path))
+		error("select/hived: cannot rename %s: %m", tmp);
+out:
+	xfree(tmp);
+	xfree(path);
+}
+
+static void *_writer(void *arg)
+{
+	for (;;) {
+		struct timespec ts;
+		char *text = NULL;
+		hived_engine *e;
+
+		slurm_mutex_lock(&status_mutex);
+		while (!stopping && !dirty) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&status_cond, &status_mutex, &ts);
+		}
+		if (stopping) {
+			slurm_mutex_unlock(&status_mutex);
+			break;
+		}
+		slurm_mutex_unlock(&status_mutex);
+
+		hived_ctld_lock();
+		slurm_mutex_lock(&status_mutex);
+		e = hived_ctld_engine();
+		if (e)
+			text = _compose(e);
+		dirty = false;
+		slurm_mutex_unlock(&status_mutex);
+		hived_ctld_unlock();
+		if (text)
+			_write(text);
+		xfree(text);
+		sleep(1);	/* at most one write a second */
+	}
+	return NULL;
+}
+
+extern void hived_status_start(void)
+{
+	slurm_mutex_lock(&status_mutex);
+	if (running) {
+		slurm_mutex_unlock(&status_mutex);
+		return;
+	}
+	stopping = false;
+	dirty = true;
+	if (pthread_create(&writer, NULL, _writer, NULL))
+		error("select/hived: no status thread: %m; hived_status.json is not written");
+	else
+		running = true;
+	slurm_mutex_unlock(&status_mutex);
+}
+
+extern void hived_status_stop(void)
+{
+	slurm_mutex_lock(&status_mutex);
+	if (!running) {
+		slurm_mutex_unlock(&status_mutex);
+		return;
+	}
+	stopping = true;
+	pthread_cond_broadcast(&status_cond);
+	slurm_mutex_unlock(&status_mutex);
+	pthread_join(writer, NULL);
+	slurm_mutex_lock(&status_mutex);
+	running = false;
+	for (int i = 0; i < n_pending; i++) {
+		xfree(pending[i].vc);
+		xfree(pending[i].reason);
+	}
+	xfree(pending);
+	n_pending = 0;
+	slurm_mutex_unlock(&status_mutex);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hived_status.h - the live, world-readable view of select/hived for hivedctl,
+ * priority/hived and monitoring: <StateSaveLocation>/hived_status.json.
+ *
+ * It holds only what squeue shows anyway (job ids, accounts, nodes, GPUs) and is
+ * written by a thread of its own, at most once a second after a change, so no
+ * scheduling call ever waits for the disk. Unlike the 0600 state file it is not
+ * read back by the plugin.
+ */
+#ifndef HIVED_STATUS_H
+#define HIVED_STATUS_H
+
+#include <stdint.h>
+
+extern void hived_status_start(void);
+extern void hived_status_stop(void);
+
+/* Something changed: write the file again soon. */
+extern void hived_status_dirty(void);
+
+/* Why a job waits (NULL: it no longer waits). */
+extern void hived_status_pending(uint32_t job_id, const char *vc,
+				 const char *reason);
+
+/* One select_p_job_test call handled by HiveD took `usec`. */
+extern void hived_status_job_test_time(uint64_t usec);
+extern void hived_status_count_preempt(int killed, int lazy);
+
+#endif
