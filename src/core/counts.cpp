@@ -22,6 +22,22 @@ void Engine::UnitUpdate(CellId vunit, int32_t before, int32_t after) {
     }
 }
 
+void Engine::NoteIndex(CellId cell, int32_t before, bool is_virtual) {
+  for (const auto& m : index_moves_)
+    if (m.cell == cell && m.is_virtual == is_virtual) return;
+  index_moves_.push_back({cell, before, is_virtual});
+}
+
+void Engine::FlushIndexes() {
+  for (const auto& m : index_moves_) {
+    if (m.is_virtual)
+      UnitUpdate(m.cell, m.before, vcells_[m.cell].vfree);
+    else
+      NodeUpdate(m.cell, m.before, pcells_[m.cell].avail);
+  }
+  index_moves_.clear();
+}
+
 void Engine::SetLeafJob(CellId pleaf, int job, bool opportunistic) {
   pcells_[pleaf].job = job;
   const int nl = chains_[pcells_[pleaf].chain].node_level;
@@ -31,7 +47,7 @@ void Engine::SetLeafJob(CellId pleaf, int job, bool opportunistic) {
     int32_t before = p.avail;
     p.avail -= da;
     p.opp += dopp;
-    if (p.level == nl) NodeUpdate(c, before, p.avail);
+    if (p.level == nl) NoteIndex(c, before, false);
     if ((p.flags & kFree) && dopp && p.opp == 1) FreeRefile(c);
   }
 }
@@ -45,7 +61,7 @@ void Engine::ClearLeafJob(CellId pleaf, bool opportunistic) {
     int32_t before = p.avail;
     p.avail += da;
     p.opp -= dopp;
-    if (p.level == nl) NodeUpdate(c, before, p.avail);
+    if (p.level == nl) NoteIndex(c, before, false);
     if ((p.flags & kFree) && dopp && p.opp == 0) FreeRefile(c);
   }
 }
@@ -57,7 +73,7 @@ void Engine::SetVleafJob(CellId vleaf, int job) {
   if (!vcells_[vcells_[vleaf].root].pinned) vc.free_leaves--;
   for (CellId c = vleaf; c != kNone; c = vcells_[c].parent) {
     int32_t before = vcells_[c].vfree--;
-    if (IsUnit(c)) UnitUpdate(c, before, vcells_[c].vfree);
+    if (IsUnit(c)) NoteIndex(c, before, true);
   }
 }
 
@@ -69,7 +85,7 @@ void Engine::ClearVleafJob(CellId vleaf) {
   vcells_[vleaf].job = -1;
   for (CellId c = vleaf; c != kNone; c = vcells_[c].parent) {
     int32_t before = vcells_[c].vfree++;
-    if (IsUnit(c)) UnitUpdate(c, before, vcells_[c].vfree);
+    if (IsUnit(c)) NoteIndex(c, before, true);
   }
 }
 

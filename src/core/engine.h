@@ -134,6 +134,9 @@ class Engine {
   void ClearVleafJob(CellId vleaf);
   void UnitUpdate(CellId vunit, int32_t before, int32_t after);
   void NodeUpdate(CellId pnode, int32_t before, int32_t after);
+  // Best-fit indexes move once per unit per decision, not once per GPU.
+  void NoteIndex(CellId cell, int32_t before, bool is_virtual);
+  void FlushIndexes();
   bool IsUnit(CellId v) const;
   // --- scheduling (schedule.cpp, placement.cpp) ---
   Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
@@ -173,6 +176,12 @@ class Engine {
   mutable std::vector<uint32_t> scratch_stamp_;
   mutable std::vector<std::pair<int32_t, int32_t>> scratch_count_;
   mutable uint32_t scratch_epoch_ = 0;
+  struct IndexMove {
+    CellId cell;
+    int32_t before;
+    bool is_virtual;
+  };
+  std::vector<IndexMove> index_moves_;
 };
 
 }  // namespace hived

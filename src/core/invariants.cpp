@@ -9,6 +9,7 @@
 namespace hived {
 
 std::string Engine::CheckInvariants() const {
+  if (!index_moves_.empty()) return "best-fit index moves left unapplied";
   auto cell = [&](CellId c) {
     const PCell& p = pcells_[c];
     std::string s = "cell " + std::to_string(c) + " (" + chains_[p.chain].level_type[p.level];

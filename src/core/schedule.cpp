@@ -166,6 +166,7 @@ void Engine::ReleaseJob(int slot) {
   job_index_.erase(j.name);
   j = Job();
   free_slots_.push_back(slot);
+  FlushIndexes();
 }
 
 bool Engine::Reinstate(const Job& copy) {
@@ -188,6 +189,7 @@ bool Engine::Reinstate(const Job& copy) {
       n++;
     }
   if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += n;
+  FlushIndexes();
   return ok;
 }
 
@@ -309,6 +311,7 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::
   if (!ok) {
     d->preempted.clear();
     d->lazy_preempted.clear();
+    FlushIndexes();
     return false;
   }
   std::vector<int> ovictims;
@@ -331,6 +334,7 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::
   jb.pods = SplitPods(req, pleaves, pcells_);
   for (CellId p : pleaves) SetLeafJob(p, slot, false);
   vcs_[vc].used_leaves += static_cast<int64_t>(pleaves.size());
+  FlushIndexes();
   return true;
 }
 
@@ -417,6 +421,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
       job.pods = SplitPods(req, pleaves, pcells_);
       job_index_[req.job] = slot;
       for (CellId p : pleaves) SetLeafJob(p, slot, true);
+      FlushIndexes();
       if (vc >= 0) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
       placed = true;
       break;
@@ -554,6 +559,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
     }
   if (vc >= 0) (guaranteed ? vcs_[vc].used_leaves : vcs_[vc].opp_leaves) += n;
   if (demoted) *demoted = j.demoted ? 1 : 0;
+  FlushIndexes();
   return Status::Ok();
 }
 
@@ -590,6 +596,7 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
       }
     }
   }
+  FlushIndexes();
   return Status::Ok();
 }
 
