@@ -5,6 +5,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
@@ -72,6 +73,92 @@ static int32_t _max_node_gpus(hived_engine *e)
 			m = c;
 	}
 	return m;
+}
+
+/*
+ * One of hived_spank's options from the job's SPANK environment, or NULL.
+ * slurmctld stores what sbatch/salloc/srun set with spank_job_control_setenv()
+ * as "SPANK_<NAME>=value".
+ */
+static const char *_spank_value(job_record_t *job_ptr, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+
+		if (!e)
+			continue;
+		if (!strncmp(e, "SPANK_", 6))
+			e += 6;
+		if (!strncmp(e, name, len) && (e[len] == '='))
+			return e + len + 1;
+	}
+	return NULL;
+}
+
+static bool _spank_flag(job_record_t *job_ptr, const char *name)
+{
+	const char *v = _spank_value(job_ptr, name);
+
+	return v && v[0] && xstrcmp(v, "0");
+}
+
+/*
+ * --hived-within / --hived-pinned only narrow where the job may run, so their
+ * values are the user's to choose; the engine still checks them (a pinned cell
+ * must be one of the job's own VC). --hived-opportunistic can only lower the
+ * class; nothing here raises it.
+ */
+static void _apply_spank(job_record_t *job_ptr, hived_job_ask_t *ask)
+{
+	const char *within = _spank_value(job_ptr, "HIVED_WITHIN");
+	const char *pinned = _spank_value(job_ptr, "HIVED_PINNED");
+	bool lazy = _spank_flag(job_ptr, "HIVED_LAZY_PREEMPT");
+	bool opp = _spank_flag(job_ptr, "HIVED_OPPORTUNISTIC");
+
+	if (within && within[0]) {
+		xfree(ask->within_type);
+		ask->within_type = xstrdup(within);
+		ask->req.within_cell_type = ask->within_type;
+		xstrfmtcat(ask->asked, "%swithin=%s", ask->asked ? " " : "",
+			   within);
+	}
+	if (pinned && pinned[0]) {
+		ask->pinned_id = xstrdup(pinned);
+		ask->req.pinned_cell_id = ask->pinned_id;
+		xstrfmtcat(ask->asked, "%spinned=%s", ask->asked ? " " : "",
+			   pinned);
+	}
+	if (lazy) {
+		ask->req.lazy_preemption = 1;
+		xstrfmtcat(ask->asked, "%slazy", ask->asked ? " " : "");
+	}
+	if (opp) {
+		ask->req.priority = HIVED_PRIORITY_OPPORTUNISTIC;
+		xstrfmtcat(ask->asked, "%sopportunistic",
+			   ask->asked ? " " : "");
+	}
+}
+
+/*
+ * A request the engine refuses outright (unknown cell type, a pinned cell of
+ * another VC, pinned + opportunistic) must not fall back to cons_tres: that
+ * would drop the user's restriction. RET true with *why set.
+ */
+static bool _spank_refused(hived_engine *e, hived_job_ask_t *ask, char **why)
+{
+	const hived_decision *d = NULL;
+	hived_rc rc;
+
+	if (!ask->req.within_cell_type && !ask->req.pinned_cell_id)
+		return false;
+	rc = hived_submit(e, &ask->req, 1, &d);
+	if ((rc != HIVED_EINVAL) && (rc != HIVED_ENOENT))
+		return false;
+	*why = xstrdup_printf("asked %s: %s", ask->asked ? ask->asked : "",
+			      hived_last_error(e));
+	return true;
 }
 
 extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
@@ -170,6 +257,7 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->within_type = xstrdup(hived_node_parent_type(e, 0));
 		ask->req.within_cell_type = ask->within_type;
 	}
+	_apply_spank(job_ptr, ask);
 
 	n_nodes = hived_node_count(e);
 	ask->allowed = xcalloc(n_nodes ? n_nodes : 1, 1);
@@ -186,6 +274,8 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->allowed[i] = 1;
 	}
 	ask->req.allowed_nodes = ask->allowed;
+	if (_spank_refused(e, ask, why))
+		return HIVED_JOB_REFUSE;
 	return HIVED_JOB_ASK;
 }
 
@@ -194,6 +284,8 @@ extern void hived_job_ask_free(hived_job_ask_t *ask)
 	xfree(ask->vc);
 	xfree(ask->leaf_type);
 	xfree(ask->within_type);
+	xfree(ask->pinned_id);
+	xfree(ask->asked);
 	xfree(ask->allowed);
 }
 
@@ -317,4 +409,57 @@ extern void hived_job_set_comment(job_record_t *job_ptr, const char *text)
 	job_ptr->system_comment = c;
 	if (&last_job_update)
 		last_job_update = time(NULL);
+}
+
+/* "0-3,6" from ascending GPU indices. */
+static void _ranges(char **s, const int32_t *l, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++) {
+		int32_t end = k;
+
+		while ((end + 1 < n) && (l[end + 1] == l[end] + 1))
+			end++;
+		if (end > k)
+			xstrfmtcat(*s, "%s%d-%d", k ? "," : "", l[k], l[end]);
+		else
+			xstrfmtcat(*s, "%s%d", k ? "," : "", l[k]);
+		k = end;
+	}
+}
+
+extern void hived_job_placed_comment(job_record_t *job_ptr,
+				     const hived_job_ask_t *ask,
+				     const hived_decision *d)
+{
+	char *text = NULL;
+
+	if (ask->asked)
+		xstrfmtcat(text, "asked %s; ", ask->asked);
+	xstrcat(text, "given");
+	for (size_t p = 0; p < d->n_pods; p++) {
+		xstrfmtcat(text, " %s:", d->pods[p].node_name);
+		_ranges(&text, d->pods[p].leaves, d->pods[p].n_leaves);
+	}
+	xstrfmtcat(text, " (%s, %s)", ask->vc ? ask->vc : "no VC",
+		   (ask->req.priority < 0) ? "opportunistic" : "guaranteed");
+	hived_job_set_comment(job_ptr, text);
+	xfree(text);
+
+	/* Victims that keep running say so, or their comment would lie. */
+	for (size_t i = 0; find_job_record && (i < d->n_lazy_preempted); i++) {
+		job_record_t *v = find_job_record(
+			strtoul(d->lazy_preempted[i], NULL, 10));
+		const char *old;
+
+		if (!v)
+			continue;
+		old = v->system_comment ? v->system_comment : "";
+		if (!xstrncmp(old, "hived: ", 7))
+			old += 7;
+		text = xstrdup_printf("%s%slazy-preempted by job %u: now opportunistic",
+				      old, old[0] ? "; " : "",
+				      job_ptr->job_id);
+		hived_job_set_comment(v, text);
+		xfree(text);
+	}
 }

@@ -25,6 +25,8 @@ typedef struct {
 	char *vc;		/* engine's spelling of the VC name */
 	char *leaf_type;
 	char *within_type;
+	char *pinned_id;
+	char *asked;		/* the user's --hived-* options, for the comment */
 	uint8_t *allowed;	/* hived_node_count() bytes */
 } hived_job_ask_t;
 
@@ -48,5 +50,14 @@ extern void hived_job_pods_free(hived_pod *pods, size_t n_pods);
 
 /* Shown in "scontrol show job" as SystemComment; NULL clears it. */
 extern void hived_job_set_comment(job_record_t *job_ptr, const char *text);
+
+/*
+ * The SystemComment of a placed job: what it asked with --hived-* and the cells
+ * it was given, e.g. "hived: asked within=A100-RACK lazy; given node1:0-7
+ * (vc1, guaranteed)"; jobs d lazy-preempted get "lazy-preempted by job N" added.
+ */
+extern void hived_job_placed_comment(job_record_t *job_ptr,
+				     const hived_job_ask_t *ask,
+				     const hived_decision *d);
 
 #endif

@@ -401,7 +401,7 @@ extern void hived_hook_job_begin(job_record_t *job_ptr)
 			info("select/hived: job %s lazy-preempted: now opportunistic, keeps running",
 			     d->lazy_preempted[i]);
 		xfree(s);
-		hived_job_set_comment(job_ptr, NULL);
+		hived_job_placed_comment(job_ptr, &p->ask, d);
 		hived_status_count_preempt(0, d->n_lazy_preempted);
 	}
 	hived_status_pending(job_ptr->job_id, NULL, NULL);

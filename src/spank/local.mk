@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# hived_spank.so: the --hived-within/--hived-pinned/--hived-lazy-preempt/
+# --hived-opportunistic options of sbatch, salloc and srun. Uses only Slurm's
+# public <slurm/spank.h>; listed in plugstack.conf (scripts/hived-cluster writes
+# the line for this build tree). Installed next to the other plugins.
+
+if HAVE_SLURM
+slurmplugin_LTLIBRARIES += src/spank/hived_spank.la
+endif
+src_spank_hived_spank_la_SOURCES = \
+	src/spank/hived_spank.c \
+	src/spank/hived_options.c src/spank/hived_options.h
+src_spank_hived_spank_la_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
+# Loads into uninstrumented Slurm commands: never sanitizer flags here.
+src_spank_hived_spank_la_CFLAGS = -Wall
+src_spank_hived_spank_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/src/spank/spank.map
+src_spank_hived_spank_la_LIBADD = $(JANSSON_LIBS)
+src_spank_hived_spank_la_DEPENDENCIES = src/spank/spank.map
+EXTRA_DIST += src/spank/spank.map
+
+# The option checks on their own (no Slurm needed).
+check_PROGRAMS += tests/spank/test_spank_options
+TESTS += tests/spank/test_spank_options
+tests_spank_test_spank_options_SOURCES = tests/spank/test_spank_options.c \
+	src/spank/hived_options.c src/spank/hived_options.h
+tests_spank_test_spank_options_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) \
+	-I$(top_srcdir)/src/spank
+tests_spank_test_spank_options_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_spank_test_spank_options_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS)
