@@ -154,6 +154,7 @@ std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
                    [](const Found& a, const Found& b) { return a.bus < b.bus; });
 
   int total_cores = std::max(cores, 1);
+  int nvidia = 0;
   for (size_t i = 0; i < found.size(); i++) {
     Found& f = found[i];
     GpuFact g;
@@ -164,7 +165,7 @@ std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
     }
     g.type = !opts.gpu_type.empty() ? opts.gpu_type : gpu_type_from_model(f.model);
     if (f.vendor == 0x10de)
-      g.file = "/dev/nvidia" + std::to_string(i);
+      g.file = "/dev/nvidia" + std::to_string(nvidia++);  // NVIDIA's own count, in bus order
     else if (!f.drm.empty())
       g.file = "/dev/dri/" + f.drm;
     else

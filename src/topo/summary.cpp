@@ -51,13 +51,16 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
          (ch.nodes.empty() ? std::string("unnamed nodes") : compress_hostlist(ch.nodes)) + "\n";
     size_t w = 4;
     for (int l = 1; l <= ch.top_level(); l++) w = std::max(w, ch.levels[l].type.size());
-    o += "  level  " + pad_right("cell type", w) + "  cells  " + pad_right("children", w + 4) +
-         "  GPUs/cell\n";
+    size_t cw = 5;  // "cells", or the widest count
+    for (int l = 1; l <= ch.top_level(); l++)
+      cw = std::max(cw, std::to_string(ch.levels[l].cells).size());
+    o += "  level  " + pad_right("cell type", w) + "  " + pad_left("cells", cw) + "  " +
+         pad_right("children", w + 4) + "  GPUs/cell\n";
     for (int l = ch.top_level(); l >= 1; l--) {
       const ChainLevelInfo& L = ch.levels[l];
       std::string kids = l > 1 ? std::to_string(L.children) + " x " + ch.levels[l - 1].type : "";
       o += "  " + pad_left(std::to_string(l), 5) + "  " + pad_right(L.type, w) + "  " +
-           pad_left(std::to_string(L.cells), 5) + "  " + pad_right(kids, w + 4) + "  " +
+           pad_left(std::to_string(L.cells), cw) + "  " + pad_right(kids, w + 4) + "  " +
            pad_left(std::to_string(L.leaves), 9);
       if (l == ch.node_level) o += "  node level";
       if (l == ch.top_level() && l != ch.node_level) {
