@@ -223,6 +223,18 @@ void Deriver::CollectNodeModels() {
           gpus.push_back(&synthesized_.back());
         }
     }
+    // Facts from slurmctld's tables come in any order; a repeated index is a broken
+    // record that must not take the whole cluster down with it.
+    std::stable_sort(gpus.begin(), gpus.end(),
+                     [](const GpuFact* a, const GpuFact* b) { return a->index < b->index; });
+    bool broken = false;
+    for (size_t k = 0; k < gpus.size(); k++)
+      if (gpus[k]->index < 0 || (k && gpus[k]->index == gpus[k - 1]->index)) broken = true;
+    if (broken) {
+      report_->problems.push_back("node " + n.name +
+                                  ": its GPU records repeat an index or lack one: no cells for it");
+      continue;
+    }
     for (const GpuFact* g : gpus) {
       std::string m = g->type;
       if (m.empty() && configured.size() == 1) m = configured.begin()->first;

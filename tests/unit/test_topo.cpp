@@ -605,6 +605,22 @@ START_TEST(derive_facts_without_gres_conf) {
   ck_assert_uint_eq(rep.problems.size(), 1);
   ck_assert_has(rep.problems[0], "GPU type 'a.b' of node u1 contains '.'");
   ck_assert(spec.physical_cells.empty());
+  // GPU records out of order are fine; a repeated index drops the node, not the cluster.
+  NodeFacts r;
+  r.name = "rec";
+  for (int i : {3, 1, 2, 0}) {
+    GpuFact g;
+    g.type = "a30";
+    g.index = i;
+    r.gpus.push_back(g);
+  }
+  ck_assert_ok(derive_cluster({r}, TopologyFacts(), ClusterSpec(), &spec, &rep));
+  ck_assert_sstr_eq(cells_text(spec), "A30-NODE@rec");
+  r.gpus[0].index = 1;
+  ck_assert_ok(derive_cluster({r, nodes[0]}, TopologyFacts(), ClusterSpec(), &spec, &rep));
+  ck_assert_sstr_eq(rep.problems[0],
+                    "node rec: its GPU records repeat an index or lack one: no cells for it");
+  ck_assert(spec.physical_cells.empty());
 }
 END_TEST
 
