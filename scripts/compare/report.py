@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""report.py - figures of two replay runs (cons_tres, hived) and their ratios.
+
+Reads the workload JSON and the two run directories written by replay.py; writes a
+JSON report (raw numbers per run, per account, and the ratios) and a short Markdown
+table (hived / cons_tres per figure). Definitions: doc/compare.md.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import time
+
+GRACE = 5.0   # seconds a job must wait under quota to count as the anomaly
+
+
+def die(msg):
+    print("report: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        die("cannot read %s: %s" % (path, e))
+
+
+def jsonl(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                out.append(json.loads(line))
+    return out
+
+
+def pct(values, p):
+    if not values:
+        return None
+    v = sorted(values)
+    k = (len(v) - 1) * p / 100.0
+    lo, hi = math.floor(k), math.ceil(k)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
+
+
+def mean(values):
+    return sum(values) / len(values) if values else None
+
+
+def share(hits, total):
+    return {"jobs": total, "hits": hits, "share": (hits / total) if total else None}
+
+
+def epoch(s):
+    if not s or s in ("Unknown", "None"):
+        return None
+    try:
+        return time.mktime(time.strptime(s, "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return None
+
+
+def parse_sdiag(text):
+    def section(title):
+        i = text.find(title)
+        if i < 0:
+            return ""
+        rest = text[i + len(title):]
+        # Sections end at the next blank line.
+        end = rest.find("\n\n")
+        return rest if end < 0 else rest[:end]
+
+    def num(sec, label):
+        m = re.search(r"^\s*" + re.escape(label) + r":\s*(\d+)", sec, re.M)
+        return int(m.group(1)) if m else None
+
+    main = section("Main schedule statistics")
+    bf = section("Backfilling stats")
+    return {
+        "main": {"cycles": num(main, "Total cycles"), "mean_us": num(main, "Mean cycle"),
+                 "max_us": num(main, "Max cycle"), "mean_depth": num(main, "Mean depth cycle")},
+        "backfill": {"cycles": num(bf, "Total cycles"), "mean_us": num(bf, "Mean cycle"),
+                     "max_us": num(bf, "Max cycle"), "mean_depth": num(bf, "Depth Mean"),
+                     "backfilled_jobs": num(bf, "Total backfilled jobs (since last stats cycle start)")},
+    }
+
+
+def analyse(workload, rundir, gpus_per_socket):
+    run = load_json(os.path.join(rundir, "run.json"))
+    jobs = {j["idx"]: j for j in workload["jobs"]}
+    quota = workload["quotas"]
+    accounts = sorted(quota)
+    t0 = run["t0_epoch"]
+    npr = run["nodes_per_rack"]
+    sub = {s["idx"]: s for s in run["submitted"]}
+    by_jobid = {s["jobid"]: s["idx"] for s in run["submitted"]}
+    censored = set(run.get("censored", []))
+
+    # sacct -D: one row per run of the job (a requeue starts a new row).
+    rows = {}
+    with open(os.path.join(rundir, "sacct.txt")) as f:
+        header = f.readline().rstrip("\n").split("|")
+        for line in f:
+            r = dict(zip(header, line.rstrip("\n").split("|")))
+            if not r.get("JobID", "").isdigit() or int(r["JobID"]) not in by_jobid:
+                continue
+            rows.setdefault(by_jobid[int(r["JobID"])], []).append(r)
+
+    polls = jsonl(os.path.join(rundir, "polls.jsonl"))
+    starts = {}
+    for s in jsonl(os.path.join(rundir, "starts.jsonl")):
+        if s.get("nodes"):
+            starts[s["idx"]] = s          # the last observed start wins
+    first_running = {}
+    for p in polls:
+        for i in p["R"]:
+            first_running.setdefault(i, p["t"])
+
+    per_job = {}
+    gpu_seconds = 0.0
+    last_end = 0.0
+    preempt_rows = 0
+    for i, j in jobs.items():
+        rec = {"account": j["account"], "class": j["class"], "gpus": j["gpus"],
+               "censored": i in censored, "submitted": i in sub}
+        rs = rows.get(i, [])
+        sub_t = [epoch(r["Submit"]) for r in rs if epoch(r["Submit"])]
+        start_t = [epoch(r["Start"]) for r in rs if epoch(r["Start"])]
+        rec["preemptions"] = sum(1 for r in rs if r["State"].split()[0] in ("PREEMPTED", "REQUEUED"))
+        preempt_rows += rec["preemptions"]
+        for r in rs:
+            s, e = epoch(r["Start"]), epoch(r["End"])
+            if s and e and e >= s:
+                gpu_seconds += (e - s) * j["gpus"]
+                last_end = max(last_end, e - t0)
+        if sub_t and start_t:
+            rec["delay"] = min(start_t) - min(sub_t)
+            rec["delay_source"] = "sacct"
+        elif i in sub and i in first_running:
+            rec["delay"] = max(0.0, first_running[i] - sub[i]["t"])
+            rec["delay_source"] = "polls"
+        else:
+            rec["delay"] = None
+        st = starts.get(i)
+        rec["placement"] = st["nodes"] if st else None
+        per_job[i] = rec
+
+    # The anomaly: pending guaranteed jobs that fit their account's unused quota.
+    stretch = {}
+    under = {i: [] for i in jobs}
+    for p in polls:
+        used = {a: 0 for a in accounts}
+        for i in p["R"]:
+            if jobs[i]["class"] == "guaranteed":
+                used[jobs[i]["account"]] += jobs[i]["gpus"]
+        pend = set(p["PD"])
+        for i in list(stretch):
+            if i not in pend:
+                under[i].append(stretch.pop(i))
+        for i in pend:
+            j = jobs[i]
+            if j["class"] != "guaranteed":
+                continue
+            fits = used[j["account"]] + j["gpus"] <= quota[j["account"]]
+            if fits:
+                if i in stretch:
+                    stretch[i][1] = p["t"]
+                else:
+                    stretch[i] = [p["t"], p["t"]]
+            elif i in stretch:
+                under[i].append(stretch.pop(i))
+    for i, s in stretch.items():
+        under[i].append(s)
+    for i, rec in per_job.items():
+        long_ones = [b - a for a, b in under[i] if b - a >= GRACE]
+        rec["under_quota_wait"] = sum(long_ones)
+        rec["anomaly"] = bool(long_ones)
+
+    def placed(i):
+        return per_job[i]["placement"]
+
+    def on_one_socket(nodes):
+        if len(nodes) != 1:
+            return False
+        g = next(iter(nodes.values()))
+        return len({x // gpus_per_socket for x in g}) == 1
+
+    def rack(node):
+        return (int(re.sub(r"\D", "", node)) - 1) // npr
+
+    multi = [i for i in jobs if jobs[i]["gpus"] > 1 and placed(i)]
+    sock = [i for i in multi if jobs[i]["gpus"] <= gpus_per_socket]
+    node = [i for i in multi if jobs[i]["gpus"] <= 2 * gpus_per_socket]
+    big = [i for i in multi if jobs[i]["gpus"] > 2 * gpus_per_socket]
+    affinity = {
+        "socket": share(sum(on_one_socket(placed(i)) for i in sock), len(sock)),
+        "node": share(sum(len(placed(i)) == 1 for i in node), len(node)),
+        "rack": share(sum(len({rack(n) for n in placed(i)}) == 1 for i in big), len(big)),
+        "fewest_nodes": share(sum(len(placed(i)) == -(-jobs[i]["gpus"] // (2 * gpus_per_socket))
+                                  for i in big), len(big)),
+        "multi_gpu_jobs_placed": len(multi),
+    }
+
+    def delays(sel):
+        d = [per_job[i]["delay"] for i in sel if per_job[i]["delay"] is not None]
+        return {"jobs": len(sel), "started": len(d), "mean": mean(d), "p95": pct(d, 95),
+                "max": max(d) if d else None}
+
+    guaranteed = [i for i in jobs if jobs[i]["class"] == "guaranteed"]
+    opportunistic = [i for i in jobs if jobs[i]["class"] == "opportunistic"]
+    per_account = {}
+    for a in accounts:
+        g = [i for i in guaranteed if jobs[i]["account"] == a]
+        per_account[a] = {
+            "quota": quota[a],
+            "delay": delays(g),
+            "opportunistic_delay": delays([i for i in opportunistic if jobs[i]["account"] == a]),
+            "anomaly_jobs": sum(per_job[i]["anomaly"] for i in g),
+            "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in g),
+            "preemptions": sum(per_job[i]["preemptions"] for i in jobs if jobs[i]["account"] == a),
+        }
+    sdiag_path = os.path.join(rundir, "sdiag.txt")
+    sdiag = parse_sdiag(open(sdiag_path).read()) if os.path.exists(sdiag_path) else None
+    timing = counters = None
+    st_path = os.path.join(rundir, "hived_status.json")
+    if os.path.exists(st_path):
+        st = load_json(st_path)
+        timing, counters = st.get("timing"), st.get("counters")
+    gpus_total = workload["params"]["gpus_total"]
+    return {
+        "select": run["select"],
+        "duration": run["duration"],
+        "deadline_hit": run["deadline_hit"],
+        "censored": len(censored),
+        "sbatch_failures": len(run.get("failed", [])),
+        "sdiag": sdiag,
+        "job_test": timing,
+        "plugin_counters": counters,
+        "delay": {"guaranteed": delays(guaranteed), "opportunistic": delays(opportunistic)},
+        "anomaly": {"grace_s": GRACE,
+                    "jobs": sum(per_job[i]["anomaly"] for i in guaranteed),
+                    "guaranteed_jobs": len(guaranteed),
+                    "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in guaranteed)},
+        "affinity": affinity,
+        "preemptions": preempt_rows,
+        "makespan": last_end,
+        "gpu_utilization": gpu_seconds / (gpus_total * last_end) if last_end else None,
+        "per_account": per_account,
+        "jobs": {str(i): r for i, r in sorted(per_job.items())},
+    }
+
+
+def ratio(h, c):
+    if h is None or c is None:
+        return None
+    if c == 0:
+        return None if h else 1.0
+    return h / c
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "—"
+    if isinstance(v, float) and not v.is_integer():
+        return "%.*f" % (digits, v)
+    return "%d" % v
+
+
+def fmt_ratio(r):
+    return "—" if r is None else "%.2f" % r
+
+
+def table(ct, hd, workload):
+    rows = []
+
+    def add(name, c, h, digits=1):
+        rows.append((name, fmt(c, digits), fmt(h, digits), fmt_ratio(ratio(h, c))))
+
+    def add_pair(name, c, h, digits=1):
+        rows.append((name, "%s / %s" % (fmt(c[0], digits), fmt(c[1], digits)),
+                     "%s / %s" % (fmt(h[0], digits), fmt(h[1], digits)),
+                     "%s / %s" % (fmt_ratio(ratio(h[0], c[0])), fmt_ratio(ratio(h[1], c[1])))))
+
+    for part, label in (("main", "main"), ("backfill", "backfill")):
+        c, h = (ct["sdiag"] or {}).get(part, {}), (hd["sdiag"] or {}).get(part, {})
+        add_pair("sdiag %s cycle mean / max (µs)" % label,
+                 (c.get("mean_us"), c.get("max_us")), (h.get("mean_us"), h.get("max_us")), 0)
+        add("sdiag %s depth mean" % label, c.get("mean_depth"), h.get("mean_depth"), 0)
+    t = hd["job_test"] or {}
+    rows.append(("job_test per call mean / p99 / max (µs, hived only)", "—",
+                 "%s / %s / %s" % (fmt(t.get("jobTestMeanUs")), fmt(t.get("jobTestP99Us")),
+                                   fmt(t.get("jobTestMaxUs"))), "—"))
+    c, h = ct["delay"]["guaranteed"], hd["delay"]["guaranteed"]
+    add_pair("queuing delay, guaranteed, mean / p95 (s)", (c["mean"], c["p95"]), (h["mean"], h["p95"]))
+    for a in sorted(workload["quotas"]):
+        c, h = ct["per_account"][a]["delay"], hd["per_account"][a]["delay"]
+        add_pair("… %s (quota %d GPUs, %d jobs)" % (a, workload["quotas"][a], c["jobs"]),
+                 (c["mean"], c["p95"]), (h["mean"], h["p95"]))
+    c, h = ct["delay"]["opportunistic"], hd["delay"]["opportunistic"]
+    add_pair("queuing delay, opportunistic, mean / p95 (s)", (c["mean"], c["p95"]), (h["mean"], h["p95"]))
+    add("jobs that waited ≥%gs under quota (of %d guaranteed)" % (GRACE, ct["anomaly"]["guaranteed_jobs"]),
+        ct["anomaly"]["jobs"], hd["anomaly"]["jobs"])
+    add("… seconds they waited under quota", ct["anomaly"]["under_quota_wait"],
+        hd["anomaly"]["under_quota_wait"], 0)
+    for k, label in (("socket", "2–4 GPU jobs on one socket"), ("node", "2–8 GPU jobs on one node"),
+                     ("rack", ">8 GPU jobs in one rack")):
+        c, h = ct["affinity"][k], hd["affinity"][k]
+        add("%s (%% of %s / %s)" % (label, c["jobs"], h["jobs"]),
+            None if c["share"] is None else 100.0 * c["share"],
+            None if h["share"] is None else 100.0 * h["share"])
+    add("preemptions (requeues)", ct["preemptions"], hd["preemptions"], 0)
+    add("makespan (s)", ct["makespan"], hd["makespan"], 0)
+    add("GPU utilization over the makespan (%)", 100.0 * (ct["gpu_utilization"] or 0),
+        100.0 * (hd["gpu_utilization"] or 0))
+    out = ["| figure | cons_tres | hived | hived/cons_tres |", "|---|---:|---:|---:|"]
+    out += ["| %s | %s | %s | %s |" % r for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workload", required=True)
+    ap.add_argument("--cons-tres", required=True, help="run directory of the cons_tres run")
+    ap.add_argument("--hived", required=True, help="run directory of the hived run")
+    ap.add_argument("--gpus-per-socket", type=int, default=4)
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--md", required=True)
+    ap.add_argument("--meta", default="{}", help="extra JSON object stored under \"meta\"")
+    a = ap.parse_args()
+    w = load_json(a.workload)
+    ct = analyse(w, a.cons_tres, a.gpus_per_socket)
+    hd = analyse(w, a.hived, a.gpus_per_socket)
+    md = table(ct, hd, w)
+    notes = []
+    for r in (ct, hd):
+        if r["censored"] or r["sbatch_failures"]:
+            notes.append("%s: %d jobs cancelled at the deadline, %d sbatch failures" % (
+                r["select"], r["censored"], r["sbatch_failures"]))
+    if notes:
+        md += "\n" + "\n".join("Note: " + n for n in notes) + "\n"
+    report = {
+        "meta": json.loads(a.meta),
+        "workload": {k: w[k] for k in ("source", "params", "submit_stretch", "duration_scale",
+                                       "offered_gpu_seconds", "quotas")},
+        "cons_tres": ct,
+        "hived": hd,
+        "table_md": md,
+    }
+    for path, text in ((a.json, json.dumps(report, indent=1) + "\n"), (a.md, md)):
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""workload.py - a time-compressed slice of the ITP trace, as one submission stream.
+
+Reads ../shared/traces/itp/clusterNN.csv (one file per tenant: each tenant is one
+Slurm account / HiveD VC), takes the first --jobs jobs of at most --max-gpus GPUs that
+the chosen tenants submitted from --start-day on, and maps them onto the replay clock:
+
+  replay submit   = (trace submit - first submit) * span / (last - first submit)
+  replay duration = clamp(trace duration * k, --min-dur, --max-dur)
+
+k is solved so that the offered GPU-seconds equal --load x cluster GPUs x span: the
+inter-arrival pattern and the relative lengths of the trace stay, the mean load is set.
+About --opportunistic of the jobs of at most 8 GPUs (a hash of the trace's job id picks
+them) run in QOS scavenger. Each account's quota is its share of the guaranteed
+GPU-seconds, in even GPU counts summing to the cluster's GPUs, never below its largest
+guaranteed job. Writes JSON (stdout or --out).
+"""
+import argparse
+import csv
+import hashlib
+import json
+import math
+import os
+import sys
+
+
+def die(msg):
+    print("workload: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def read_tenant(path, tenant, max_gpus):
+    jobs = []
+    try:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                g = int(row["num_gpu"])
+                if g < 1 or g > max_gpus:
+                    continue
+                jobs.append({
+                    "tenant": tenant,
+                    "trace_id": row["job_id"],
+                    "trace_submit": float(row["submission_time"]),
+                    "trace_duration": float(row["duration"]),
+                    "gpus": g,
+                })
+    except (OSError, KeyError, ValueError) as e:
+        die("cannot read %s: %s" % (path, e))
+    return jobs
+
+
+def opportunistic(trace_id, share):
+    h = int(hashlib.sha1(trace_id.encode()).hexdigest()[:8], 16)
+    return (h % 10000) < share * 10000
+
+
+def solve_scale(jobs, target, lo, hi):
+    """k such that sum(gpus * clamp(d * k, lo, hi)) == target (monotone in k)."""
+    def offered(k):
+        return sum(j["gpus"] * min(hi, max(lo, j["trace_duration"] * k)) for j in jobs)
+    a, b = 1e-9, 1.0
+    if offered(a) >= target:
+        return a
+    if offered(b) <= target:
+        return b
+    for _ in range(200):
+        m = math.sqrt(a * b)
+        if offered(m) < target:
+            a = m
+        else:
+            b = m
+    return b
+
+
+def quotas(jobs, accounts, total, step):
+    """Even GPU quotas by guaranteed GPU-seconds (largest remainder), each >= its
+    largest guaranteed job, summing to total."""
+    demand = {a: 0.0 for a in accounts}
+    floor = {a: step for a in accounts}
+    for j in jobs:
+        if j["class"] == "guaranteed":
+            demand[j["account"]] += j["gpus"] * j["duration"]
+            floor[j["account"]] = max(floor[j["account"]], j["gpus"])
+    units = total // step
+    need = {a: -(-floor[a] // step) for a in accounts}
+    if sum(need.values()) > units:
+        die("the accounts' largest jobs (%s) do not fit %d GPUs" % (floor, total))
+    s = sum(demand.values()) or 1.0
+    exact = {a: demand[a] / s * units for a in accounts}
+    q = {a: max(need[a], int(exact[a])) for a in accounts}
+    # Give back or hand out units where the rounding error is largest.
+    while sum(q.values()) > units:
+        a = max((a for a in accounts if q[a] > need[a]), key=lambda a: q[a] - exact[a])
+        q[a] -= 1
+    while sum(q.values()) < units:
+        a = max(accounts, key=lambda a: exact[a] - q[a])
+        q[a] += 1
+    return {a: q[a] * step for a in accounts}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--traces", required=True, help="the shared traces directory")
+    ap.add_argument("--tenants", default="cluster02,cluster03,cluster04,cluster06,cluster07")
+    ap.add_argument("--start-day", type=float, default=53.0)
+    ap.add_argument("--jobs", type=int, default=300)
+    ap.add_argument("--max-gpus", type=int, default=32)
+    ap.add_argument("--span", type=float, default=240.0, help="replay seconds of submissions")
+    ap.add_argument("--load", type=float, default=0.9)
+    ap.add_argument("--min-dur", type=float, default=5.0)
+    ap.add_argument("--max-dur", type=float, default=120.0)
+    ap.add_argument("--opportunistic", type=float, default=0.15)
+    ap.add_argument("--gpus-total", type=int, default=256)
+    ap.add_argument("--quota-step", type=int, default=2)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+
+    itp = os.path.join(a.traces, "itp")
+    if not os.path.isdir(itp):
+        die("no itp/ under %s (pass TRACES=DIR)" % a.traces)
+    jobs = []
+    tenants = [t.strip() for t in a.tenants.split(",") if t.strip()]
+    for t in tenants:
+        jobs += read_tenant(os.path.join(itp, t + ".csv"), t, a.max_gpus)
+    t0 = a.start_day * 86400
+    jobs = sorted((j for j in jobs if j["trace_submit"] >= t0),
+                  key=lambda j: (j["trace_submit"], j["tenant"], j["trace_id"]))[:a.jobs]
+    if len(jobs) < a.jobs:
+        die("only %d jobs from day %g on" % (len(jobs), a.start_day))
+    first, last = jobs[0]["trace_submit"], jobs[-1]["trace_submit"]
+    stretch = a.span / max(1.0, last - first)
+    target = a.load * a.gpus_total * a.span
+    k = solve_scale(jobs, target, a.min_dur, a.max_dur)
+    for i, j in enumerate(jobs):
+        j["idx"] = i
+        # Account names: Slurm lower-cases them; VC names are the same strings.
+        j["account"] = "itp" + j["tenant"][-2:]
+        j["submit"] = round((j["trace_submit"] - first) * stretch, 2)
+        j["duration"] = int(round(min(a.max_dur, max(a.min_dur, j["trace_duration"] * k))))
+        j["class"] = ("opportunistic" if j["gpus"] <= 8 and
+                      opportunistic(j["trace_id"], a.opportunistic) else "guaranteed")
+    accounts = sorted({j["account"] for j in jobs})
+    q = quotas(jobs, accounts, a.gpus_total, a.quota_step)
+    out = {
+        "source": {
+            "trace": "itp", "tenants": tenants, "start_day": a.start_day,
+            "trace_first_submit": first, "trace_last_submit": last,
+            "trace_span_hours": round((last - first) / 3600, 2),
+        },
+        "params": {
+            "jobs": a.jobs, "max_gpus": a.max_gpus, "span": a.span, "load": a.load,
+            "min_dur": a.min_dur, "max_dur": a.max_dur, "opportunistic": a.opportunistic,
+            "gpus_total": a.gpus_total,
+        },
+        "submit_stretch": stretch,
+        "duration_scale": k,
+        "offered_gpu_seconds": sum(j["gpus"] * j["duration"] for j in jobs),
+        "quotas": q,
+        "jobs": jobs,
+    }
+    text = json.dumps(out, indent=1)
+    if a.out:
+        with open(a.out + ".tmp", "w") as f:
+            f.write(text + "\n")
+        os.replace(a.out + ".tmp", a.out)
+    else:
+        print(text)
+    g = {}
+    for j in jobs:
+        g[j["gpus"]] = g.get(j["gpus"], 0) + 1
+    print("workload: %d jobs from %s, trace %.1f h -> %g s, duration x%.5f (%d-%d s), "
+          "%d opportunistic, GPUs %s, quotas %s" % (
+              len(jobs), ",".join(tenants), (last - first) / 3600, a.span, k,
+              a.min_dur, a.max_dur, sum(j["class"] == "opportunistic" for j in jobs),
+              dict(sorted(g.items())), q), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
