@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hivedctl's views on a fixture: tests/hivedctl/status.json was written by a live
+// select/hived (4 nodes x 8 GPUs in 2 racks; node1 and node2 drained; vc1 has a
+// lazy-preempted job 9 on node1 and guaranteed jobs 15 and 16; vc2 runs job 11
+// opportunistically and has 1 doomed node cell; vc3 runs job 10 on 2 GPUs of a
+// socket; jobs 14, 12 and 13 wait).
+#include <jansson.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+// After the C++ headers: check.h defines a fail() macro.
+#include <check.h>
+
+#include "hivedctl_model.h"
+#include "hivedctl_views.h"
+
+using namespace hivedctl;
+
+namespace {
+
+Status fixture;
+
+std::string ReadFixture(const char* name) {
+  std::ifstream in(std::string(HIVEDCTL_FIXTURES) + "/" + name);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs of blanks collapsed, so table rows compare without their padding.
+std::string Squeeze(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == ' ' && !o.empty() && o.back() == ' ') continue;
+    o += c;
+  }
+  return o;
+}
+
+bool Has(const std::string& text, const std::string& want) { return text.find(want) != std::string::npos; }
+
+#define ck_has(text, want) \
+  ck_assert_msg(Has(text, want), "missing \"%s\" in:\n%s", std::string(want).c_str(), std::string(text).c_str())
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) n++;
+  return n;
+}
+
+void Setup() {
+  std::string err;
+  ck_assert_msg(Parse(ReadFixture("status.json"), &fixture, &err), "fixture: %s", err.c_str());
+}
+
+}  // namespace
+
+START_TEST(test_parse) {
+  ck_assert_int_eq(fixture.version, 1);
+  ck_assert_int_eq(fixture.nodes.size(), 4);
+  ck_assert_int_eq(fixture.jobs.size(), 5);
+  ck_assert_int_eq(fixture.pending.size(), 3);
+  ck_assert_int_eq(fixture.vcs.size(), 3);
+  ck_assert_int_eq(fixture.chains.size(), 1);
+  const Chain& ch = fixture.chains[0];
+  ck_assert_int_eq(ch.levels.size(), 5);
+  ck_assert_int_eq(ch.LeavesPerCell(4), 8);
+  ck_assert_int_eq(ch.LeavesPerCell(3), 4);
+  ck_assert_int_eq(ch.LeavesPerCell(1), 1);
+  ck_assert(fixture.NodeCellType("A100-RACK") == "A100-NODE");
+  ck_assert_ptr_nonnull(fixture.FindVc("VC2"));
+  ck_assert_int_eq(fixture.WaitingGuaranteed("vc3"), 2);
+  ck_assert_int_eq(fixture.lazy_preemptions, 2);
+  const Job* j = fixture.FindJob("9");
+  ck_assert_ptr_nonnull(j);
+  ck_assert(j->lazy_preempted);
+  ck_assert_int_eq(j->Gpus(), 8);
+}
+END_TEST
+
+START_TEST(test_parse_errors) {
+  Status s;
+  std::string err;
+  ck_assert(!Parse("{", &s, &err));
+  ck_has(err, "not JSON");
+  ck_assert(!Parse("[]", &s, &err));
+  ck_has(err, "not a JSON object");
+  ck_assert(!Parse("{\"version\":2}", &s, &err));
+  ck_has(err, "version: 2");
+  ck_assert(!Parse("{\"version\":1}", &s, &err));
+  ck_has(err, "status.cluster: missing");
+  ck_assert(!Parse("{\"version\":1,\"cluster\":null}", &s, &err));
+  ck_has(err, "no valid hived.conf");
+  std::string text = ReadFixture("status.json");
+  text.replace(text.find("\"gpu\":3"), 7, "\"gpu\":\"x\"");
+  ck_assert(!Parse(text, &s, &err));
+  ck_has(err, "topology.nodes[0].gpus[3].gpu: not a number");
+}
+END_TEST
+
+START_TEST(test_counts) {
+  GpuCount g = CountGpus(fixture);
+  ck_assert_int_eq(g.total, 32);
+  ck_assert_int_eq(g.guaranteed, 18);
+  ck_assert_int_eq(g.opportunistic, 12);
+  ck_assert_int_eq(g.idle, 2);
+  ck_assert_int_eq(g.bad, 16);
+  Counts c = CountCells(fixture);
+  const auto& rack = c["A100-RACK"];
+  ck_assert_int_eq(rack.at(5).cells, 2);
+  ck_assert_int_eq(rack.at(4).cells, 4);
+  ck_assert_int_eq(rack.at(4).in_use, 4);
+  ck_assert_int_eq(rack.at(4).doomed, 1);
+  ck_assert_int_eq(rack.at(3).cells, 8);
+  ck_assert_int_eq(rack.at(3).idle, 0);
+  ck_assert_int_eq(rack.at(2).cells, 16);
+  ck_assert_int_eq(rack.at(2).idle, 1);  // node3 GPUs 2-3
+  ck_assert_int_eq(rack.at(1).idle, 2);
+  ck_assert_int_eq(rack.at(1).bad, 16);
+}
+END_TEST
+
+START_TEST(test_status_text) {
+  std::string t = StatusText(fixture, fixture.written + 7);
+  ck_has(t, "HiveD status as of 2026-11-21 ");
+  ck_has(t, "UTC (7 s ago)");
+  ck_has(t, "GPUs: 32 total, 18 guaranteed, 12 opportunistic, 2 idle; 16 on bad nodes");
+  ck_has(t, "Jobs: 5 running, 3 waiting for cells");
+  ck_has(t, "Bad nodes: node1 node2");
+  std::string sq = Squeeze(t);
+  ck_has(sq, "CHAIN LEVEL CELL TYPE CELLS IDLE IN USE BAD DOOMED");
+  ck_has(sq, "A100-RACK 4 A100-NODE 4 0 4 2 1\n");
+  ck_has(sq, "A100-RACK 2 A100-PAIR 16 1 15 8 0\n");
+  ck_has(sq, "vc2 1 A100-NODE 8 0 1 0 4 1 0\n");
+  ck_has(sq, "vc3 2 A100-SOCKET 8 1 0 2 0 1 2\n");
+  ck_has(t, "job_test: ");
+  // Numbers right-aligned: "32" ends where the CELLS header ends.
+  std::istringstream lines(t);
+  std::string line;
+  size_t head_end = 0, row_end = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("CHAIN", 0) == 0) head_end = line.find("CELLS") + 5;
+    if (line.rfind("A100-RACK", 0) == 0 && line.find(" a100 ") != std::string::npos) row_end = line.find("32") + 2;
+  }
+  ck_assert_int_gt(head_end, 5);
+  ck_assert_int_eq(row_end, head_end);
+}
+END_TEST
+
+START_TEST(test_vc_text) {
+  std::string out, err;
+  ck_assert(VcText(fixture, "", &out, &err));
+  ck_has(Squeeze(out), "vc1 2 A100-NODE 16 2 0 16 8 3 1\n");
+  ck_assert(VcText(fixture, "vc3", &out, &err));
+  ck_has(out, "Quota: 2 A100-SOCKET (8 GPUs); 1 bound, 0 doomed");
+  ck_has(out, "In use: 2 GPUs guaranteed, 0 GPUs opportunistic");
+  ck_has(out, "Bound GPUs: node3:0-3");
+  ck_has(out, "Running jobs: 1");
+  ck_has(Squeeze(out), "10 guaranteed 0 2 node3:0-1");
+  ck_has(out, "Waiting jobs: 2");
+  ck_has(out, "no healthy, allowed physical GPUs");
+  ck_assert(VcText(fixture, "VC1", &out, &err));
+  ck_has(Squeeze(out), "9 opportunistic (lazy-preempted) -1 8 node1:0-7");
+  ck_has(out, "Bound GPUs: node2:0-7 node4:0-7");
+  ck_assert(VcText(fixture, "vc2", &out, &err));
+  ck_has(out, "0 bound, 1 doomed");
+  ck_assert(!VcText(fixture, "nope", &out, &err));
+  ck_has(err, "no VC 'nope' (VCs: vc1, vc2, vc3)");
+}
+END_TEST
+
+START_TEST(test_job_text) {
+  std::string out, err;
+  ck_assert(JobText(fixture, "9", &out, &err));
+  ck_has(out, "Job 9: VC vc1, opportunistic (lazy-preempted), HiveD priority -1, 8 GPUs");
+  ck_has(out, "Lazy-preempted:");
+  ck_has(Squeeze(out), "node1 0-7 A100-NODE node1 -\n");
+  ck_assert(JobText(fixture, "10", &out, &err));
+  ck_has(Squeeze(out), "node3 0-1 A100-PAIR node3/0/0 vc3\n");
+  ck_assert(JobText(fixture, "11", &out, &err));
+  ck_has(Squeeze(out), "node3 4-7 A100-SOCKET node3/1 -\n");
+  ck_assert(JobText(fixture, "14", &out, &err));
+  ck_has(out, "Job 14: waiting (VC vc1)");
+  ck_has(out, "Why: VC 'vc1' quota is in use");
+  ck_assert(!JobText(fixture, "99", &out, &err));
+  ck_has(err, "HiveD holds no job 99");
+}
+END_TEST
+
+START_TEST(test_json) {
+  std::string out, err;
+  json_error_t jerr;
+  ck_assert(JobJson(fixture, "15", &out, &err));
+  json_t* j = json_loads(out.c_str(), 0, &jerr);
+  ck_assert_ptr_nonnull(j);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "priority")), 100);
+  json_decref(j);
+  ck_assert(JobJson(fixture, "12", &out, &err));
+  ck_has(out, "\"waiting\": true");
+  ck_assert(!JobJson(fixture, "99", &out, &err));
+  ck_assert(VcJson(fixture, "vc2", &out, &err));
+  j = json_loads(out.c_str(), 0, &jerr);
+  ck_assert_ptr_nonnull(j);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "quotaGpus")), 8);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "waiting")), 0);
+  json_decref(j);
+  ck_assert(VcJson(fixture, "", &out, &err));
+  j = json_loads(out.c_str(), 0, &jerr);
+  ck_assert_int_eq(json_array_size(j), 3);
+  ck_assert_int_eq(json_array_size(json_object_get(json_array_get(j, 2), "waiting")), 2);
+  json_decref(j);
+  out = StatusJson(fixture);
+  j = json_loads(out.c_str(), 0, &jerr);
+  ck_assert_ptr_nonnull(j);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "gpus"), "opportunistic")), 12);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "levels")), 5);
+  ck_assert_ptr_nonnull(json_object_get(j, "cluster"));
+  json_decref(j);
+}
+END_TEST
+
+START_TEST(test_metrics) {
+  std::string m = Metrics(fixture);
+  ck_has(m, "hived_vc_doomed_cells{vc=\"vc2\",chain=\"A100-RACK\",cell_type=\"A100-NODE\",level=\"4\"} 1\n");
+  ck_has(m, "hived_vc_quota_cells{vc=\"vc3\",chain=\"A100-RACK\",cell_type=\"A100-SOCKET\",level=\"3\"} 2\n");
+  ck_has(m, "hived_vc_bound_cells{vc=\"vc1\",chain=\"A100-RACK\",cell_type=\"A100-NODE\",level=\"4\"} 2\n");
+  ck_has(m, "hived_vc_used_gpus{vc=\"vc1\"} 16\n");
+  ck_has(m, "hived_vc_opportunistic_gpus{vc=\"vc2\"} 4\n");
+  ck_has(m, "hived_vc_pending_guaranteed_jobs{vc=\"vc3\"} 2\n");
+  ck_has(m, "hived_vc_quota_gpus{vc=\"vc1\"} 16\n");
+  ck_has(m, "hived_gpus{state=\"idle\"} 2\n");
+  ck_has(m, "hived_lazy_preemptions_total 2\n");
+  ck_has(m, "# TYPE hived_preemptions_total counter\n");
+  ck_has(m, "hived_job_test_calls_total ");
+  // Every sample line is well formed and belongs to a family declared before it.
+  std::regex sample(R"(^([a-z_]+)(\{([a-z_]+="([^"\\]|\\.)*",?)+\})? -?[0-9.e+-]+$)");
+  std::istringstream in(m);
+  std::string line, declared;
+  int samples = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("# TYPE ", 0) == 0) {
+      declared = line.substr(7, line.find(' ', 7) - 7);
+      continue;
+    }
+    if (line.rfind("# HELP ", 0) == 0) continue;
+    std::smatch mt;
+    ck_assert_msg(std::regex_match(line, mt, sample), "bad sample line: %s", line.c_str());
+    ck_assert_msg(mt[1] == declared, "sample %s after TYPE %s", line.c_str(), declared.c_str());
+    samples++;
+  }
+  ck_assert_int_gt(samples, 40);
+  // Label values are escaped.
+  Status odd = fixture;
+  odd.vcs[0].name = "a\"b\\c";
+  ck_has(Metrics(odd), "hived_vc_used_gpus{vc=\"a\\\"b\\\\c\"} 16\n");
+}
+END_TEST
+
+START_TEST(test_map) {
+  std::string svg = MapSvg(fixture, fixture.written);
+  ck_assert_int_eq(Count(svg, "class=\"gpu "), 32);
+  ck_assert_int_eq(Count(svg, "data-state=\"guaranteed\""), 18);
+  ck_assert_int_eq(Count(svg, "data-state=\"opportunistic\""), 12);
+  ck_assert_int_eq(Count(svg, "data-state=\"bound\""), 2);
+  ck_assert_int_eq(Count(svg, "data-state=\"free\""), 0);
+  ck_assert_int_eq(Count(svg, "class=\"rack\""), 2);
+  ck_has(svg, "data-rack=\"rack0\"");
+  ck_has(svg, "<title>node1 GPU 0: job 9 (vc1, opportunistic, lazy-preempted); cell not bound to a VC; bad</title>");
+  ck_has(svg, "<title>node3 GPU 2: idle; cell bound to vc3</title>");
+  ck_has(svg, "<title>node3 GPU 4: job 11 (vc2, opportunistic); cell not bound to a VC</title>");
+  ck_has(svg, "vc2 opportunistic  \u2014 doomed: 1 A100-NODE");
+  // Colours: vc1 solid for its guaranteed jobs, vc3's border on its idle bound GPUs.
+  ck_has(svg, "fill=\"" + MapColors::Vc(0) + "\" stroke=\"#9a9a9a\" stroke-width=\"0.5\" data-node=\"node2\"");
+  ck_has(svg, "fill=\"#ffffff\" stroke=\"" + MapColors::Vc(2) + "\" stroke-width=\"2\"");
+  ck_has(svg, "node1 (bad)");
+  ck_assert(MapColors::Vc(0) != MapColors::VcOpportunistic(0));
+  ck_assert(MapColors::Vc(10) != MapColors::Vc(11));
+  std::string html = MapHtml(fixture, fixture.written);
+  ck_has(html, "<!DOCTYPE html>");
+  ck_has(html, "<svg xmlns=");
+  ck_has(html, "<tr data-vc=\"vc2\">");
+  ck_has(html, "class=\"doomed\">1 A100-NODE</td>");
+  ck_assert(Xml("<a href='x'>&\"") == "&lt;a href=&#39;x&#39;&gt;&amp;&quot;");
+}
+END_TEST
+
+START_TEST(test_ranges) {
+  ck_assert(Ranges({3, 0, 1, 2, 6}) == "0-3,6");
+  ck_assert(Ranges({}).empty());
+  ck_assert(Ranges({5}) == "5");
+  ck_assert(Ranges({1, 3, 5}) == "1,3,5");
+}
+END_TEST
+
+int main() {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  Suite* s = suite_create("hivedctl");
+  TCase* tc = tcase_create("views");
+  tcase_add_unchecked_fixture(tc, Setup, nullptr);
+  tcase_add_checked_fixture(tc, Setup, nullptr);
+  tcase_add_test(tc, test_parse);
+  tcase_add_test(tc, test_parse_errors);
+  tcase_add_test(tc, test_counts);
+  tcase_add_test(tc, test_status_text);
+  tcase_add_test(tc, test_vc_text);
+  tcase_add_test(tc, test_job_text);
+  tcase_add_test(tc, test_json);
+  tcase_add_test(tc, test_metrics);
+  tcase_add_test(tc, test_map);
+  tcase_add_test(tc, test_ranges);
+  suite_add_tcase(s, tc);
+  SRunner* sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hivedctl - what select/hived holds, for users and admins: cluster, VCs, jobs,
+// a cell map and Prometheus metrics. Reads <StateSaveLocation>/hived_status.json,
+// which slurmctld writes world-readable; needs no privilege and no daemon.
+#include <fcntl.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hivedctl_model.h"
+#include "hivedctl_views.h"
+
+namespace {
+
+const char kUsage[] =
+    "Usage: hivedctl [--status FILE] [--json] COMMAND\n"
+    "  status               cluster: chains, levels, idle/used/bad/doomed cells, VCs\n"
+    "  vc [NAME]            VCs, or one VC: quota, bound cells, jobs, why jobs wait\n"
+    "  job ID               a job's cells, binding, class, lazy preemption\n"
+    "  map --html FILE      cell map as an HTML page (FILE - for stdout)\n"
+    "  map --svg FILE       cell map as SVG (both options may be given)\n"
+    "  metrics [-o FILE]    Prometheus text format (FILE written atomically)\n"
+    "Options:\n"
+    "  --status FILE        read this hived_status.json (default: $HIVED_STATUS, else\n"
+    "                       StateSaveLocation from 'scontrol show config')\n"
+    "  --json               JSON instead of tables (status, vc, job)\n"
+    "  -h, --help           this text\n"
+    "Exit status: 0 ok, 1 unknown VC or job, 2 usage error or no readable status.\n";
+
+std::string Trim(std::string s) {
+  while (!s.empty() && isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && isspace(static_cast<unsigned char>(s[i]))) i++;
+  return s.substr(i);
+}
+
+// "StateSaveLocation = /var/spool/slurmctld" from scontrol, or the line in slurm.conf.
+std::string StateSaveLocation(std::string* why) {
+  FILE* p = popen("scontrol show config 2>/dev/null", "r");
+  if (p) {
+    char line[4096];
+    std::string found;
+    while (fgets(line, sizeof(line), p)) {
+      if (strncmp(line, "StateSaveLocation", 17)) continue;
+      const char* eq = strchr(line, '=');
+      if (eq) found = Trim(eq + 1);
+    }
+    int rc = pclose(p);
+    if (!found.empty()) return found;
+    *why = rc ? "'scontrol show config' failed (is slurmctld up, SLURM_CONF right?)"
+              : "'scontrol show config' has no StateSaveLocation";
+  }
+  const char* conf = getenv("SLURM_CONF");
+  std::ifstream in(conf && *conf ? conf : "/etc/slurm/slurm.conf");
+  std::string line, found;
+  while (std::getline(in, line)) {
+    line = Trim(line);
+    if (strncasecmp(line.c_str(), "StateSaveLocation", 17)) continue;
+    size_t eq = line.find('=');
+    if (eq != std::string::npos) found = Trim(line.substr(eq + 1));
+  }
+  if (found.empty() && why->empty()) *why = "no StateSaveLocation in slurm.conf";
+  return found;
+}
+
+bool ReadAll(const std::string& path, std::string* text, std::string* err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *err = path + ": " + strerror(errno);
+    if (errno == ENOENT) *err += " (is slurmctld running select/hived with a valid hived.conf?)";
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *text = ss.str();
+  return true;
+}
+
+// Write to FILE.tmp then rename: a textfile collector or a browser never sees half a file.
+bool WriteFile(const std::string& path, const std::string& text, std::string* err) {
+  if (path == "-") {
+    fwrite(text.data(), 1, text.size(), stdout);
+    return true;
+  }
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *err = tmp + ": " + strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  if (close(fd) || done != text.size() || rename(tmp.c_str(), path.c_str())) {
+    *err = path + ": " + strerror(errno);
+    unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+int Usage(const std::string& msg) {
+  if (!msg.empty()) fprintf(stderr, "hivedctl: %s\n", msg.c_str());
+  fputs(kUsage, stderr);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string status_path, html, svg, output;
+  bool json = false;
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    auto value = [&](std::string* slot) -> bool {
+      size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        *slot = a.substr(eq + 1);
+        return true;
+      }
+      if (i + 1 >= argc) return false;
+      *slot = argv[++i];
+      return true;
+    };
+    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
+    if (a == "-h" || a == "--help") {
+      fputs(kUsage, stdout);
+      return 0;
+    } else if (a == "--json") {
+      json = true;
+    } else if (is("--status")) {
+      if (!value(&status_path)) return Usage("--status needs a file");
+    } else if (is("--html")) {
+      if (!value(&html)) return Usage("--html needs a file");
+    } else if (is("--svg")) {
+      if (!value(&svg)) return Usage("--svg needs a file");
+    } else if (a == "-o" || is("--output")) {
+      if (!value(&output)) return Usage("-o needs a file");
+    } else if (a.size() > 1 && a[0] == '-') {
+      return Usage("unknown option '" + a + "'");
+    } else {
+      args.push_back(a);
+    }
+  }
+  if (args.empty()) return Usage("no command");
+  const std::string cmd = args[0];
+  const bool known = cmd == "status" || cmd == "vc" || cmd == "job" || cmd == "map" || cmd == "metrics";
+  if (!known) return Usage("unknown command '" + cmd + "'");
+  if ((cmd == "job" && args.size() != 2) || (cmd == "vc" && args.size() > 2) ||
+      ((cmd == "status" || cmd == "map" || cmd == "metrics") && args.size() != 1))
+    return Usage("wrong number of arguments for '" + cmd + "'");
+  if (cmd == "map" && html.empty() && svg.empty()) return Usage("map needs --html FILE or --svg FILE");
+  if (cmd != "map" && (!html.empty() || !svg.empty())) return Usage("--html/--svg go with 'map'");
+  if (cmd != "metrics" && !output.empty()) return Usage("-o goes with 'metrics'");
+
+  std::string why;
+  if (status_path.empty() && getenv("HIVED_STATUS") && *getenv("HIVED_STATUS")) status_path = getenv("HIVED_STATUS");
+  if (status_path.empty()) {
+    std::string dir = StateSaveLocation(&why);
+    if (dir.empty()) {
+      fprintf(stderr, "hivedctl: cannot find hived_status.json: %s; pass --status FILE\n", why.c_str());
+      return 2;
+    }
+    status_path = dir + "/hived_status.json";
+  }
+  std::string text, err;
+  hivedctl::Status st;
+  if (!ReadAll(status_path, &text, &err)) {
+    fprintf(stderr, "hivedctl: %s\n", err.c_str());
+    return 2;
+  }
+  if (!hivedctl::Parse(text, &st, &err)) {
+    fprintf(stderr, "hivedctl: %s: %s\n", status_path.c_str(), err.c_str());
+    return 2;
+  }
+  const int64_t now = time(nullptr);
+  std::string out;
+  bool ok = true;
+  if (cmd == "status") {
+    out = json ? hivedctl::StatusJson(st) : hivedctl::StatusText(st, now);
+  } else if (cmd == "vc") {
+    std::string name = args.size() > 1 ? args[1] : "";
+    ok = json ? hivedctl::VcJson(st, name, &out, &err) : hivedctl::VcText(st, name, &out, &err);
+  } else if (cmd == "job") {
+    ok = json ? hivedctl::JobJson(st, args[1], &out, &err) : hivedctl::JobText(st, args[1], &out, &err);
+  } else if (cmd == "metrics") {
+    if (!WriteFile(output.empty() ? "-" : output, hivedctl::Metrics(st), &err)) {
+      fprintf(stderr, "hivedctl: %s\n", err.c_str());
+      return 2;
+    }
+    return 0;
+  } else {
+    if ((!html.empty() && !WriteFile(html, hivedctl::MapHtml(st, now), &err)) ||
+        (!svg.empty() && !WriteFile(svg, hivedctl::MapSvg(st, now), &err))) {
+      fprintf(stderr, "hivedctl: %s\n", err.c_str());
+      return 2;
+    }
+    return 0;
+  }
+  if (!ok) {
+    fprintf(stderr, "hivedctl: %s\n", err.c_str());
+    return 1;
+  }
+  fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}

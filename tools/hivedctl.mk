@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# hivedctl: cluster, VC and job views, the cell map and Prometheus metrics from
+# select/hived's hived_status.json. Needs jansson only (not the engine).
+
+noinst_LTLIBRARIES += tools/libhivedctl.la
+tools_libhivedctl_la_SOURCES = \
+	tools/hivedctl_model.cpp tools/hivedctl_model.h \
+	tools/hivedctl_views.h tools/hivedctl_text.cpp \
+	tools/hivedctl_metrics.cpp tools/hivedctl_map.cpp
+tools_libhivedctl_la_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
+tools_libhivedctl_la_LIBADD = $(JANSSON_LIBS)
+
+bin_PROGRAMS += hivedctl
+hivedctl_SOURCES = tools/hivedctl.cpp
+hivedctl_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
+hivedctl_LDADD = tools/libhivedctl.la $(JANSSON_LIBS)
+
+# Formatting on a fixture status file (taken from a live select/hived).
+check_PROGRAMS += tests/hivedctl/test_hivedctl
+TESTS += tests/hivedctl/test_hivedctl
+tests_hivedctl_test_hivedctl_SOURCES = tests/hivedctl/test_hivedctl.cpp
+tests_hivedctl_test_hivedctl_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) \
+	-I$(top_srcdir)/tools -DHIVEDCTL_FIXTURES='"$(abs_top_srcdir)/tests/hivedctl"'
+tests_hivedctl_test_hivedctl_LDADD = tools/libhivedctl.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+# The HTML map rendered by headless Chromium (skips without chromium).
+check_PROGRAMS += tests/hivedctl/test_map_render
+TESTS += tests/hivedctl/test_map_render
+tests_hivedctl_test_map_render_SOURCES = tests/hivedctl/test_map_render.cpp \
+	tests/hivedctl/png_read.cpp tests/hivedctl/png_read.h
+tests_hivedctl_test_map_render_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) \
+	-I$(top_srcdir)/tools -DHIVEDCTL_FIXTURES='"$(abs_top_srcdir)/tests/hivedctl"'
+tests_hivedctl_test_map_render_LDADD = tools/libhivedctl.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+EXTRA_DIST += tests/hivedctl/status.json
+dist_man_MANS += doc/man/hivedctl.1

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hivedctl's view of hived_status.json (written by select/hived in slurmctld):
+// the engine's cluster, VC, topology and job status, plus why jobs wait.
+#ifndef HIVEDCTL_MODEL_H
+#define HIVEDCTL_MODEL_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct json_t;
+
+namespace hivedctl {
+
+struct Level {
+  int level = 0;
+  std::string cell_type;
+  int64_t cells = 0, free = 0, bad = 0;
+};
+
+struct Chain {
+  std::string chain, leaf_type;
+  std::vector<Level> levels;  // level 1 (GPU) first
+  // GPUs in one cell of `level` (chains are uniform trees).
+  int64_t LeavesPerCell(int level) const;
+  const Level* At(int level) const;
+};
+
+struct VcCell {
+  std::string chain, cell_type;
+  int level = 0;
+  int64_t total = 0, bound = 0, doomed = 0;
+};
+
+struct Pinned {
+  std::string id, cell_type;
+  int64_t used_leaves = 0;
+};
+
+struct Vc {
+  std::string name;
+  std::vector<VcCell> cells;
+  std::vector<Pinned> pinned;
+  int64_t used_leaves = 0, opp_leaves = 0;
+  std::vector<std::string> jobs;
+};
+
+struct Group {
+  std::string cell_type;
+  int index = 0;
+};
+
+struct Gpu {
+  int gpu = 0;
+  std::vector<Group> groups;  // node's child cell first, GPU's parent last
+  std::string vc, job, cls;   // bound VC, job on it, "guaranteed"/"opportunistic"
+  bool bad = false;
+};
+
+struct Above {
+  std::string cell_type, address;
+};
+
+// One node cell (a node appears once per chain it has GPUs in).
+struct Node {
+  std::string name, chain;
+  bool bad = false;
+  std::vector<Above> above;  // top-level cell first
+  std::vector<Gpu> gpus;
+};
+
+struct Pod {
+  std::string node;
+  std::vector<int> leaves;
+};
+
+struct Job {
+  std::string job, vc, cls;
+  int priority = 0;
+  bool lazy_preempted = false;
+  std::vector<Pod> placement;
+  int64_t Gpus() const;
+};
+
+struct Waiting {
+  std::string job, vc, reason, cls;  // cls may be empty (not written)
+};
+
+struct Status {
+  int version = 0;
+  int64_t written = 0;
+  std::string hived_conf;
+  std::vector<Chain> chains;
+  int64_t total_leaves = 0, used_leaves = 0, opp_leaves = 0;
+  std::vector<std::string> bad_nodes;
+  std::vector<Vc> vcs;
+  std::vector<Node> nodes;
+  std::vector<Job> jobs;
+  std::vector<Waiting> pending;
+  int64_t job_test_calls = 0;
+  double job_test_mean_us = 0, job_test_p99_us = 0, job_test_max_us = 0;
+  int64_t preemptions = 0, lazy_preemptions = 0;
+
+  // The parsed document, for --json output of its parts.
+  std::shared_ptr<json_t> root;
+
+  const Chain* FindChain(const std::string& name) const;
+  const Vc* FindVc(const std::string& name) const;  // case-insensitive, like Slurm accounts
+  const Job* FindJob(const std::string& id) const;
+  const Waiting* FindWaiting(const std::string& id) const;
+  // The cell type of the node level of a chain ("" if unknown).
+  std::string NodeCellType(const std::string& chain) const;
+  // Waiting guaranteed jobs of a VC (all waiting jobs when the class is not written).
+  int64_t WaitingGuaranteed(const std::string& vc) const;
+};
+
+// Parse hived_status.json text. Errors name the field.
+bool Parse(const std::string& text, Status* out, std::string* err);
+
+// "0-3,6" from GPU indices (sorted copy).
+std::string Ranges(std::vector<int> v);
+
+}  // namespace hivedctl
+
+#endif
