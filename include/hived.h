@@ -167,6 +167,27 @@ int32_t hived_node_leaf_count(const hived_engine *e, size_t node);
  * or NULL if nodes are top-level cells. */
 const char *hived_node_parent_type(const hived_engine *e, size_t node);
 
+/* --- the config an engine is built from, as a Slurm site has it -------- */
+
+typedef struct {
+	const char *account; /* becomes the VC name */
+	const char *grptres; /* sacctmgr GrpTRES text, e.g. "cpu=64,gres/gpu=16" */
+} hived_account_quota;
+
+/*
+ * hived.conf text (may be empty: everything derived) + the text of slurm.conf,
+ * gres.conf and topology.conf (gres/topology may be NULL) + accounts' GrpTRES →
+ * the hived.conf JSON to build the engine from: cells hived.conf does not give are
+ * derived from the Slurm files; accounts hived.conf gives no VC get cells from
+ * their GPU limit. *summary: the derived hierarchy and every note or refused quota,
+ * one per line, for the log. Both malloc()ed. On error errbuf names the file/key.
+ */
+hived_rc hived_effective_config(const char *hived_conf, const char *slurm_conf,
+				const char *gres_conf, const char *topology_conf,
+				const hived_account_quota *quotas, size_t n_quotas,
+				char **config_json, char **summary,
+				char *errbuf, size_t errlen);
+
 /* --- hived.conf settings only a host (the Slurm plugin) uses ------------ */
 
 typedef struct {

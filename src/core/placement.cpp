@@ -55,6 +55,9 @@ struct VirtualView {
     return r;
   }
   int Guaranteed(CellId) const { return 0; }
+  // Buddy preference: of equally free units, the one in the smallest VC cell, so a
+  // small job does not break a VC's rack cell while a lone node cell would do.
+  int RootLevel(CellId u) const { return e.vcells_[e.vcells_[u].root].level; }
   int32_t UnitNode(CellId u) const {
     CellId p = e.vcells_[u].bound;
     return p == kNone ? -1 : e.pcells_[p].node;
@@ -147,6 +150,7 @@ struct PhysicalView {
   CellId Parent(CellId c) const { return e.pcells_[c].parent; }
   bool LeafUsable(CellId l) const { return e.pcells_[l].job < 0 && !e.pcells_[l].bad; }
   std::pair<int, int> Count(CellId c) const { return {e.pcells_[c].avail, 0}; }
+  int RootLevel(CellId) const { return 0; }
   // GPUs of the unit that guaranteed jobs hold: opportunistic work keeps away.
   int Guaranteed(CellId u) const {
     const PCell& p = e.pcells_[u];
@@ -198,11 +202,23 @@ class Placer {
     if (pods.size() == 1 && within_level == 0) {
       // Spread: the emptiest unit without guaranteed work, else the one with the
       // least; scanning from the emptiest, the first without any is the best.
+      // Pack: the best-fitting free count, then the smallest VC cell (a few
+      // candidates of that count are enough to find one).
       CellId best = kNone;
-      int best_g = 0;
+      int best_g = 0, best_free = 0, best_root = 0, seen = 0;
       v_.ForEachUnit(pods[0].size, pack_, [&](CellId u) {
         if (!v_.UnitOk(u) || Eff(u) < pods[0].size) return false;
-        int g = pack_ ? 0 : v_.Guaranteed(u);
+        if (pack_) {
+          int f = Eff(u), r = v_.RootLevel(u);
+          if (best != kNone && f > best_free) return true;
+          if (best == kNone || r < best_root) {
+            best = u;
+            best_free = f;
+            best_root = r;
+          }
+          return ++seen >= 64;
+        }
+        int g = v_.Guaranteed(u);
         if (best == kNone || g < best_g) {
           best = u;
           best_g = g;

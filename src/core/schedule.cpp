@@ -375,19 +375,54 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     if (preemptible == 0) passes = 1;
     for (int preempt = 0; preempt < passes && !placed; preempt++)
       for (int c : chains) {
-        std::vector<CellId> vleaves;
-        if (!PlaceVirtual(req, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
-        found_virtual = true;
-        Decision attempt;
-        undo.clear();
-        if (CommitGuaranteed(req, vc, c, vleaves, &attempt, &undo, &slot)) {
-          d.preempted = attempt.preempted;
-          d.lazy_preempted = attempt.lazy_preempted;
-          placed = true;
-          break;
+        // A job that must stay inside one rack (or larger cell) of a VC that owns no
+        // such cell: try the racks one by one, binding only inside the rack tried.
+        std::vector<Request> tries;
+        int wl = 0;
+        const Chain& ch = chains_[c];
+        for (int l = ch.node_level + 1; l <= ch.levels; l++)
+          if (ch.level_type[l] == req.within_type) wl = l;
+        const VcChain* vch = nullptr;
+        for (const auto& x : vcs_[vc].chains)
+          if (x.chain == c) vch = &x;
+        if (wl && pinned_root == kNone && vch && vch->cells_at_level[wl].empty()) {
+          for (CellId r : ch.cells_at_level[wl]) {
+            Request t = req;
+            std::vector<uint8_t> mask(node_names_.size(), 0);
+            std::vector<CellId> stack{r};
+            while (!stack.empty()) {
+              CellId x = stack.back();
+              stack.pop_back();
+              if (pcells_[x].level == ch.node_level) {
+                int32_t n = pcells_[x].node;
+                mask[n] = req.allowed.empty() || req.allowed[n];
+                continue;
+              }
+              for (int k = 0; k < ch.level_children[pcells_[x].level]; k++)
+                stack.push_back(pcells_[x].first_child + k);
+            }
+            t.allowed = std::move(mask);
+            tries.push_back(std::move(t));
+          }
+        } else {
+          tries.push_back(req);
         }
-        Rollback(slot, undo);  // lazy victims restored: the preemptor could not be placed
-        slot = -1;
+        for (const Request& t : tries) {
+          std::vector<CellId> vleaves;
+          if (!PlaceVirtual(t, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
+          found_virtual = true;
+          Decision attempt;
+          undo.clear();
+          if (CommitGuaranteed(t, vc, c, vleaves, &attempt, &undo, &slot)) {
+            d.preempted = attempt.preempted;
+            d.lazy_preempted = attempt.lazy_preempted;
+            placed = true;
+            break;
+          }
+          Rollback(slot, undo);  // lazy victims restored: the preemptor could not be placed
+          slot = -1;
+        }
+        if (placed) break;
       }
     if (!placed) {
       int64_t free_v = vcs_[vc].free_leaves;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "src/common/assoc_mgr.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
@@ -28,6 +29,9 @@ static pthread_mutex_t engine_mutex = PTHREAD_MUTEX_INITIALIZER;
 static hived_engine *engine = NULL;
 static hived_settings *settings = NULL;
 static char *config_text = NULL;	/* what the engine was built from */
+static char *quota_key = NULL;		/* the sacctmgr limits it reflects */
+static int quota_refused = 0;		/* limits that gave no cells */
+static time_t quota_checked = 0;
 static int *to_slurm = NULL;		/* engine node -> Slurm node index */
 static int32_t *to_engine = NULL;	/* Slurm node index -> engine node */
 static int to_engine_len = 0;
@@ -44,18 +48,23 @@ extern void hived_ctld_unlock(void)
 	slurm_mutex_unlock(&engine_mutex);
 }
 
-/* hived.conf sits next to the slurm.conf slurmctld actually read. */
-static char *_config_path(void)
+/* hived.conf, gres.conf and topology.conf sit next to slurm.conf. */
+static const char *_slurm_conf_path(void)
 {
 	const char *conf = slurm_conf.slurm_conf;
-	char *copy, *path;
 
 	if (!conf || !conf[0])
 		conf = getenv("SLURM_CONF");
 	if (!conf || !conf[0])
 		conf = "/etc/slurm/slurm.conf";
-	copy = xstrdup(conf);
-	path = xstrdup_printf("%s/hived.conf", dirname(copy));
+	return conf;
+}
+
+static char *_conf_path(const char *name)
+{
+	char *copy = xstrdup(_slurm_conf_path()), *path;
+
+	path = xstrdup_printf("%s/%s", dirname(copy), name);
 	xfree(copy);
 	return path;
 }
@@ -119,14 +128,132 @@ static void _map_nodes(void)
 	synced_node_update = 0;
 }
 
+/*
+ * Accounts' GPU limits (GrpTRES gres/gpu=N) as "account=N;..." for change
+ * detection, and as quota entries. Needs no slurmctld lock; takes assoc_mgr's.
+ */
+static char *_account_quotas(hived_account_quota **q, size_t *n)
+{
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .tres = READ_LOCK };
+	slurmdb_tres_rec_t tres_rec = { .type = "gres", .name = "gpu" };
+	slurmdb_assoc_rec_t *a;
+	ListIterator it;
+	char *key = NULL;
+	int pos;
+
+	*q = NULL;
+	*n = 0;
+	if (!assoc_mgr_assoc_list)
+		return NULL;
+	assoc_mgr_lock(&locks);
+	pos = assoc_mgr_find_tres_pos(&tres_rec, true);
+	if (pos < 0) {
+		assoc_mgr_unlock(&locks);
+		return NULL;
+	}
+	it = list_iterator_create(assoc_mgr_assoc_list);
+	while ((a = list_next(it))) {
+		uint64_t gpus;
+
+		/* The account's own association, not a user's or a partition's. */
+		if (a->user || a->partition || !a->acct || !a->grp_tres_ctld ||
+		    !xstrcmp(a->acct, "root"))
+			continue;
+		gpus = a->grp_tres_ctld[pos];
+		if ((gpus == INFINITE64) || (gpus == NO_VAL64))
+			continue;
+		xrecalloc(*q, *n + 1, sizeof(hived_account_quota));
+		(*q)[*n].account = xstrdup(a->acct);
+		(*q)[*n].grptres = xstrdup_printf("gres/gpu=%"PRIu64, gpus);
+		(*n)++;
+		xstrfmtcat(key, "%s=%"PRIu64";", a->acct, gpus);
+	}
+	list_iterator_destroy(it);
+	assoc_mgr_unlock(&locks);
+	return key;
+}
+
+static void _quotas_free(hived_account_quota *q, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		xfree(q[i].account);
+		xfree(q[i].grptres);
+	}
+	xfree(q);
+}
+
+static void _log_lines(const char *prefix, const char *text)
+{
+	char *copy = xstrdup(text), *save = NULL;
+
+	for (char *l = strtok_r(copy, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save))
+		info("%s%s", prefix, l);
+	xfree(copy);
+}
+
+/*
+ * hived.conf + slurm.conf/gres.conf/topology.conf + sacctmgr limits → the JSON
+ * the engine is built from (NULL on error, logged).
+ */
+static char *_effective(const char *hived_text, char **key, int *refused,
+			bool quiet)
+{
+	char *slurm_text = _read_file(_slurm_conf_path());
+	char *gres_path = _conf_path("gres.conf");
+	char *topo_path = _conf_path("topology.conf");
+	char *gres_text = _read_file(gres_path);
+	char *topo_text = _read_file(topo_path);
+	hived_account_quota *q = NULL;
+	size_t n = 0;
+	char *json = NULL, *summary = NULL, err[1024] = "";
+	hived_settings *probe = NULL;
+	bool quotas = true;
+
+	if (hived_settings_load(hived_text, &probe, err, sizeof(err)) ==
+	    HIVED_OK) {
+		quotas = probe->quota_from_sacctmgr;
+		hived_settings_free(probe);
+	}
+	*key = quotas ? _account_quotas(&q, &n) : NULL;
+	*refused = 0;
+	if (!slurm_text) {
+		error("select/hived: cannot read %s: %m", _slurm_conf_path());
+	} else if (hived_effective_config(hived_text, slurm_text, gres_text,
+					  topo_text, q, n, &json, &summary,
+					  err, sizeof(err)) != HIVED_OK) {
+		error("select/hived: %s", err);
+	} else {
+		for (char *p = summary; p && (p = strstr(p, "quota refused:"));
+		     p++)
+			(*refused)++;
+		if (!quiet)
+			_log_lines("select/hived: ", summary);
+	}
+	free(summary);
+	_quotas_free(q, n);
+	xfree(slurm_text);
+	xfree(gres_text);
+	xfree(topo_text);
+	xfree(gres_path);
+	xfree(topo_path);
+	if (!json)
+		return NULL;
+	{
+		char *x = xstrdup(json);
+		free(json);
+		return x;
+	}
+}
+
 /* Build a new engine, or reconfigure the running one keeping its jobs. */
-static int _apply(char *text, const char *path)
+static int _apply(const char *hived_text, char *text, const char *path)
 {
 	char err[1024] = "";
 	hived_settings *new_settings = NULL;
 	hived_rc rc;
 
-	rc = hived_settings_load(text, &new_settings, err, sizeof(err));
+	rc = hived_settings_load(hived_text, &new_settings, err, sizeof(err));
 	if (rc != HIVED_OK) {
 		error("select/hived: %s: %s%s", path, err, engine ?
 		      "; the previous hived.conf stays in force" :
@@ -165,33 +292,110 @@ static int _apply(char *text, const char *path)
 	_map_nodes();
 	info("select/hived: loaded %s: %zu nodes, %zu VCs",
 	     path, hived_node_count(engine), hived_vc_count(engine));
+	hived_status_dirty();
 	return SLURM_SUCCESS;
 }
 
 extern int hived_ctld_load(void)
 {
-	char *path = _config_path();
-	char *text = _read_file(path);
-	int rc;
+	char *path = _conf_path("hived.conf");
+	char *hived_text = _read_file(path);
+	char *text, *key = NULL;
+	int rc, refused = 0;
 
+	if (!hived_text) {
+		if (errno != ENOENT) {
+			error("select/hived: cannot read %s: %m%s", path,
+			      engine ? "; the previous hived.conf stays in force" :
+			      "; GPU jobs are placed by cons_tres alone");
+			xfree(path);
+			return SLURM_ERROR;
+		}
+		/* No hived.conf: cells from Slurm's files, VCs from sacctmgr. */
+		info("select/hived: no %s: deriving cells from slurm.conf, gres.conf and topology.conf",
+		     path);
+		hived_text = xstrdup("");
+	}
+	text = _effective(hived_text, &key, &refused, false);
 	if (!text) {
-		error("select/hived: cannot read %s: %m%s", path,
+		error("select/hived: %s not applied%s", path,
 		      engine ? "; the previous hived.conf stays in force" :
 		      "; GPU jobs are placed by cons_tres alone");
+		xfree(hived_text);
+		xfree(key);
 		xfree(path);
 		return SLURM_ERROR;
 	}
 	if (config_text && !xstrcmp(text, config_text)) {
 		xfree(text);	/* unchanged: keep bindings as they are */
 		_map_nodes();
-		xfree(path);
-		return SLURM_SUCCESS;
+		rc = SLURM_SUCCESS;
+	} else {
+		rc = _apply(hived_text, text, path);
+		if (rc != SLURM_SUCCESS)
+			xfree(text);
 	}
-	rc = _apply(text, path);
-	if (rc != SLURM_SUCCESS)
-		xfree(text);
+	if (rc == SLURM_SUCCESS) {
+		xfree(quota_key);
+		quota_key = key;
+		key = NULL;
+		quota_refused = refused;
+		quota_checked = time(NULL);
+	}
+	xfree(key);
+	xfree(hived_text);
 	xfree(path);
 	return rc;
+}
+
+/*
+ * sacctmgr changes reach slurmctld without any select call: compare the limits
+ * every few seconds and apply a change with the reconfiguration rules. A change
+ * some account's limit cannot be given cells for is refused; the old cells stay.
+ */
+extern void hived_ctld_refresh_quotas(void)
+{
+	hived_account_quota *q = NULL;
+	size_t n = 0;
+	char *key, *path, *hived_text, *text;
+	int refused = 0;
+	time_t now = time(NULL);
+
+	if (!engine || !settings || !settings->quota_from_sacctmgr ||
+	    (now - quota_checked < 5))
+		return;
+	quota_checked = now;
+	key = _account_quotas(&q, &n);
+	_quotas_free(q, n);
+	if (!xstrcmp(key, quota_key)) {
+		xfree(key);
+		return;
+	}
+	xfree(key);
+	path = _conf_path("hived.conf");
+	hived_text = _read_file(path);
+	if (!hived_text)
+		hived_text = xstrdup("");
+	text = _effective(hived_text, &key, &refused, true);
+	if (text && refused > quota_refused) {
+		error("select/hived: sacctmgr GPU limits changed (%s) but %d account limit(s) cannot be given cells; the previous cells stay",
+		      key, refused - quota_refused);
+		xfree(text);
+	} else if (text && (!config_text || xstrcmp(text, config_text))) {
+		info("select/hived: sacctmgr GPU limits changed (%s): applying",
+		     key);
+		if (_apply(hived_text, text, path) != SLURM_SUCCESS)
+			xfree(text);
+		else
+			hived_status_dirty();
+	} else {
+		xfree(text);
+	}
+	/* Remember this state either way: a refused change is not retried. */
+	xfree(quota_key);
+	quota_key = key;
+	xfree(hived_text);
+	xfree(path);
 }
 
 extern void hived_ctld_unload(void)
@@ -201,6 +405,7 @@ extern void hived_ctld_unload(void)
 	hived_settings_free(settings);
 	settings = NULL;
 	xfree(config_text);
+	xfree(quota_key);
 	xfree(to_slurm);
 	xfree(to_engine);
 	xfree(node_bad);

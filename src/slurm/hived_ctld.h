@@ -24,6 +24,8 @@ extern void hived_ctld_unlock(void);
  * keeping running jobs. A bad config leaves the old engine in force.
  */
 extern int hived_ctld_load(void);
+/* Pick up sacctmgr GrpTRES gres/gpu changes (checked every few seconds). */
+extern void hived_ctld_refresh_quotas(void);
 extern void hived_ctld_unload(void);
 
 /* NULL until a valid hived.conf was loaded. */

@@ -237,6 +237,8 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_ctld_unlock();
 		goto forward;
 	}
+	hived_ctld_refresh_quotas();
+	e = hived_ctld_engine();
 	hived_ctld_sync_nodes();
 	kind = hived_job_build(job_ptr, bitmap, &ask, &why);
 	if (kind == HIVED_JOB_NO_GPU || kind == HIVED_JOB_UNMANAGED) {

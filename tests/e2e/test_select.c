@@ -385,6 +385,58 @@ START_TEST(test_reconfigure_bad_conf)
 }
 END_TEST
 
+/*
+ * hived.conf with no cells and no VCs: cells come from slurm.conf, gres.conf and
+ * topology.conf (sockets, nodes, racks), vc1's cells from its sacctmgr GrpTRES,
+ * picked up while slurmctld runs; an impossible limit is refused.
+ */
+START_TEST(test_derived_cells_and_sacctmgr)
+{
+	char conf[2400];
+	int small, pair, spare;
+	alloc_t a;
+
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", clusterdir);
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.orig' && "
+			     "echo '{\"slurm\": {\"opportunisticQos\": [\"scavenger\"]}}' > '%s'",
+			     conf, conf, conf), 0);
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	sleep(2);
+	ck_assert_msg(log_has("derived cell types: A100-SOCKET, A100-NODE, A100-RACK"),
+		      "no derived hierarchy in the log");
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify account vc1 set GrpTRES=gres/gpu=24"), 0);
+	sleep(6);	/* limits are compared every 5 s, at a job_test */
+	small = submit("-A vc1 -N1 --gres=gpu:4");
+	ck_assert(wait_job(small, "JobState=RUNNING", 60));
+	ck_assert_msg(log_has("sacctmgr GPU limits changed (vc1=24;): applying"),
+		      "vc1's GrpTRES was not turned into cells");
+	job_alloc(small, &a);
+	ck_assert_int_eq(a.cnt[0], 4);
+	ck_assert_msg(a.gpus[0][0] / 4 == a.gpus[0][3] / 4,
+		      "4-GPU job got GPUs %d..%d: not one socket", a.gpus[0][0], a.gpus[0][3]);
+	ck_assert_msg(log_has("VC=vc1 class=guaranteed GPUs="),
+		      "vc1's job did not run in its derived cells");
+	pair = submit("-A vc1 -N2 --gres=gpu:8 --switches=1");
+	ck_assert_msg(wait_job(pair, "JobState=RUNNING", 60),
+		      "2-node job of vc1 did not start inside one rack");
+	job_alloc(pair, &a);
+	ck_assert_int_eq(a.n, 2);
+	ck_assert_msg(rack_of(a.node[0]) == rack_of(a.node[1]),
+		      "2-node job on %s and %s: two racks", a.node[0], a.node[1]);
+	/* More GPUs than the cluster has: refused, vc1 keeps its 24. */
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify account vc2 set GrpTRES=gres/gpu=1000"), 0);
+	sleep(6);
+	spare = submit("-A vc2 -N1 --gres=gpu:1");
+	sleep(3);
+	ck_assert_msg(log_has("cannot be given cells; the previous cells stay"),
+		      "an impossible GrpTRES was not refused in the log");
+	(void) spare;
+	cancel_all();
+	run(NULL, "sacctmgr -i modify account vc1,vc2 set GrpTRES=gres/gpu=-1");
+	ck_assert_int_eq(run(NULL, "mv '%s.orig' '%s' && scontrol reconfigure", conf, conf), 0);
+}
+END_TEST
+
 START_TEST(test_down)
 {
 	char *out = NULL;
@@ -429,6 +481,7 @@ int main(void)
 	tcase_add_test(tc, test_node_down_and_back);
 	tcase_add_test(tc, test_restart_keeps_cells);
 	tcase_add_test(tc, test_reconfigure_bad_conf);
+	tcase_add_test(tc, test_derived_cells_and_sacctmgr);
 	tcase_add_test(tc, test_down);
 	suite_add_tcase(suite, tc);
 	sr = srunner_create(suite);
