@@ -40,3 +40,19 @@ src_slurm_priority_hived_la_LDFLAGS = $(hived_plugin_ldflags)
 src_slurm_select_hived_la_DEPENDENCIES = libhived.la src/slurm/plugin.map
 src_slurm_priority_hived_la_DEPENDENCIES = src/slurm/plugin.map
 EXTRA_DIST += src/slurm/plugin.map
+
+# priority/hived: HiveD's bands from hived_status.json (priority_order.c, no
+# Slurm headers, unit-tested alone).
+src_slurm_priority_hived_la_SOURCES += src/slurm/priority_order.c src/slurm/priority_order.h
+src_slurm_priority_hived_la_CPPFLAGS += $(JANSSON_CFLAGS)
+src_slurm_priority_hived_la_LIBADD = $(JANSSON_LIBS)
+
+check_PROGRAMS += tests/priority/test_priority_order
+TESTS += tests/priority/test_priority_order
+tests_priority_test_priority_order_SOURCES = tests/priority/test_priority_order.c \
+	src/slurm/priority_order.c src/slurm/priority_order.h
+tests_priority_test_priority_order_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) \
+	-I$(top_srcdir)/src/slurm \
+	-DHIVED_STATUS_FIXTURE='"$(abs_top_srcdir)/tests/hivedctl/status.json"'
+tests_priority_test_priority_order_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_priority_test_priority_order_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS)

@@ -1,25 +1,61 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * priority_hived.c - priority/hived: priority/multifactor plus HiveD's classes.
+ * priority_hived.c - priority/hived: priority/multifactor plus HiveD's order.
  *
- * For now every call goes to priority/multifactor; the guaranteed/opportunistic
- * ordering lands here later. Slurm loads only the configured priority plugin, so
- * multifactor is ours to init() and fini() (its decay thread must be stopped
- * before its code is unmapped).
+ * Everything multifactor computes stays (age, fair-share, job size, partition,
+ * QOS, TRES, sprio). On top, every job gets HiveD's band (priority_order.h):
+ * guaranteed jobs that fit their VC's free quota first, guaranteed jobs that do
+ * not next, opportunistic jobs last, with the quota taken cumulatively per VC so
+ * one VC flooding the queue cannot push another VC's in-quota jobs down.
+ *
+ * The band is added through the job's site factor (band x weight, the weight
+ * exceeding the sum of the PriorityWeight* values), because multifactor adds the
+ * site factor in every one of its computations, its decay thread's included, and
+ * sprio shows it as SITE. An admin's SiteFactor stays underneath: we remember
+ * what we added per job and only ever replace our own part.
+ *
+ * Bands follow select/hived's world-readable hived_status.json, re-read when it
+ * changes (at most once a second) by a thread of ours, which then re-bands the
+ * pending jobs and moves running jobs that HiveD demoted (lazy preemption) to
+ * the opportunistic band, so preempt/qos with PreemptMode WITHIN sees them as
+ * preemptable. Slurm loads only the configured priority plugin, so multifactor
+ * is ours to init() and fini() (its decay thread must stop before its code is
+ * unmapped).
  */
 #include "src/common/slurm_xlator.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "src/common/gres.h"
 #include "src/common/list.h"
+#include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
 #include "src/common/slurm_priority.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "plugin_forward.h"
+#include "priority_order.h"
 
 const char plugin_name[] = "HiveD priority plugin (multifactor based)";
 const char plugin_type[] = "priority/hived";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* slurmctld's; weak so that loading this plugin elsewhere cannot fail. */
+extern List job_list __attribute__((weak));
+extern time_t last_job_update __attribute__((weak));
+
+#define HIVED_STATUS_MAX (256 * 1024 * 1024)
 
 static const char *multifactor_syms[] = {
 	"priority_p_set",
@@ -44,6 +80,427 @@ static struct {
 
 static hived_fwd_t multifactor_so;
 
+/*
+ * What we added to a job's site factor, so that an admin's own SiteFactor (or
+ * a site_factor plugin's) is kept underneath. Open addressing by job id.
+ */
+typedef struct {
+	uint32_t job_id;	/* 0: empty slot */
+	uint32_t site_set;	/* site_factor as we left it */
+	uint32_t added;		/* our part of it */
+	uint8_t seen;		/* in job_list during the last pass */
+} applied_t;
+
+/* Guards everything below; taken after slurmctld's job lock, never before. */
+static pthread_mutex_t po_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t po_cond = PTHREAD_COND_INITIALIZER;
+static applied_t *applied;
+static size_t applied_cap, applied_used;
+static hived_po_status status;
+static bool have_status;
+static int64_t *vc_left;		/* per status.vcs: GPUs not yet promised */
+static char **opp_qos;
+static size_t n_opp_qos;
+static uint32_t band_weight = 1;
+static pthread_t po_thread;
+static bool po_running, po_stop, po_force;
+
+static applied_t *_applied(uint32_t job_id, bool create)
+{
+	size_t mask, i;
+
+	if (!applied_cap) {
+		if (!create)
+			return NULL;
+		applied_cap = 1024;
+		applied = xcalloc(applied_cap, sizeof(applied_t));
+	}
+	if (create && (applied_used + 1) * 2 > applied_cap) {
+		applied_t *old = applied;
+		size_t old_cap = applied_cap;
+
+		applied_cap *= 2;
+		applied = xcalloc(applied_cap, sizeof(applied_t));
+		applied_used = 0;
+		for (size_t k = 0; k < old_cap; k++)
+			if (old[k].job_id)
+				*_applied(old[k].job_id, true) = old[k];
+		xfree(old);
+	}
+	mask = applied_cap - 1;
+	for (i = (job_id * 2654435761u) & mask; applied[i].job_id;
+	     i = (i + 1) & mask)
+		if (applied[i].job_id == job_id)
+			return &applied[i];
+	if (!create)
+		return NULL;
+	applied[i].job_id = job_id;
+	applied_used++;
+	return &applied[i];
+}
+
+/* Keep only the jobs seen in the last pass (the table is rebuilt). */
+static void _applied_prune(void)
+{
+	applied_t *old = applied;
+	size_t old_cap = applied_cap;
+
+	applied = NULL;
+	applied_cap = applied_used = 0;
+	for (size_t k = 0; k < old_cap; k++)
+		if (old[k].job_id && old[k].seen) {
+			applied_t *e = _applied(old[k].job_id, true);
+			*e = old[k];
+			e->seen = 0;
+		}
+	xfree(old);
+}
+
+/* Set our part of the site factor to `add`. RET true if it changed. */
+static bool _apply(job_record_t *job_ptr, uint32_t add)
+{
+	applied_t *e = _applied(job_ptr->job_id, true);
+	uint32_t base = job_ptr->site_factor;
+	uint64_t want;
+
+	/* Unchanged since we set it: our part comes off; else it is all the admin's. */
+	if (e->site_set && job_ptr->site_factor == e->site_set)
+		base = e->site_set - e->added;
+	want = (uint64_t) base + add;
+	if (want > UINT32_MAX)
+		want = UINT32_MAX;
+	e->seen = 1;
+	if (e->site_set && (job_ptr->site_factor == e->site_set) &&
+	    (e->added == (uint32_t) (want - base)))
+		return false;
+	e->added = (uint32_t) (want - base);
+	e->site_set = (uint32_t) want;
+	job_ptr->site_factor = (uint32_t) want;
+	return true;
+}
+
+/* The job's single "gpu" GRES request as a GPU count; 0 if none or a shape
+ * HiveD does not place (per socket, per task). */
+static int64_t _gpus(job_record_t *job_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	int64_t n = 0;
+	int entries = 0;
+	uint32_t nodes = (job_ptr->details && job_ptr->details->min_nodes) ?
+			 job_ptr->details->min_nodes : 1;
+
+	if (!job_ptr->gres_list_req)
+		return 0;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		if (xstrcmp(gs->gres_name, "gpu"))
+			continue;
+		entries++;
+		if (js->gres_per_node)
+			n = js->gres_per_node * nodes;
+		else if (js->gres_per_job)
+			n = js->gres_per_job;
+	}
+	list_iterator_destroy(it);
+	return (entries == 1) ? n : 0;
+}
+
+static bool _spank_opportunistic(job_record_t *job_ptr)
+{
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+
+		if (!e)
+			continue;
+		if (!strncmp(e, "SPANK_", 6))
+			e += 6;
+		if (!strncmp(e, "HIVED_OPPORTUNISTIC=", 20))
+			return e[20] && xstrcmp(e + 20, "0");
+	}
+	return false;
+}
+
+static bool _opportunistic_qos(job_record_t *job_ptr)
+{
+	const char *q = job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL;
+
+	for (size_t i = 0; q && i < n_opp_qos; i++)
+		if (!xstrcasecmp(opp_qos[i], q))
+			return true;
+	return false;
+}
+
+/* Caller holds po_mutex. Class as select/hived decides it (hived_job.c). */
+static void _describe(job_record_t *job_ptr, hived_po_job *j)
+{
+	const hived_po_vc *vc = have_status ?
+		hived_po_find_vc(&status, job_ptr->account) : NULL;
+
+	memset(j, 0, sizeof(*j));
+	j->job_id = job_ptr->job_id;
+	j->gpus = _gpus(job_ptr);
+	j->vc = vc ? vc->name : NULL;
+	j->guaranteed = !_opportunistic_qos(job_ptr) &&
+			!_spank_opportunistic(job_ptr) &&
+			(vc || !have_status);
+}
+
+/* Caller holds po_mutex. A job's band when placed alone (at submit). */
+static hived_band_t _band_now(job_record_t *job_ptr)
+{
+	hived_po_job j;
+
+	_describe(job_ptr, &j);
+	if (!j.gpus)
+		return HIVED_BAND_FITS;
+	if (!j.guaranteed)
+		return HIVED_BAND_OPPORTUNISTIC;
+	if (!j.vc)
+		return HIVED_BAND_FITS;
+	for (size_t i = 0; i < status.n_vcs; i++)
+		if (!xstrcasecmp(status.vcs[i].name, j.vc))
+			return (j.gpus <= vc_left[i]) ? HIVED_BAND_FITS :
+			       HIVED_BAND_WAITS;
+	return HIVED_BAND_FITS;
+}
+
+/*
+ * Caller holds po_mutex. A running job stays in the FITS band unless HiveD holds
+ * it as opportunistic (asked so, or lazy-preempted): then guaranteed jobs of the
+ * same QOS outrank it, which preempt/qos with WITHIN needs to offer it as a victim.
+ */
+static hived_band_t _band_running(job_record_t *job_ptr)
+{
+	char id[16];
+
+	snprintf(id, sizeof(id), "%u", job_ptr->job_id);
+	return hived_po_job_opportunistic(&status, id) ?
+	       HIVED_BAND_OPPORTUNISTIC : HIVED_BAND_FITS;
+}
+
+static uint32_t _weight_sum(void)
+{
+	uint64_t sum = (uint64_t) slurm_conf.priority_weight_age +
+		       slurm_conf.priority_weight_assoc +
+		       slurm_conf.priority_weight_fs +
+		       slurm_conf.priority_weight_js +
+		       slurm_conf.priority_weight_part +
+		       slurm_conf.priority_weight_qos;
+	const char *t = slurm_conf.priority_weight_tres;
+
+	/* "CPU=1000,Mem=2000,GRES/gpu=3000" */
+	while (t && (t = strchr(t, '='))) {
+		sum += (uint64_t) strtod(t + 1, NULL);
+		t++;
+	}
+	return (sum > UINT32_MAX) ? UINT32_MAX : (uint32_t) sum;
+}
+
+static char *_read(const char *path, time_t *mtime)
+{
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size > HIVED_STATUS_MAX) {
+		close(fd);
+		return NULL;
+	}
+	if (mtime)
+		*mtime = st.st_mtime;
+	buf = xmalloc(st.st_size + 1);
+	while (got < (size_t) st.st_size) {
+		ssize_t n = read(fd, buf + got, st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return buf;
+}
+
+/* hived.conf next to slurm.conf: which QOS are opportunistic. */
+static void _load_conf(void)
+{
+	char *copy = xstrdup(slurm_conf.slurm_conf ? slurm_conf.slurm_conf :
+			     "/etc/slurm/slurm.conf");
+	char *path = xstrdup_printf("%s/hived.conf", dirname(copy));
+	char *text = _read(path, NULL), err[256];
+	char **q = NULL;
+	size_t n = 0;
+
+	if (!text)
+		error("%s: cannot read %s: %m; no QOS is taken as opportunistic",
+		      plugin_type, path);
+	else if (hived_po_conf_qos(text, &q, &n, err, sizeof(err)))
+		error("%s: %s: %s; no QOS is taken as opportunistic",
+		      plugin_type, path, err);
+	slurm_mutex_lock(&po_mutex);
+	hived_po_qos_free(opp_qos, n_opp_qos);
+	opp_qos = q;
+	n_opp_qos = n;
+	band_weight = hived_po_weight(_weight_sum());
+	po_force = true;
+	slurm_mutex_unlock(&po_mutex);
+	xfree(text);
+	xfree(path);
+	xfree(copy);
+}
+
+/* Re-read hived_status.json if it changed. RET true if it did. */
+static bool _refresh_status(time_t *seen_mtime)
+{
+	char *path = xstrdup_printf("%s/hived_status.json",
+				    slurm_conf.state_save_location);
+	struct stat st;
+	hived_po_status fresh;
+	char *text, err[256];
+	time_t mtime = 0;
+
+	if (stat(path, &st) || st.st_mtime == *seen_mtime) {
+		xfree(path);
+		return false;
+	}
+	text = _read(path, &mtime);
+	xfree(path);
+	if (!text)
+		return false;
+	if (hived_po_parse(text, &fresh, err, sizeof(err))) {
+		debug("%s: hived_status.json: %s", plugin_type, err);
+		xfree(text);
+		return false;
+	}
+	xfree(text);
+	*seen_mtime = mtime;
+	slurm_mutex_lock(&po_mutex);
+	hived_po_status_free(&status);
+	status = fresh;
+	have_status = true;
+	xfree(vc_left);
+	vc_left = xcalloc(status.n_vcs + 1, sizeof(int64_t));
+	for (size_t i = 0; i < status.n_vcs; i++)
+		vc_left[i] = status.vcs[i].free_gpus;
+	slurm_mutex_unlock(&po_mutex);
+	return true;
+}
+
+/* Recompute a job's priority the way slurmctld would, with its new factor. */
+static void _reprioritize(job_record_t *job_ptr)
+{
+	if (!job_ptr->priority || job_ptr->direct_set_prio)
+		return;	/* held, or set by an admin: leave it */
+	job_ptr->priority = multifactor.set(job_ptr->priority, job_ptr);
+}
+
+/* Caller holds the job write lock and po_mutex. RET jobs changed. */
+static int _pass(void)
+{
+	ListIterator it;
+	job_record_t *job_ptr;
+	hived_po_job *jobs;
+	job_record_t **recs;
+	size_t n = 0, cap = list_count(job_list) + 1;
+	int changed = 0;
+
+	jobs = xcalloc(cap, sizeof(*jobs));
+	recs = xcalloc(cap, sizeof(*recs));
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it)) && n < cap) {
+		applied_t *e;
+
+		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
+			if (have_status &&
+			    _apply(job_ptr, band_weight * _band_running(job_ptr))) {
+				_reprioritize(job_ptr);
+				changed++;
+			} else if ((e = _applied(job_ptr->job_id, false))) {
+				e->seen = 1;
+			}
+			continue;
+		}
+		if (!IS_JOB_PENDING(job_ptr))
+			continue;
+		_describe(job_ptr, &jobs[n]);
+		e = _applied(job_ptr->job_id, false);
+		jobs[n].base = (double) job_ptr->priority -
+			       (e && job_ptr->site_factor == e->site_set ?
+				e->added : 0);
+		recs[n++] = job_ptr;
+	}
+	list_iterator_destroy(it);
+
+	hived_po_order(have_status ? &status : NULL, jobs, n);
+	for (size_t i = 0; i < status.n_vcs; i++)
+		vc_left[i] = status.vcs[i].free_gpus;
+	for (size_t k = 0; k < n; k++) {
+		if (jobs[k].band == HIVED_BAND_FITS && jobs[k].vc &&
+		    jobs[k].guaranteed)
+			for (size_t i = 0; i < status.n_vcs; i++)
+				if (!xstrcasecmp(status.vcs[i].name, jobs[k].vc))
+					vc_left[i] -= jobs[k].gpus;
+		if (_apply(recs[k], band_weight * jobs[k].band)) {
+			_reprioritize(recs[k]);
+			changed++;
+		}
+	}
+	xfree(jobs);
+	xfree(recs);
+	_applied_prune();
+	return changed;
+}
+
+static void *_po_thread(void *arg)
+{
+	/* Job write (priorities), node and partition read: as multifactor's decay. */
+	slurmctld_lock_t job_write_lock = {
+		NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
+	time_t seen_mtime = 0, seen_update = 0;
+
+	for (;;) {
+		struct timespec ts;
+		bool status_changed, force;
+
+		slurm_mutex_lock(&po_mutex);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		if (!po_stop)
+			pthread_cond_timedwait(&po_cond, &po_mutex, &ts);
+		if (po_stop) {
+			slurm_mutex_unlock(&po_mutex);
+			break;
+		}
+		slurm_mutex_unlock(&po_mutex);
+
+		status_changed = _refresh_status(&seen_mtime);
+		slurm_mutex_lock(&po_mutex);
+		force = po_force;
+		po_force = false;
+		slurm_mutex_unlock(&po_mutex);
+		if (!status_changed && !force && (last_job_update == seen_update))
+			continue;
+
+		lock_slurmctld(job_write_lock);
+		slurm_mutex_lock(&po_mutex);
+		if (_pass()) {
+			last_job_update = time(NULL);
+			debug2("%s: HiveD bands updated", plugin_type);
+		}
+		slurm_mutex_unlock(&po_mutex);
+		seen_update = last_job_update;
+		unlock_slurmctld(job_write_lock);
+	}
+	return NULL;
+}
+
 extern int init(void)
 {
 	static const size_t n =
@@ -61,27 +518,67 @@ extern int init(void)
 	if (multifactor_so.loaded_here &&
 	    hived_fwd_call_init(&multifactor_so))
 		return SLURM_ERROR;
-	verbose("%s loaded (ordering by priority/multifactor)", plugin_type);
+	if (running_in_slurmctld() && job_list && &last_job_update) {
+		_load_conf();
+		po_stop = false;
+		if (pthread_create(&po_thread, NULL, _po_thread, NULL))
+			error("%s: no thread: %m; HiveD bands only at submit",
+			      plugin_type);
+		else
+			po_running = true;
+	}
+	verbose("%s loaded (multifactor + HiveD bands, weight %u)",
+		plugin_type, band_weight);
 	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
+	if (po_running) {
+		slurm_mutex_lock(&po_mutex);
+		po_stop = true;
+		pthread_cond_broadcast(&po_cond);
+		slurm_mutex_unlock(&po_mutex);
+		pthread_join(po_thread, NULL);
+		po_running = false;
+	}
 	if (multifactor_so.loaded_here)
 		hived_fwd_call_fini(&multifactor_so);
 	hived_fwd_close(&multifactor_so);
 	memset(&multifactor, 0, sizeof(multifactor));
+	slurm_mutex_lock(&po_mutex);
+	hived_po_status_free(&status);
+	have_status = false;
+	hived_po_qos_free(opp_qos, n_opp_qos);
+	opp_qos = NULL;
+	n_opp_qos = 0;
+	xfree(vc_left);
+	xfree(applied);
+	applied_cap = applied_used = 0;
+	slurm_mutex_unlock(&po_mutex);
 	return SLURM_SUCCESS;
 }
 
+/* Called with the job write lock held (submit, requeue, release, update). */
 extern uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 {
+	if (po_running) {
+		hived_band_t band;
+
+		slurm_mutex_lock(&po_mutex);
+		band = (IS_JOB_PENDING(job_ptr)) ? _band_now(job_ptr) :
+		       _band_running(job_ptr);
+		(void) _apply(job_ptr, band_weight * band);
+		slurm_mutex_unlock(&po_mutex);
+	}
 	return multifactor.set(last_prio, job_ptr);
 }
 
 extern void priority_p_reconfig(bool assoc_clear)
 {
 	multifactor.reconfig(assoc_clear);
+	if (po_running)
+		_load_conf();
 }
 
 extern void priority_p_set_assoc_usage(slurmdb_assoc_rec_t *assoc)
@@ -95,6 +592,7 @@ extern double priority_p_calc_fs_factor(long double usage_efctv,
 	return multifactor.calc_fs_factor(usage_efctv, shares_norm);
 }
 
+/* sprio: multifactor's factors; HiveD's band is in the SITE column. */
 extern List priority_p_get_priority_factors_list(
 	priority_factors_request_msg_t *req_msg, uid_t uid)
 {

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * priority_order.h - HiveD's order of pending jobs, for priority/hived.
+ *
+ * priority/hived runs in slurmctld next to select/hived but cannot reach its
+ * engine (another plugin), so it works from the world-readable
+ * hived_status.json that select/hived writes: each VC's quota, doomed and used
+ * GPUs. From that it puts every job in one of three bands:
+ *
+ *   FITS   guaranteed jobs that fit their VC's free quota GPUs (and jobs HiveD
+ *          does not place: no GPUs, or a GPU shape it leaves to cons_tres);
+ *   WAITS  guaranteed jobs that do not fit (the VC's own jobs hold its quota);
+ *   OPPORTUNISTIC  opportunistic jobs, last.
+ *
+ * "Fits" is cumulative per VC, in the VC's own priority order, so a VC that
+ * floods the queue gets no more jobs into FITS than its free quota holds and
+ * cannot push another VC's in-quota jobs down. No Slurm headers here: the unit
+ * test links this file alone.
+ */
+#ifndef HIVED_PRIORITY_ORDER_H
+#define HIVED_PRIORITY_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	HIVED_BAND_OPPORTUNISTIC = 0,
+	HIVED_BAND_WAITS = 1,
+	HIVED_BAND_FITS = 2
+} hived_band_t;
+
+/* Per VC: GPUs its guaranteed jobs may still take. */
+typedef struct {
+	char *name;
+	int64_t free_gpus;
+} hived_po_vc;
+
+typedef struct {
+	hived_po_vc *vcs;
+	size_t n_vcs;
+	char **opportunistic_jobs;	/* running jobs the engine holds as opportunistic */
+	size_t n_opportunistic_jobs;
+	int64_t written;
+} hived_po_status;
+
+/* Parse hived_status.json. RET 0, or -1 with a reason in err. */
+int hived_po_parse(const char *text, hived_po_status *out, char *err,
+		   size_t errlen);
+void hived_po_status_free(hived_po_status *s);
+
+/* The VC named like an account (case-insensitive), or NULL. */
+const hived_po_vc *hived_po_find_vc(const hived_po_status *s,
+				    const char *account);
+/* Does the engine hold this (running) job as opportunistic? */
+int hived_po_job_opportunistic(const hived_po_status *s, const char *job);
+
+/* hived.conf's slurm.opportunisticQos (lower-cased). RET 0 or -1 with err. */
+int hived_po_conf_qos(const char *conf_text, char ***qos, size_t *n,
+		      char *err, size_t errlen);
+void hived_po_qos_free(char **qos, size_t n);
+
+typedef struct {
+	uint32_t job_id;
+	const char *vc;		/* NULL: not a VC's job */
+	int64_t gpus;		/* GPUs asked; 0: not HiveD's (band FITS) */
+	int guaranteed;		/* 0: opportunistic */
+	double base;		/* priority without HiveD's factor */
+	hived_band_t band;	/* out */
+} hived_po_job;
+
+/*
+ * Bands for pending jobs. Guaranteed jobs of each VC take its free GPUs in
+ * base-priority order (ties: lower job id first); a job that does not fit
+ * leaves them to later, smaller jobs. With s NULL (no status yet) every
+ * guaranteed job FITS.
+ */
+void hived_po_order(const hived_po_status *s, hived_po_job *jobs, size_t n);
+
+/*
+ * The factor a band adds: band * weight. weight must exceed everything
+ * multifactor can add (the sum of the PriorityWeight* values), so bands never
+ * mix. RET weight = 1 + that sum, at most 1e9.
+ */
+uint32_t hived_po_weight(uint32_t sum_of_weights);
+
+#endif

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_priority_order.c - priority/hived's bands on the status fixture of
+ * tests/hivedctl (vc1: 16 quota GPUs, all used; vc2: its one node cell doomed;
+ * vc3: 8 quota GPUs, 2 used; jobs 9 and 11 run opportunistically).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "priority_order.h"
+
+static hived_po_status st;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(n + 1, 1);
+	ck_assert_int_eq(fread(buf, 1, n, f), n);
+	fclose(f);
+	return buf;
+}
+
+static void setup(void)
+{
+	char err[256], *text = slurp(HIVED_STATUS_FIXTURE);
+
+	ck_assert_msg(!hived_po_parse(text, &st, err, sizeof(err)), "%s", err);
+	free(text);
+}
+
+static void teardown(void)
+{
+	hived_po_status_free(&st);
+}
+
+START_TEST(test_parse)
+{
+	ck_assert_int_eq(st.n_vcs, 3);
+	ck_assert_int_eq(hived_po_find_vc(&st, "vc1")->free_gpus, 0);
+	/* Doomed cells are not free quota. */
+	ck_assert_int_eq(hived_po_find_vc(&st, "VC2")->free_gpus, 0);
+	ck_assert_int_eq(hived_po_find_vc(&st, "vc3")->free_gpus, 6);
+	ck_assert_ptr_null(hived_po_find_vc(&st, "vc4"));
+	ck_assert(hived_po_job_opportunistic(&st, "9"));
+	ck_assert(hived_po_job_opportunistic(&st, "11"));
+	ck_assert(!hived_po_job_opportunistic(&st, "15"));
+	ck_assert_int_gt(st.written, 0);
+}
+END_TEST
+
+START_TEST(test_parse_errors)
+{
+	hived_po_status s;
+	char err[256];
+
+	ck_assert_int_eq(hived_po_parse("{", &s, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not JSON"));
+	ck_assert_int_eq(hived_po_parse("{\"cluster\":null}", &s, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "cluster.vcs"));
+}
+END_TEST
+
+/* vc3 has 6 free GPUs: 4 fit, the next 4 do not, a later 2 still fit. */
+START_TEST(test_first_fit_in_priority_order)
+{
+	hived_po_job j[] = {
+		{ .job_id = 20, .vc = "vc3", .gpus = 4, .guaranteed = 1, .base = 100 },
+		{ .job_id = 21, .vc = "vc3", .gpus = 4, .guaranteed = 1, .base = 90 },
+		{ .job_id = 22, .vc = "vc3", .gpus = 2, .guaranteed = 1, .base = 80 },
+		{ .job_id = 23, .vc = "vc1", .gpus = 8, .guaranteed = 1, .base = 500 },
+		{ .job_id = 24, .vc = "vc1", .gpus = 1, .guaranteed = 0, .base = 900 },
+		{ .job_id = 25, .vc = NULL, .gpus = 0, .guaranteed = 1, .base = 1 },
+		{ .job_id = 26, .vc = "vc2", .gpus = 1, .guaranteed = 1, .base = 1 },
+	};
+
+	hived_po_order(&st, j, 7);
+	ck_assert_int_eq(j[0].band, HIVED_BAND_FITS);
+	ck_assert_int_eq(j[1].band, HIVED_BAND_WAITS);
+	ck_assert_int_eq(j[2].band, HIVED_BAND_FITS);
+	ck_assert_int_eq(j[3].band, HIVED_BAND_WAITS);	/* vc1's quota is in use */
+	ck_assert_int_eq(j[4].band, HIVED_BAND_OPPORTUNISTIC);
+	ck_assert_int_eq(j[5].band, HIVED_BAND_FITS);	/* no GPUs: not HiveD's */
+	ck_assert_int_eq(j[6].band, HIVED_BAND_WAITS);	/* vc2's cell is doomed */
+}
+END_TEST
+
+/* A flood of vc3 jobs with high priority takes only vc3's free GPUs into FITS. */
+START_TEST(test_flood_cannot_starve_other_vc)
+{
+	hived_po_job j[41];
+	int fits = 0;
+
+	for (int i = 0; i < 40; i++)
+		j[i] = (hived_po_job) { .job_id = 100 + i, .vc = "vc3", .gpus = 1,
+					.guaranteed = 1, .base = 10000 - i };
+	/* vc3 jobs are named by account case: Slurm lower-cases accounts. */
+	j[3].vc = "VC3";
+	hived_po_status more = st;
+	hived_po_vc vcs[4];
+	memcpy(vcs, st.vcs, sizeof(hived_po_vc) * 3);
+	vcs[3] = (hived_po_vc) { .name = "vc4", .free_gpus = 8 };
+	more.vcs = vcs;
+	more.n_vcs = 4;
+	j[40] = (hived_po_job) { .job_id = 99, .vc = "vc4", .gpus = 8,
+				 .guaranteed = 1, .base = 1 };
+	hived_po_order(&more, j, 41);
+	for (int i = 0; i < 40; i++)
+		fits += j[i].band == HIVED_BAND_FITS;
+	ck_assert_int_eq(fits, 6);
+	/* The six with the highest priority. */
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(j[i].band, HIVED_BAND_FITS);
+	ck_assert_int_eq(j[40].band, HIVED_BAND_FITS);
+}
+END_TEST
+
+START_TEST(test_ties_and_no_status)
+{
+	hived_po_job j[] = {
+		{ .job_id = 31, .vc = "vc3", .gpus = 4, .guaranteed = 1, .base = 5 },
+		{ .job_id = 30, .vc = "vc3", .gpus = 4, .guaranteed = 1, .base = 5 },
+	};
+
+	hived_po_order(&st, j, 2);
+	ck_assert_int_eq(j[1].band, HIVED_BAND_FITS);	/* lower id first */
+	ck_assert_int_eq(j[0].band, HIVED_BAND_WAITS);
+	hived_po_order(NULL, j, 2);
+	ck_assert_int_eq(j[0].band, HIVED_BAND_FITS);
+	ck_assert_int_eq(j[1].band, HIVED_BAND_FITS);
+}
+END_TEST
+
+START_TEST(test_conf_qos)
+{
+	char **q;
+	size_t n;
+	char err[256];
+
+	ck_assert_int_eq(hived_po_conf_qos("{\"slurm\": {\"opportunisticQos\": [\"Scavenger\", \"low\"]}}",
+					   &q, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(q[0], "scavenger");
+	ck_assert_str_eq(q[1], "low");
+	hived_po_qos_free(q, n);
+	ck_assert_int_eq(hived_po_conf_qos("{}", &q, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(n, 0);
+	hived_po_qos_free(q, n);
+	ck_assert_int_eq(hived_po_conf_qos("{x", &q, &n, err, sizeof(err)), -1);
+}
+END_TEST
+
+START_TEST(test_weight)
+{
+	ck_assert_uint_eq(hived_po_weight(0), 1);
+	ck_assert_uint_eq(hived_po_weight(2000), 2001);
+	ck_assert_uint_eq(hived_po_weight(4000000000U), 1000000000U);
+	/* Three bands of the largest weight still fit in 32 bits above NICE_OFFSET's half. */
+	ck_assert(2ULL * hived_po_weight(4000000000U) + 0x80000000ULL < 0xffffffffULL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("priority_order");
+	TCase *tc = tcase_create("bands");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_parse);
+	tcase_add_test(tc, test_parse_errors);
+	tcase_add_test(tc, test_first_fit_in_priority_order);
+	tcase_add_test(tc, test_flood_cannot_starve_other_vc);
+	tcase_add_test(tc, test_ties_and_no_status);
+	tcase_add_test(tc, test_conf_qos);
+	tcase_add_test(tc, test_weight);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
