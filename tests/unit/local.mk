@@ -20,3 +20,20 @@ tests_unit_test_topo_hwloc_SOURCES = tests/unit/test_topo_hwloc.cpp tests/unit/t
 tests_unit_test_topo_hwloc_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS) \
 	-DHIVED_TOP_SRCDIR='"$(abs_top_srcdir)"' -DHIVED_TOP_BUILDDIR='"$(abs_top_builddir)"'
 tests_unit_test_topo_hwloc_LDADD = libhived.la $(CHECK_LIBS) $(HWLOC_LIBS) $(JANSSON_LIBS)
+
+# --- tools/sim: hived-sim loaders, metrics and known-answer replays (fixtures in
+# tests/sim). The simulator's sources are listed here too, so that this test does
+# not depend on tools/sim/local.mk being included.
+test_sim_tools = \
+	tools/sim/trace.cpp tools/sim/csv_reader.cpp tools/sim/load_itp.cpp tools/sim/load_philly.cpp \
+	tools/sim/load_sacct.cpp tools/sim/selection.cpp tools/sim/quota.cpp tools/sim/cluster.cpp \
+	tools/sim/event_loop.cpp tools/sim/node_pool.cpp tools/sim/vc_queue.cpp tools/sim/sched_quota.cpp \
+	tools/sim/sched_hived.cpp tools/sim/sched_hived_reserve.cpp tools/sim/sched_hived_backfill.cpp \
+	tools/sim/policies.cpp tools/sim/metrics.cpp tools/sim/study.cpp
+check_PROGRAMS += tests/unit/test_sim
+TESTS += tests/unit/test_sim
+tests_unit_test_sim_SOURCES = tests/unit/test_sim.cpp $(test_sim_tools)
+tests_unit_test_sim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/sim $(CHECK_CFLAGS) \
+	-DHIVED_SIM_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_sim_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+EXTRA_DIST += tests/sim

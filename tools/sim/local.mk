@@ -34,7 +34,7 @@ hived_sim_SOURCES = tools/sim/main.cpp $(hived_sim_core)
 hived_sim_LDADD = libhived.la $(JANSSON_LIBS)
 
 dist_man_MANS += doc/man/hived-sim.1
-EXTRA_DIST += doc/sim.md doc/results.md doc/results tests/sim
+EXTRA_DIST += doc/sim.md doc/results.md doc/results
 
 # The results page. TRACES is the directory holding itp/ and philly-vc/.
 TRACES = $(abs_top_srcdir)/../shared/traces
