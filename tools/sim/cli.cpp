@@ -10,7 +10,7 @@ namespace hivedsim {
 const char kUsage[] =
     "Usage: hived-sim run     --trace SPEC [cluster] [quotas] [window] [policy] [output]\n"
     "       hived-sim plan    --trace SPEC [cluster] [quotas] [window] [--rounds N] [--rebalance]\n"
-    "                         [--plan-duration T] [--plan-jobs N] [--out FILE]\n"
+    "                         [--plan-start T] [--plan-duration T] [--plan-jobs N] [--out FILE]\n"
     "       hived-sim conf    --trace SPEC [cluster] [quotas] [window]\n"
     "       hived-sim results --itp DIR --philly DIR --out FILE.md --plots DIR [--quick]\n"
     "\n"
@@ -133,14 +133,17 @@ bool ParseCli(int argc, char** argv, Cli* c, std::string* err) {
       if (!Int(a, v, 0, 65536, &n, err)) return false;
       c->study.rack_nodes = static_cast<int>(n);
     } else if (a == "--quota") c->study.quota_spec = v;
-    else if (a == "--start" || a == "--duration" || a == "--plan-duration") {
+    else if (a == "--start" || a == "--duration" || a == "--plan-duration" || a == "--plan-start") {
       if (!ParseSeconds(v, &x)) {
         *err = a + ": expected a time such as 3600, 90m, 36h or 7d, got '" + v + "'";
         return false;
       }
       if (a == "--start") sel.start = x;
       else if (a == "--duration") sel.duration = x;
-      else {
+      else if (a == "--plan-start") {
+        c->plan_sel.start = x;
+        c->plan_sel_set = true;
+      } else {
         c->plan_sel.duration = x;
         c->plan_sel_set = true;
       }

@@ -176,15 +176,21 @@ bool Plan(const StudyConfig& sc, const Selection& plan_sel, int rounds, bool reb
           std::string* err) {
   Study s;
   if (!PrepareStudy(sc, &s, err)) return false;
-  // The planning window: the first plan_sel.max_jobs jobs / plan_sel.duration of the
-  // selection (default: the first 20000 jobs).
+  // The planning window: from plan_sel.start, plan_sel.max_jobs jobs or plan_sel.duration
+  // of the selection (default: 20000 jobs).
   std::vector<int> plan_jobs;
-  double t0 = s.trace.jobs[s.jobs.front()].submit;
+  double from = s.trace.jobs[s.jobs.front()].submit + plan_sel.start;
   size_t cap = plan_sel.max_jobs ? plan_sel.max_jobs : (plan_sel.duration < 0 ? 20000 : SIZE_MAX);
   for (int j : s.jobs) {
-    if (plan_sel.duration >= 0 && s.trace.jobs[j].submit >= t0 + plan_sel.duration) break;
+    double t = s.trace.jobs[j].submit;
+    if (t < from) continue;
+    if (plan_sel.duration >= 0 && t >= from + plan_sel.duration) break;
     plan_jobs.push_back(j);
     if (plan_jobs.size() >= cap) break;
+  }
+  if (plan_jobs.empty()) {
+    *err = "no jobs in the planning window";
+    return false;
   }
   std::string policy = "hived";
   for (const auto& p : sc.policies)

@@ -78,7 +78,7 @@ std::string DelayCdf(const Study& s) {
   const double min_h = 0.01;
   for (size_t p = 0; p < panels.size(); p++) {
     double x0 = left + (p % cols) * pw, y0 = top + (p / cols) * ph;
-    Axis ax{min_h, max_h, true, x0 + 8, x0 + pw - 12};
+    Axis ax{min_h, max_h, true, x0 + 10, x0 + pw - 24};
     Axis ay{0, 1, false, y0 + ph - 30, y0 + 18};
     Frame(svg, ax, ay, true, p % cols == 0, "");
     svg.Text(x0 + 12, y0 + 12, panels[p] < 0 ? "all VCs" : s.trace.vcs[panels[p]], 11, "start", "#111", 0, true);
