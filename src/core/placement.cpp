@@ -11,6 +11,18 @@
 
 namespace hived {
 
+// Units in best-fit order from buckets indexed by free GPUs: fullest-fitting first
+// when packing, emptiest first when spreading; f returns true to stop.
+template <class F>
+void ForEachInBuckets(const std::vector<std::set<CellId>>& b, int min_free, bool pack, F f) {
+  int hi = static_cast<int>(b.size()) - 1;
+  for (int i = 0; i <= hi - min_free; i++) {
+    int k = pack ? min_free + i : hi - i;
+    for (CellId u : b[k])
+      if (f(u)) return;
+  }
+}
+
 struct PodAsk {
   int index;  // position in request order
   int size;
@@ -110,17 +122,7 @@ struct VirtualView {
   template <class F>
   void ForEachUnit(int min_free, bool pack, F f) const {
     if (all_units.empty() && pinned_root == kNone && !preempt) {
-      const auto& b = vch->unit_by_free;
-      int hi = static_cast<int>(b.size()) - 1;
-      if (pack) {
-        for (int k = min_free; k <= hi; k++)
-          for (CellId u : b[k])
-            if (f(u)) return;
-      } else {
-        for (int k = hi; k >= min_free; k--)
-          for (CellId u : b[k])
-            if (f(u)) return;
-      }
+      ForEachInBuckets(vch->unit_by_free, min_free, pack, f);
       return;
     }
     std::vector<CellId> order;
@@ -171,17 +173,7 @@ struct PhysicalView {
   }
   template <class F>
   void ForEachUnit(int min_free, bool pack, F f) const {
-    const auto& b = e.chains_[chain].node_by_avail;
-    int hi = static_cast<int>(b.size()) - 1;
-    if (pack) {
-      for (int k = min_free; k <= hi; k++)
-        for (CellId u : b[k])
-          if (f(u)) return;
-    } else {
-      for (int k = hi; k >= min_free; k--)
-        for (CellId u : b[k])
-          if (f(u)) return;
-    }
+    ForEachInBuckets(e.chains_[chain].node_by_avail, min_free, pack, f);
   }
 };
 
