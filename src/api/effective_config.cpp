@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hived_effective_config(): what a Slurm site has (hived.conf, slurm.conf, gres.conf,
+// topology.conf, sacctmgr limits) → the one hived.conf JSON the engine is built from.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "config/hived_conf.h"
+#include "hived.h"
+#include "topo/cluster.h"
+
+namespace {
+
+char* Dup(const std::string& s) {
+  char* p = static_cast<char*>(malloc(s.size() + 1));
+  if (p) memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+void CopyErr(char* buf, size_t len, const std::string& msg) {
+  if (!buf || !len) return;
+  size_t n = msg.size() < len - 1 ? msg.size() : len - 1;
+  memcpy(buf, msg.data(), n);
+  buf[n] = '\0';
+}
+
+}  // namespace
+
+extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* slurm_conf, const char* gres_conf,
+                                           const char* topology_conf, const hived_account_quota* quotas,
+                                           size_t n_quotas, char** config_json, char** summary, char* errbuf,
+                                           size_t errlen) {
+  if (config_json) *config_json = nullptr;
+  if (summary) *summary = nullptr;
+  if (!config_json || !slurm_conf || (n_quotas && !quotas)) {
+    CopyErr(errbuf, errlen, "effective config: missing argument");
+    return HIVED_EINVAL;
+  }
+  try {
+    hived::Config explicit_cfg;
+    std::string err = hived::parse_hived_conf(hived_conf ? hived_conf : "", &explicit_cfg);
+    if (!err.empty()) {
+      CopyErr(errbuf, errlen, "hived.conf: " + err);
+      return HIVED_ECONFIG;
+    }
+    hived::topo::ConfTexts texts;
+    texts.slurm_conf = slurm_conf;
+    texts.gres_conf = gres_conf ? gres_conf : "";
+    texts.topology_conf = topology_conf ? topology_conf : "";
+    std::vector<hived::topo::NodeFacts> nodes;
+    hived::topo::TopologyFacts topology;
+    std::vector<std::string> notes;
+    err = hived::topo::facts_from_conf(texts, &nodes, &topology, &notes);
+    if (!err.empty()) {
+      CopyErr(errbuf, errlen, err);
+      return HIVED_ECONFIG;
+    }
+    std::vector<hived::topo::AccountQuota> q;
+    for (size_t i = 0; i < n_quotas; i++)
+      if (quotas[i].account && quotas[i].grptres) q.push_back({quotas[i].account, quotas[i].grptres});
+    hived::topo::ClusterConfig out;
+    err = hived::topo::build_cluster_config(nodes, topology, explicit_cfg.cluster, q, &out);
+    if (!err.empty()) {
+      CopyErr(errbuf, errlen, err);
+      return HIVED_ECONFIG;
+    }
+    // The "slurm" settings are not part of it: the plugin reads them from hived.conf
+    // itself (hived_settings_load), the engine never needs them.
+    const std::string& json = out.hived_conf_json;
+    std::string sum = out.summary;
+    for (const auto& n : notes) sum += "note: " + n + "\n";
+    for (const auto& p : out.report.problems) sum += "not derived: " + p + "\n";
+    for (const auto& e : out.quota_errors) sum += "quota refused: " + e + "\n";
+    *config_json = Dup(json);
+    if (summary) *summary = Dup(sum);
+    return *config_json ? HIVED_OK : HIVED_ENOMEM;
+  } catch (...) {
+    CopyErr(errbuf, errlen, "out of memory while deriving the cluster");
+    return HIVED_ENOMEM;
+  }
+}
