@@ -32,7 +32,9 @@ const TraceJob* ById(const Trace& t, const std::string& id) {
   return nullptr;
 }
 
-bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool Contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // --- loaders ---------------------------------------------------------------
 
@@ -82,7 +84,8 @@ START_TEST(philly_offsets_median_and_quotas) {
   ck_assert_int_eq(t.quota_gpus.at("bb"), 8);
   ck_assert(!t.quota_gpus.count("cc"));
   bool median_noted = false;
-  for (const auto& n : t.notes) median_noted |= Contains(n, "cc") && Contains(n, "median offset 2000");
+  for (const auto& n : t.notes)
+    median_noted |= Contains(n, "cc") && Contains(n, "median offset 2000");
   ck_assert(median_noted);
   std::vector<std::string> notes;
   auto q = TraceQuotas(t, &notes);
@@ -110,7 +113,8 @@ START_TEST(sacct_skips_and_splits) {
   ck_assert(j102->submit - j101->submit == 1800);
   ck_assert_str_eq(t.vcs[j102->vc].c_str(), "bio");
   ck_assert(t.jobs[0].id == "105_7");  // submitted first
-  ck_assert(Contains(t.notes.back(), "skipped 2 steps, 1 jobs that never ran, 1 jobs without GPUs"));
+  ck_assert(
+      Contains(t.notes.back(), "skipped 2 steps, 1 jobs that never ran, 1 jobs without GPUs"));
 }
 END_TEST
 
@@ -118,13 +122,15 @@ START_TEST(bad_rows_name_file_line_column) {
   std::string err;
   Trace t1;
   ck_assert(!LoadItp(Fixture("bad/itp"), &t1, &err));
-  ck_assert_msg(Contains(err, "bad/itp/cluster01.csv:3:9: column 'num_gpu': expected a whole number"), "%s",
-                err.c_str());
+  ck_assert_msg(
+      Contains(err, "bad/itp/cluster01.csv:3:9: column 'num_gpu': expected a whole number"), "%s",
+      err.c_str());
   ck_assert(Contains(err, "got 'x'"));
   Trace t2;
   ck_assert(!LoadPhilly(Fixture("bad/philly"), &t2, &err));
-  ck_assert_msg(Contains(err, "bad/philly/trace_aa.csv:3:3: column 'submit_time': expected a number >= 0"), "%s",
-                err.c_str());
+  ck_assert_msg(
+      Contains(err, "bad/philly/trace_aa.csv:3:3: column 'submit_time': expected a number >= 0"),
+      "%s", err.c_str());
   Trace t3;
   ck_assert(!LoadSacct(Fixture("bad/sacct.txt"), &t3, &err));
   ck_assert_msg(Contains(err, "bad/sacct.txt:3:31: column 'Start'"), "%s", err.c_str());
@@ -235,7 +241,7 @@ START_TEST(affinity_rules) {
   ck_assert(BestAffinity({{0, 0x7f}}, 8));          // 7 GPUs: one node is best
   ck_assert(BestAffinity({{0, 0xff}, {7, 0xff}}, 8));
   ck_assert(!BestAffinity({{7, 0xff}, {8, 0xff}}, 8));
-  ck_assert(BestAffinity({{7, 0xff}, {8, 0xff}}, 0));  // no racks: any nodes
+  ck_assert(BestAffinity({{7, 0xff}, {8, 0xff}}, 0));             // no racks: any nodes
   ck_assert(BestAffinity({{0, 0xff}, {1, 0xff}, {2, 0xff}}, 2));  // 3 nodes need 2 racks
 }
 END_TEST
@@ -266,13 +272,18 @@ START_TEST(summary_and_anomaly) {
   SimResult priv, run;
   priv.policy = "private";
   run.policy = "quota";
-  priv.jobs = {outcome(0, 100, true), outcome(10, 110, true), outcome(20, 70, true), outcome(100, 110, true)};
-  run.jobs = {outcome(0, 100, true), outcome(40, 140, false), outcome(80, 130, true), outcome(100, 110, true)};
+  priv.jobs = {outcome(0, 100, true), outcome(10, 110, true), outcome(20, 70, true),
+               outcome(100, 110, true)};
+  run.jobs = {outcome(0, 100, true), outcome(40, 140, false), outcome(80, 130, true),
+              outcome(100, 110, true)};
   run.jobs[1].preemptions = 1;
   run.jobs[1].lost_gpu_seconds = 3600;
   run.cluster_gpus = 16;
   run.vc_gpus = {8, 8};
-  run.runs = {{0, 100, 1, 0, false}, {40, 140, 2, 0, false}, {80, 130, 8, 1, true}, {100, 110, 1, 1, false}};
+  run.runs = {{0, 100, 1, 0, false},
+              {40, 140, 2, 0, false},
+              {80, 130, 8, 1, true},
+              {100, 110, 1, 1, false}};
   Metrics m = Summarize(t, run, &priv, 1);
   ck_assert_int_eq(m.vcs.size(), 2);
   // Job 1 waits 30 s more, job 2 waits 60 s more than in private.

@@ -36,13 +36,14 @@ const char kUsage[] =
 
 namespace {
 
-bool Int(const std::string& opt, const std::string& v, long lo, long hi, long* out, std::string* err) {
+bool Int(const std::string& opt, const std::string& v, long lo, long hi, long* out,
+         std::string* err) {
   char* e = nullptr;
   errno = 0;
   long x = strtol(v.c_str(), &e, 10);
   if (v.empty() || *e || errno || x < lo || x > hi) {
-    *err = opt + ": expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" +
-           v + "'";
+    *err = opt + ": expected a whole number from " + std::to_string(lo) + " to " +
+           std::to_string(hi) + ", got '" + v + "'";
     return false;
   }
   *out = x;
@@ -94,7 +95,8 @@ bool ParseCli(int argc, char** argv, Cli* c, std::string* err) {
     c->help = true;
     return true;
   }
-  if (c->command != "run" && c->command != "plan" && c->command != "conf" && c->command != "results") {
+  if (c->command != "run" && c->command != "plan" && c->command != "conf" &&
+      c->command != "results") {
     *err = "unknown command '" + c->command + "' (run, plan, conf or results)";
     return false;
   }
@@ -125,21 +127,25 @@ bool ParseCli(int argc, char** argv, Cli* c, std::string* err) {
     long n;
     double x;
     Selection& sel = c->study.sel;
-    if (a == "--trace") c->study.traces.push_back(v);
+    if (a == "--trace")
+      c->study.traces.push_back(v);
     else if (a == "--nodes") {
       if (!Int(a, v, 1, 10000000, &n, err)) return false;
       c->study.nodes = static_cast<int>(n);
     } else if (a == "--rack-nodes") {
       if (!Int(a, v, 0, 65536, &n, err)) return false;
       c->study.rack_nodes = static_cast<int>(n);
-    } else if (a == "--quota") c->study.quota_spec = v;
+    } else if (a == "--quota")
+      c->study.quota_spec = v;
     else if (a == "--start" || a == "--duration" || a == "--plan-duration" || a == "--plan-start") {
       if (!ParseSeconds(v, &x)) {
         *err = a + ": expected a time such as 3600, 90m, 36h or 7d, got '" + v + "'";
         return false;
       }
-      if (a == "--start") sel.start = x;
-      else if (a == "--duration") sel.duration = x;
+      if (a == "--start")
+        sel.start = x;
+      else if (a == "--duration")
+        sel.duration = x;
       else if (a == "--plan-start") {
         c->plan_sel.start = x;
         c->plan_sel_set = true;
@@ -149,7 +155,8 @@ bool ParseCli(int argc, char** argv, Cli* c, std::string* err) {
       }
     } else if (a == "--max-jobs" || a == "--plan-jobs") {
       if (!Int(a, v, 1, 100000000, &n, err)) return false;
-      if (a == "--max-jobs") sel.max_jobs = static_cast<size_t>(n);
+      if (a == "--max-jobs")
+        sel.max_jobs = static_cast<size_t>(n);
       else {
         c->plan_sel.max_jobs = static_cast<size_t>(n);
         c->plan_sel_set = true;
@@ -163,12 +170,15 @@ bool ParseCli(int argc, char** argv, Cli* c, std::string* err) {
     } else if (a == "--seed") {
       if (!Int(a, v, 0, 2147483647L, &n, err)) return false;
       sel.seed = static_cast<uint64_t>(n);
-    } else if (a == "--vcs") sel.vcs = Split(v);
+    } else if (a == "--vcs")
+      sel.vcs = Split(v);
     else if (a == "--policy") {
       c->study.policies = Split(v);
       for (const auto& p : c->study.policies)
-        if (p != "private" && p != "private-quota" && p != "quota" && p != "hived" && p != "hived-noopp") {
-          *err = "--policy: unknown policy '" + p + "' (quota, hived, hived-noopp, private, private-quota)";
+        if (p != "private" && p != "private-quota" && p != "quota" && p != "hived" &&
+            p != "hived-noopp") {
+          *err = "--policy: unknown policy '" + p +
+                 "' (quota, hived, hived-noopp, private, private-quota)";
           return false;
         }
     } else if (a == "--opportunistic") {
@@ -177,16 +187,23 @@ bool ParseCli(int argc, char** argv, Cli* c, std::string* err) {
       if (!OnOff(a, v, &c->study.popt.quota.backfill, err)) return false;
     } else if (a == "--anomaly-tolerance") {
       if (!Real(a, v, &c->study.tolerance_s, err)) return false;
-    } else if (a == "--json") c->json = v;
-    else if (a == "--csv") c->csv = v;
-    else if (a == "--jobs-csv") c->jobs_csv = v;
-    else if (a == "--plots") c->plots = v;
-    else if (a == "--out") c->out = v;
+    } else if (a == "--json")
+      c->json = v;
+    else if (a == "--csv")
+      c->csv = v;
+    else if (a == "--jobs-csv")
+      c->jobs_csv = v;
+    else if (a == "--plots")
+      c->plots = v;
+    else if (a == "--out")
+      c->out = v;
     else if (a == "--rounds") {
       if (!Int(a, v, 0, 1000, &n, err)) return false;
       c->rounds = static_cast<int>(n);
-    } else if (a == "--itp") c->itp_dir = v;
-    else if (a == "--philly") c->philly_dir = v;
+    } else if (a == "--itp")
+      c->itp_dir = v;
+    else if (a == "--philly")
+      c->philly_dir = v;
     else {
       *err = "unknown option '" + a + "' (see hived-sim --help)";
       return false;

@@ -6,7 +6,8 @@
 namespace hivedsim {
 
 int64_t VcCells::Gpus(int rack_nodes) const {
-  return (int64_t{racks} * rack_nodes + nodes) * kGpusPerNode + int64_t{sockets} * 4 + int64_t{pairs} * 2 + gpus;
+  return (int64_t{racks} * rack_nodes + nodes) * kGpusPerNode + int64_t{sockets} * 4 +
+         int64_t{pairs} * 2 + gpus;
 }
 
 std::string VcCells::Describe(int rack_nodes) const {
@@ -66,10 +67,11 @@ std::string MakeHivedConf(const ClusterShape& shape, const std::vector<std::stri
   std::string o = "{\n  \"physicalCluster\": {\n    \"cellTypes\": {\n";
   o += "      \"PAIR\": {\"childCellType\": \"GPU\", \"childCellNumber\": 2},\n";
   o += "      \"SOCKET\": {\"childCellType\": \"PAIR\", \"childCellNumber\": 2},\n";
-  o += "      \"NODE\": {\"childCellType\": \"SOCKET\", \"childCellNumber\": 2, \"isNodeLevel\": true}";
+  o += "      \"NODE\": {\"childCellType\": \"SOCKET\", \"childCellNumber\": 2, \"isNodeLevel\": "
+       "true}";
   if (racks)
-    o += ",\n      \"RACK\": {\"childCellType\": \"NODE\", \"childCellNumber\": " + std::to_string(shape.rack_nodes) +
-         "}";
+    o += ",\n      \"RACK\": {\"childCellType\": \"NODE\", \"childCellNumber\": " +
+         std::to_string(shape.rack_nodes) + "}";
   o += "\n    },\n    \"physicalCells\": [";
   if (racks) {
     int nracks = shape.nodes / shape.rack_nodes;
@@ -77,7 +79,8 @@ std::string MakeHivedConf(const ClusterShape& shape, const std::vector<std::stri
       o += r ? ",\n" : "\n";
       char name[32];
       snprintf(name, sizeof name, "rack%03d", r);
-      o += "      {\"cellType\": \"RACK\", \"cellAddress\": \"" + std::string(name) + "\", \"cellChildren\": [";
+      o += "      {\"cellType\": \"RACK\", \"cellAddress\": \"" + std::string(name) +
+           "\", \"cellChildren\": [";
       for (int k = 0; k < shape.rack_nodes; k++) {
         o += k ? ", " : "";
         o += "{\"cellAddress\": \"" + NodeName(r * shape.rack_nodes + k, shape.nodes) + "\"}";
@@ -121,7 +124,8 @@ ClusterShape PrivateShape(const VcCells& cells, int rack_nodes) {
   ClusterShape s;
   s.rack_nodes = rack_nodes;
   int64_t small = int64_t{cells.sockets} * 4 + int64_t{cells.pairs} * 2 + cells.gpus;
-  int64_t nodes = int64_t{cells.racks} * rack_nodes + cells.nodes + (small + kGpusPerNode - 1) / kGpusPerNode;
+  int64_t nodes =
+      int64_t{cells.racks} * rack_nodes + cells.nodes + (small + kGpusPerNode - 1) / kGpusPerNode;
   if (rack_nodes > 0) nodes = (nodes + rack_nodes - 1) / rack_nodes * rack_nodes;
   s.nodes = static_cast<int>(nodes);
   return s;

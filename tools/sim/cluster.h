@@ -23,7 +23,8 @@ struct VcCells {
   int64_t Gpus(int rack_nodes) const;
   std::string Describe(int rack_nodes) const;  // e.g. "2 racks + 3 nodes + 1 socket"
   bool operator==(const VcCells& o) const {
-    return racks == o.racks && nodes == o.nodes && sockets == o.sockets && pairs == o.pairs && gpus == o.gpus;
+    return racks == o.racks && nodes == o.nodes && sockets == o.sockets && pairs == o.pairs &&
+           gpus == o.gpus;
   }
 };
 

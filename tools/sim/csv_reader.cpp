@@ -128,8 +128,8 @@ bool ParsePositiveInt(const DelimitedReader& r, size_t field, const std::string&
   errno = 0;
   long v = s.empty() ? 0 : strtol(s.c_str(), &end, 10);
   if (s.empty() || errno || *end != '\0' || v < 1 || v > 1000000) {
-    *err = r.Where(field) + "column '" + name + "': expected a whole number from 1 to 1000000, got " +
-           Shown(s);
+    *err = r.Where(field) + "column '" + name +
+           "': expected a whole number from 1 to 1000000, got " + Shown(s);
     return false;
   }
   *out = static_cast<int>(v);

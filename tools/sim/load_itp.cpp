@@ -31,7 +31,8 @@ bool LoadItp(const std::string& dir, Trace* t, std::string* err) {
     if (!r.Next()) continue;  // empty file: a VC without jobs
     int c_id = r.Find("job_id"), c_sub = r.Find("submission_time"), c_dur = r.Find("duration"),
         c_gpu = r.Find("num_gpu");
-    for (auto [c, n] : {std::pair{c_sub, "submission_time"}, {c_dur, "duration"}, {c_gpu, "num_gpu"}})
+    for (auto [c, n] :
+         {std::pair{c_sub, "submission_time"}, {c_dur, "duration"}, {c_gpu, "num_gpu"}})
       if (c < 0) {
         *err = r.WhereLine() + "header: no column '" + n +
                "' (expected job_id,submission_time,duration,num_gpu)";
@@ -46,14 +47,15 @@ bool LoadItp(const std::string& dir, Trace* t, std::string* err) {
           !ParsePositiveInt(r, c_gpu, "num_gpu", &j.gpus, err))
         return false;
       j.id = c_id >= 0 && static_cast<size_t>(c_id) < r.Fields().size() ? r.Fields()[c_id]
-                                                                           : std::to_string(r.Line());
+                                                                        : std::to_string(r.Line());
       j.pods = PodsFor(j.gpus);
       t->jobs.push_back(std::move(j));
       loaded++;
     }
   }
   t->notes.push_back("ITP: " + std::to_string(files.size()) + " files, one VC each, " +
-                     std::to_string(loaded) + " jobs; jobs of more than 8 GPUs take whole 8-GPU nodes");
+                     std::to_string(loaded) +
+                     " jobs; jobs of more than 8 GPUs take whole 8-GPU nodes");
   t->SortJobs();
   return true;
 }

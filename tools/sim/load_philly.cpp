@@ -13,8 +13,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // Two-column table "vc,<value>" with a header; values parsed as numbers >= 0.
-bool LoadVcTable(const std::string& path, const std::string& value_name, std::map<std::string, double>* out,
-                 std::string* err) {
+bool LoadVcTable(const std::string& path, const std::string& value_name,
+                 std::map<std::string, double>* out, std::string* err) {
   DelimitedReader r(path, ',');
   if (!r.Open(err)) return false;
   if (!r.Next()) return true;
@@ -42,7 +42,8 @@ bool LoadPhilly(const std::string& dir, Trace* t, std::string* err) {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string n = e.path().filename().string();
-    if (n.rfind("trace_", 0) == 0 && e.path().extension() == ".csv") files.push_back(e.path().string());
+    if (n.rfind("trace_", 0) == 0 && e.path().extension() == ".csv")
+      files.push_back(e.path().string());
   }
   if (ec) {
     *err = dir + ": cannot list: " + ec.message();
@@ -55,7 +56,8 @@ bool LoadPhilly(const std::string& dir, Trace* t, std::string* err) {
   std::sort(files.begin(), files.end());
   std::map<std::string, double> offsets, nodes;
   if (!LoadVcTable(dir + "/vc_offsets.csv", "offset_s", &offsets, err)) return false;
-  if (fs::exists(dir + "/vc_nodes.csv") && !LoadVcTable(dir + "/vc_nodes.csv", "node num", &nodes, err))
+  if (fs::exists(dir + "/vc_nodes.csv") &&
+      !LoadVcTable(dir + "/vc_nodes.csv", "node num", &nodes, err))
     return false;
   std::vector<double> known;
   for (const auto& [vc, off] : offsets) known.push_back(off);
@@ -73,7 +75,8 @@ bool LoadPhilly(const std::string& dir, Trace* t, std::string* err) {
     if (it != offsets.end()) {
       offset = it->second;
     } else {
-      t->notes.push_back("Philly: VC " + vcname + " has no entry in vc_offsets.csv; it gets the median offset " +
+      t->notes.push_back("Philly: VC " + vcname +
+                         " has no entry in vc_offsets.csv; it gets the median offset " +
                          std::to_string(static_cast<long long>(median)) + " s");
     }
     auto nt = nodes.find(vcname);
@@ -85,7 +88,8 @@ bool LoadPhilly(const std::string& dir, Trace* t, std::string* err) {
         c_gpu = r.Find("num_jobs");
     for (auto [c, n] : {std::pair{c_sub, "submit_time"}, {c_svc, "service"}, {c_gpu, "num_jobs"}})
       if (c < 0) {
-        *err = r.WhereLine() + "header: no column '" + n + "' (expected app_id,submit_time,service,num_jobs,...)";
+        *err = r.WhereLine() + "header: no column '" + n +
+               "' (expected app_id,submit_time,service,num_jobs,...)";
         return false;
       }
     int vc = t->VcIndex(vcname);
@@ -98,7 +102,7 @@ bool LoadPhilly(const std::string& dir, Trace* t, std::string* err) {
         return false;
       j.submit += offset;
       j.id = c_id >= 0 && static_cast<size_t>(c_id) < r.Fields().size() ? r.Fields()[c_id]
-                                                                           : std::to_string(r.Line());
+                                                                        : std::to_string(r.Line());
       j.pods = PodsFor(j.gpus);
       t->jobs.push_back(std::move(j));
       loaded++;
@@ -106,10 +110,12 @@ bool LoadPhilly(const std::string& dir, Trace* t, std::string* err) {
   }
   for (const auto& vc : t->vcs)
     if (!nodes.empty() && !nodes.count(vc))
-      t->notes.push_back("Philly: VC " + vc + " has no entry in vc_nodes.csv (its quota is chosen by the simulator)");
-  t->notes.push_back("Philly: " + std::to_string(files.size()) + " VCs, " + std::to_string(loaded) +
-                     " jobs; the 'service' column is used as each job's run time (it is scaled up for "
-                     "multi-GPU jobs by the trace's publishers)");
+      t->notes.push_back("Philly: VC " + vc +
+                         " has no entry in vc_nodes.csv (its quota is chosen by the simulator)");
+  t->notes.push_back(
+      "Philly: " + std::to_string(files.size()) + " VCs, " + std::to_string(loaded) +
+      " jobs; the 'service' column is used as each job's run time (it is scaled up for "
+      "multi-GPU jobs by the trace's publishers)");
   t->SortJobs();
   return true;
 }

@@ -15,7 +15,8 @@ namespace {
 bool ParseSlurmTime(const std::string& s, double* out) {
   int y, mo, d, h, mi, se;
   char tail;
-  if (sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se, &tail) != 6) return false;
+  if (sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se, &tail) != 6)
+    return false;
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
   struct tm tm = {};
   tm.tm_year = y - 1900;
@@ -37,7 +38,8 @@ int GpusFromTres(const std::string& tres) {
     std::string item = tres.substr(pos, end - pos);
     if (item.rfind("gres/gpu=", 0) == 0) {
       std::string v = item.substr(9);
-      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 7) return -1;
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 7)
+        return -1;
       return std::stoi(v);
     }
     pos = end + 1;
@@ -63,7 +65,10 @@ bool LoadSacct(const std::string& file, Trace* t, std::string* err) {
     c_end = r.Find("End");
     c_tres = r.Find("AllocTRES");
     c_nodes = r.Find("NNodes");
-    for (auto [c, n] : {std::pair{c_acct, "Account"}, {c_sub, "Submit"}, {c_start, "Start"}, {c_end, "End"},
+    for (auto [c, n] : {std::pair{c_acct, "Account"},
+                        {c_sub, "Submit"},
+                        {c_start, "Start"},
+                        {c_end, "End"},
                         {c_tres, "AllocTRES"}})
       if (c < 0) {
         *err = r.WhereLine() + "header: no column '" + n +
@@ -97,11 +102,13 @@ bool LoadSacct(const std::string& file, Trace* t, std::string* err) {
     j.id = field(c_id);
     double start, end;
     if (!ParseSlurmTime(field(c_sub), &j.submit)) {
-      *err = r.Where(c_sub) + "column 'Submit': expected YYYY-MM-DDTHH:MM:SS, got '" + field(c_sub) + "'";
+      *err = r.Where(c_sub) + "column 'Submit': expected YYYY-MM-DDTHH:MM:SS, got '" +
+             field(c_sub) + "'";
       return false;
     }
     if (!ParseSlurmTime(field(c_start), &start)) {
-      *err = r.Where(c_start) + "column 'Start': expected YYYY-MM-DDTHH:MM:SS, got '" + field(c_start) + "'";
+      *err = r.Where(c_start) + "column 'Start': expected YYYY-MM-DDTHH:MM:SS, got '" +
+             field(c_start) + "'";
       return false;
     }
     if (!ParseSlurmTime(field(c_end), &end) || end < start) {
@@ -112,7 +119,8 @@ bool LoadSacct(const std::string& file, Trace* t, std::string* err) {
     j.duration = end - start;
     j.gpus = GpusFromTres(field(c_tres));
     if (j.gpus < 0) {
-      *err = r.Where(c_tres) + "column 'AllocTRES': gres/gpu must be a whole number, in '" + field(c_tres) + "'";
+      *err = r.Where(c_tres) + "column 'AllocTRES': gres/gpu must be a whole number, in '" +
+             field(c_tres) + "'";
       return false;
     }
     if (j.gpus == 0) {
@@ -130,9 +138,10 @@ bool LoadSacct(const std::string& file, Trace* t, std::string* err) {
     t->jobs.push_back(std::move(j));
     loaded++;
   }
-  t->notes.push_back("sacct " + std::filesystem::path(file).filename().string() + ": " + std::to_string(loaded) +
-                     " GPU jobs (one VC per account); skipped " + std::to_string(steps) + " steps, " +
-                     std::to_string(not_run) + " jobs that never ran, " + std::to_string(no_gpu) +
+  t->notes.push_back("sacct " + std::filesystem::path(file).filename().string() + ": " +
+                     std::to_string(loaded) + " GPU jobs (one VC per account); skipped " +
+                     std::to_string(steps) + " steps, " + std::to_string(not_run) +
+                     " jobs that never ran, " + std::to_string(no_gpu) +
                      " jobs without GPUs; run time = End - Start");
   t->SortJobs();
   return true;

@@ -34,7 +34,8 @@ int Run(const Cli& c) {
     if (!WritePlots(s, c.plots, "", &err)) return Fail(err);
   }
   for (const auto& r : s.results)
-    if (r.stuck) return Fail(r.policy + ": " + std::to_string(r.stuck) + " jobs never ran (simulator bug)");
+    if (r.stuck)
+      return Fail(r.policy + ": " + std::to_string(r.stuck) + " jobs never ran (simulator bug)");
   return 0;
 }
 

@@ -37,13 +37,15 @@ struct Acc {
 void Fill(VcMetrics* m, Acc& a, double window) {
   m->delay = Distribution(a.delay);
   m->jct = Distribution(a.jct);
-  m->utilisation = m->quota_gpus > 0 && window > 0 ? a.used / (static_cast<double>(m->quota_gpus) * window) : 0;
+  m->utilisation =
+      m->quota_gpus > 0 && window > 0 ? a.used / (static_cast<double>(m->quota_gpus) * window) : 0;
   m->opportunistic_share = a.used > 0 ? a.opp / a.used : 0;
 }
 
 }  // namespace
 
-Metrics Summarize(const Trace& t, const SimResult& r, const SimResult* baseline, double tolerance_s) {
+Metrics Summarize(const Trace& t, const SimResult& r, const SimResult* baseline,
+                  double tolerance_s) {
   Metrics m;
   m.policy = r.policy;
   m.wall_seconds = r.wall_seconds;
@@ -59,7 +61,8 @@ Metrics Summarize(const Trace& t, const SimResult& r, const SimResult* baseline,
   }
   if (!any) return m;
   m.makespan = last_finish - m.window_start;
-  double wend = m.window_end > m.window_start ? m.window_end : std::max(last_finish, m.window_start);
+  double wend =
+      m.window_end > m.window_start ? m.window_end : std::max(last_finish, m.window_start);
   double window = wend - m.window_start;
 
   const size_t nv = t.vcs.size();
@@ -83,8 +86,10 @@ Metrics Summarize(const Trace& t, const SimResult& r, const SimResult* baseline,
       x->jobs++;
       x->preemptions += o.preemptions;
       x->lost_gpu_hours += o.lost_gpu_seconds / 3600.0;
-      if (o.rejected) x->rejected++;
-      else if (!o.finished) x->unfinished++;
+      if (o.rejected)
+        x->rejected++;
+      else if (!o.finished)
+        x->unfinished++;
     }
     if (o.rejected || !o.finished) continue;
     double delay = JobDelay(j, o), jct = o.finish - j.submit;

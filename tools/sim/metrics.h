@@ -26,9 +26,9 @@ struct VcMetrics {
   std::string vc;
   int64_t quota_gpus = 0;
   size_t jobs = 0, rejected = 0, unfinished = 0;
-  Dist delay, jct;            // seconds
-  double utilisation = 0;     // GPU-time used inside the window / (GPUs owned x window)
-  double opportunistic_share = 0;  // of that GPU-time, the part run opportunistically
+  Dist delay, jct;                       // seconds
+  double utilisation = 0;                // GPU-time used inside the window / (GPUs owned x window)
+  double opportunistic_share = 0;        // of that GPU-time, the part run opportunistically
   size_t multi_gpu = 0, multi_best = 0;  // multi-GPU jobs, and those at best affinity
   size_t preemptions = 0;
   double lost_gpu_hours = 0;
@@ -48,7 +48,8 @@ struct Metrics {
 double JobDelay(const TraceJob& j, const JobOutcome& o);
 
 // `baseline` (the private run) may be null: no anomaly figures then.
-Metrics Summarize(const Trace& t, const SimResult& r, const SimResult* baseline, double tolerance_s);
+Metrics Summarize(const Trace& t, const SimResult& r, const SimResult* baseline,
+                  double tolerance_s);
 
 // Busy share of the cluster's GPUs in `bins` equal slices of [t0, t1].
 std::vector<double> UtilisationSeries(const SimResult& r, double t0, double t1, int bins);

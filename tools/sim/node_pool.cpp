@@ -38,7 +38,8 @@ int NodePool::FirstFit(int g, const std::vector<int>& exclude) const {
   return best;
 }
 
-bool NodePool::FirstFitGang(const std::vector<int>& pods, const std::vector<int>& exclude, Placement* out) const {
+bool NodePool::FirstFitGang(const std::vector<int>& pods, const std::vector<int>& exclude,
+                            Placement* out) const {
   std::vector<int> ex = exclude;
   out->clear();
   for (int g : pods) {  // pods are biggest first

@@ -25,7 +25,8 @@ class NodePool {
   int FirstFit(int g, const std::vector<int>& exclude) const;
   // cons_tres-like: pods biggest first, each on the lowest node with room (pods on
   // distinct nodes), the node's lowest free GPU indices. False if it does not fit.
-  bool FirstFitGang(const std::vector<int>& pods, const std::vector<int>& exclude, Placement* out) const;
+  bool FirstFitGang(const std::vector<int>& pods, const std::vector<int>& exclude,
+                    Placement* out) const;
   // Necessary and sufficient for FirstFitGang without exclusions: the i-th biggest
   // pod finds at least i nodes with room for it.
   bool GangFits(const std::vector<int>& pods) const;
@@ -33,8 +34,8 @@ class NodePool {
   int NodesWithAtLeast(int k) const;
 
  private:
-  std::vector<uint8_t> mask_;          // bit set = GPU free
-  std::vector<std::set<int>> by_free_; // [k] nodes with exactly k free GPUs
+  std::vector<uint8_t> mask_;           // bit set = GPU free
+  std::vector<std::set<int>> by_free_;  // [k] nodes with exactly k free GPUs
 };
 
 // Lowest `g` set bits of `free`.

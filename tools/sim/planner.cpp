@@ -22,7 +22,7 @@ namespace hivedsim {
 namespace {
 
 struct Score {
-  double value = 0;      // mean delay + mean extra wait over private, hours per job
+  double value = 0;  // mean delay + mean extra wait over private, hours per job
   double delay_h = 0, anomaly_h = 0, affinity = 1;
   size_t anomaly_jobs = 0;
   Metrics m;
@@ -30,7 +30,8 @@ struct Score {
 
 class Planner {
  public:
-  Planner(const Study& base, std::vector<int> jobs, const PolicyOptions& opt, const std::string& policy)
+  Planner(const Study& base, std::vector<int> jobs, const PolicyOptions& opt,
+          const std::string& policy)
       : base_(base), jobs_(std::move(jobs)), opt_(opt), policy_(policy) {
     for (int j : jobs_) {
       const TraceJob& tj = base_.trace.jobs[j];
@@ -74,7 +75,8 @@ class Planner {
   }
 
   // Single changes to try from `s`, each with a description.
-  std::vector<std::pair<std::string, Setup>> Moves(const Setup& s, bool rebalance, const Score& cur) {
+  std::vector<std::pair<std::string, Setup>> Moves(const Setup& s, bool rebalance,
+                                                   const Score& cur) {
     std::vector<std::pair<std::string, Setup>> out;
     const int rn = s.shape.rack_nodes;
     for (const auto& [v, js] : by_vc_) {
@@ -112,7 +114,8 @@ class Planner {
       for (const auto& v : cur.m.vcs) waits.push_back({v.delay.mean, base_.trace.FindVc(v.vc)});
       std::sort(waits.begin(), waits.end());
       for (size_t a = 0; a < std::min<size_t>(3, waits.size()); a++)
-        for (size_t b = waits.size(); b-- > std::max<size_t>(waits.size() > 3 ? waits.size() - 3 : 0, a + 1);) {
+        for (size_t b = waits.size();
+             b-- > std::max<size_t>(waits.size() > 3 ? waits.size() - 3 : 0, a + 1);) {
           int from = waits[a].second, to = waits[b].second;
           const VcCells& c = s.cells[from];
           if (c.nodes < 1) continue;
@@ -145,16 +148,19 @@ class Planner {
 
 std::string Row(const char* what, const Score& s) {
   char b[256];
-  snprintf(b, sizeof b, "%-22s score %8.3f h/job  (mean delay %.3f h, anomaly %zu jobs / %.3f h per job, best affinity %.1f%%)\n",
+  snprintf(b, sizeof b,
+           "%-22s score %8.3f h/job  (mean delay %.3f h, anomaly %zu jobs / %.3f h per job, best "
+           "affinity %.1f%%)\n",
            what, s.value, s.delay_h, s.anomaly_jobs, s.anomaly_h, 100 * s.affinity);
   return b;
 }
 
-std::string VcTable(const Study& s, const Setup& before, const Setup& after, const Score& sb, const Score& sa) {
+std::string VcTable(const Study& s, const Setup& before, const Setup& after, const Score& sb,
+                    const Score& sa) {
   std::string o;
   char b[400];
-  snprintf(b, sizeof b, "%-12s %-34s %-34s %10s %10s %9s %9s\n", "vc", "cells (before)", "cells (proposed)",
-           "delay_h", "delay_h'", "anomaly", "anomaly'");
+  snprintf(b, sizeof b, "%-12s %-34s %-34s %10s %10s %9s %9s\n", "vc", "cells (before)",
+           "cells (proposed)", "delay_h", "delay_h'", "anomaly", "anomaly'");
   o += b;
   for (size_t i = 0; i < sa.m.vcs.size() && i < sb.m.vcs.size(); i++) {
     int v = s.trace.FindVc(sa.m.vcs[i].vc);
@@ -172,8 +178,8 @@ std::string VcTable(const Study& s, const Setup& before, const Setup& after, con
 
 }  // namespace
 
-bool Plan(const StudyConfig& sc, const Selection& plan_sel, int rounds, bool rebalance, PlanOutcome* out,
-          std::string* err) {
+bool Plan(const StudyConfig& sc, const Selection& plan_sel, int rounds, bool rebalance,
+          PlanOutcome* out, std::string* err) {
   Study s;
   if (!PrepareStudy(sc, &s, err)) return false;
   // The planning window: from plan_sel.start, plan_sel.max_jobs jobs or plan_sel.duration
@@ -216,8 +222,9 @@ bool Plan(const StudyConfig& sc, const Selection& plan_sel, int rounds, bool reb
         if (!err->empty()) return false;
         continue;  // the engine refuses these cells
       }
-      bool better = score.value < cur_score.value - 1e-9 ||
-                    (score.value <= cur_score.value + 1e-9 && score.affinity > cur_score.affinity + 0.005);
+      bool better =
+          score.value < cur_score.value - 1e-9 ||
+          (score.value <= cur_score.value + 1e-9 && score.affinity > cur_score.affinity + 0.005);
       if (better && (!found || score.value < best_score.value ||
                      (score.value == best_score.value && score.affinity > best_score.affinity))) {
         found = true;
@@ -232,8 +239,8 @@ bool Plan(const StudyConfig& sc, const Selection& plan_sel, int rounds, bool reb
     log += "  round " + std::to_string(round + 1) + ": " + best_what + "\n";
   }
   out->conf = MakeHivedConf(cur.shape, s.trace.vcs, cur.cells);
-  out->summary = std::to_string(plan_jobs.size()) + " jobs simulated per candidate (" + policy + " policy), " +
-                 std::to_string(planner.Evaluated()) + " candidates judged\n";
+  out->summary = std::to_string(plan_jobs.size()) + " jobs simulated per candidate (" + policy +
+                 " policy), " + std::to_string(planner.Evaluated()) + " candidates judged\n";
   out->summary += log.empty() ? "  no change improves on the default cells\n" : log;
   out->summary += Row("default cells:", start_score);
   out->summary += Row("proposed cells:", cur_score);

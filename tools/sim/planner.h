@@ -16,8 +16,8 @@ struct PlanOutcome {
 
 // Plans cells for the study `sc` describes, judging candidates on the jobs of
 // `plan_sel` (start, max_jobs / duration; default the first 20000 jobs).
-bool Plan(const StudyConfig& sc, const Selection& plan_sel, int rounds, bool rebalance, PlanOutcome* out,
-          std::string* err);
+bool Plan(const StudyConfig& sc, const Selection& plan_sel, int rounds, bool rebalance,
+          PlanOutcome* out, std::string* err);
 
 int RunPlanner(const Cli& c);
 

@@ -33,7 +33,8 @@ void Legend(Svg& svg, const Study& s, double x, double y) {
   }
 }
 
-void Frame(Svg& svg, const Axis& ax, const Axis& ay, bool x_labels, bool y_labels, const std::string& fmt_pct) {
+void Frame(Svg& svg, const Axis& ax, const Axis& ay, bool x_labels, bool y_labels,
+           const std::string& fmt_pct) {
   for (double t : ay.Ticks()) {
     double y = ay.Map(t);
     svg.Line(ax.p0, y, ax.p1, y, "#e5e5e5", 1);
@@ -66,8 +67,10 @@ std::string DelayCdf(const Study& s) {
   const int cols = 4, rows = static_cast<int>((panels.size() + cols - 1) / cols);
   const double pw = 230, ph = 170, left = 50, top = 60;
   Svg svg(left + cols * pw + 10, top + rows * ph + 30);
-  svg.Text(left, 22, "Queuing delay CDF per VC (x: hours, log scale; y: share of the VC's jobs waiting at most x)", 13,
-           "start", "#111", 0, true);
+  svg.Text(
+      left, 22,
+      "Queuing delay CDF per VC (x: hours, log scale; y: share of the VC's jobs waiting at most x)",
+      13, "start", "#111", 0, true);
   Legend(svg, s, left, 44);
   double max_h = 1;
   for (const auto& r : s.results) {
@@ -81,7 +84,8 @@ std::string DelayCdf(const Study& s) {
     Axis ax{min_h, max_h, true, x0 + 10, x0 + pw - 24};
     Axis ay{0, 1, false, y0 + ph - 30, y0 + 18};
     Frame(svg, ax, ay, true, p % cols == 0, "");
-    svg.Text(x0 + 12, y0 + 12, panels[p] < 0 ? "all VCs" : s.trace.vcs[panels[p]], 11, "start", "#111", 0, true);
+    svg.Text(x0 + 12, y0 + 12, panels[p] < 0 ? "all VCs" : s.trace.vcs[panels[p]], 11, "start",
+             "#111", 0, true);
     for (const auto& r : s.results) {
       auto d = DelaysHours(s, r, panels[p]);
       if (d.empty()) continue;
@@ -90,7 +94,8 @@ std::string DelayCdf(const Study& s) {
       const int steps = 120;
       for (int k = 0; k <= steps; k++) {
         double x = min_h * std::pow(max_h / min_h, static_cast<double>(k) / steps);
-        double frac = static_cast<double>(std::upper_bound(d.begin(), d.end(), x) - d.begin()) / d.size();
+        double frac =
+            static_cast<double>(std::upper_bound(d.begin(), d.end(), x) - d.begin()) / d.size();
         pts.push_back({ax.Map(x), ay.Map(frac)});
       }
       svg.Polyline(pts, st.color, 1.6, st.dash);
@@ -105,10 +110,12 @@ std::string AnomalyBars(const Study& s) {
     if (BaselineOf(m.policy)) ms.push_back(&m);
   const auto& vcs = s.metrics[0].vcs;
   const double left = 60, top = 60, ph = 190, gap = 60;
-  const double group = std::max(40.0, 14.0 * ms.size() + 12), width = left + group * (vcs.size() + 1) + 20;
+  const double group = std::max(40.0, 14.0 * ms.size() + 12),
+               width = left + group * (vcs.size() + 1) + 20;
   Svg svg(width, top + 2 * ph + gap + 40);
-  svg.Text(left, 22, "Sharing anomaly per VC: jobs that waited longer than on the VC's private cluster", 13, "start",
-           "#111", 0, true);
+  svg.Text(left, 22,
+           "Sharing anomaly per VC: jobs that waited longer than on the VC's private cluster", 13,
+           "start", "#111", 0, true);
   double lx = left;
   for (const auto* m : ms) {
     Style st = StyleOf(m->policy);
@@ -135,8 +142,9 @@ std::string AnomalyBars(const Study& s) {
       svg.Text(ax.p0 - 4, y + 4, TickLabel(t) + (panel == 0 ? "%" : ""), 9, "end", "#555");
     }
     svg.Line(ax.p0, ay.p0, ax.p1, ay.p0, "#333", 1);
-    svg.Text(left, y0 + 8, panel == 0 ? "Anomalous jobs, % of the VC's jobs" : "Total extra wait, hours", 11, "start",
-             "#111", 0, true);
+    svg.Text(left, y0 + 8,
+             panel == 0 ? "Anomalous jobs, % of the VC's jobs" : "Total extra wait, hours", 11,
+             "start", "#111", 0, true);
     for (size_t g = 0; g <= vcs.size(); g++) {
       double gx = ax.Map(static_cast<double>(g)) + 6;
       for (size_t k = 0; k < ms.size(); k++) {
@@ -145,7 +153,8 @@ std::string AnomalyBars(const Study& s) {
         double y = ay.Map(val);
         svg.Rect(gx + 14 * k, y, 12, ay.p0 - y, StyleOf(ms[k]->policy).color);
       }
-      svg.Text(gx + 7 * ms.size(), ay.p0 + 12, g < vcs.size() ? vcs[g].vc : "all", 9, "middle", "#333");
+      svg.Text(gx + 7 * ms.size(), ay.p0 + 12, g < vcs.size() ? vcs[g].vc : "all", 9, "middle",
+               "#333");
     }
   }
   return svg.Str();
@@ -157,8 +166,9 @@ std::string Utilisation(const Study& s) {
   if (t1 <= t0) t1 = t0 + std::max(1.0, m0.makespan);
   const double left = 60, top = 60, w = 820, h = 300;
   Svg svg(left + w + 20, top + h + 50);
-  svg.Text(left, 22, "GPU utilisation over time (share of the GPUs each setup has, busy with any job)", 13, "start",
-           "#111", 0, true);
+  svg.Text(left, 22,
+           "GPU utilisation over time (share of the GPUs each setup has, busy with any job)", 13,
+           "start", "#111", 0, true);
   Legend(svg, s, left, 44);
   double days = (t1 - t0) / 86400;
   Axis ax{0, days, false, left, left + w};
@@ -169,7 +179,8 @@ std::string Utilisation(const Study& s) {
   for (const auto& r : s.results) {
     auto u = UtilisationSeries(r, t0, t1, bins);
     std::vector<std::pair<double, double>> pts;
-    for (int b = 0; b < bins; b++) pts.push_back({ax.Map((b + 0.5) * days / bins), ay.Map(100 * u[b])});
+    for (int b = 0; b < bins; b++)
+      pts.push_back({ax.Map((b + 0.5) * days / bins), ay.Map(100 * u[b])});
     Style st = StyleOf(r.policy);
     svg.Polyline(pts, st.color, 1.4, st.dash);
   }
@@ -178,7 +189,8 @@ std::string Utilisation(const Study& s) {
 
 }  // namespace
 
-bool WritePlots(const Study& s, const std::string& dir, const std::string& prefix, std::string* err) {
+bool WritePlots(const Study& s, const std::string& dir, const std::string& prefix,
+                std::string* err) {
   if (s.metrics.empty()) return true;
   return WriteFile(dir + "/" + prefix + "delay-cdf.svg", DelayCdf(s), err) &&
          WriteFile(dir + "/" + prefix + "anomaly.svg", AnomalyBars(s), err) &&

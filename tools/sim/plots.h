@@ -10,6 +10,7 @@
 namespace hivedsim {
 
 // Writes <dir>/<prefix>delay-cdf.svg, <prefix>anomaly.svg, <prefix>utilisation.svg.
-bool WritePlots(const Study& s, const std::string& dir, const std::string& prefix, std::string* err);
+bool WritePlots(const Study& s, const std::string& dir, const std::string& prefix,
+                std::string* err);
 
 }  // namespace hivedsim

@@ -43,9 +43,10 @@ bool ValidateSetup(const Trace& t, const Setup& s, std::string* err) {
 
 namespace {
 
-bool RunHived(const Trace& t, const std::vector<int>& jobs, const Setup& s, bool opportunistic, SimResult* out,
-              std::string* err) {
-  auto sched = HivedScheduler::Create(t, MakeHivedConf(s.shape, t.vcs, s.cells), s.shape, s.cells, opportunistic, err);
+bool RunHived(const Trace& t, const std::vector<int>& jobs, const Setup& s, bool opportunistic,
+              SimResult* out, std::string* err) {
+  auto sched = HivedScheduler::Create(t, MakeHivedConf(s.shape, t.vcs, s.cells), s.shape, s.cells,
+                                      opportunistic, err);
   if (!sched) return false;
   *out = RunEvents(t, jobs, *sched, s.shape.rack_nodes);
   out->cluster_gpus = s.shape.Gpus();
@@ -80,7 +81,8 @@ bool RunPrivate(const Trace& t, const std::vector<int>& jobs, const Setup& s, bo
     if (quota_sched) {
       std::vector<int64_t> caps(t.vcs.size(), 0);
       caps[v] = gpus;
-      QuotaScheduler q(t, static_cast<int>((gpus + kGpusPerNode - 1) / kGpusPerNode), caps, opt.quota);
+      QuotaScheduler q(t, static_cast<int>((gpus + kGpusPerNode - 1) / kGpusPerNode), caps,
+                       opt.quota);
       one = RunEvents(t, by_vc[v], q, s.shape.rack_nodes);
     } else if (!RunHived(t, by_vc[v], own, false, &one, err)) {
       *err = "private cluster of VC " + t.vcs[v] + ": " + *err;
@@ -97,8 +99,8 @@ bool RunPrivate(const Trace& t, const std::vector<int>& jobs, const Setup& s, bo
 
 }  // namespace
 
-bool RunPolicy(const std::string& policy, const Trace& t, const std::vector<int>& jobs, const Setup& s,
-               const PolicyOptions& opt, SimResult* out, std::string* err) {
+bool RunPolicy(const std::string& policy, const Trace& t, const std::vector<int>& jobs,
+               const Setup& s, const PolicyOptions& opt, SimResult* out, std::string* err) {
   bool ok;
   if (policy == "hived") {
     ok = RunHived(t, jobs, s, opt.opportunistic, out, err);

@@ -27,8 +27,8 @@ struct PolicyOptions {
   QuotaOptions quota;
 };
 
-bool RunPolicy(const std::string& policy, const Trace& t, const std::vector<int>& jobs, const Setup& s,
-               const PolicyOptions& opt, SimResult* out, std::string* err);
+bool RunPolicy(const std::string& policy, const Trace& t, const std::vector<int>& jobs,
+               const Setup& s, const PolicyOptions& opt, SimResult* out, std::string* err);
 
 // Refuses a setup whose cells the engine would not accept, with the engine's reason.
 bool ValidateSetup(const Trace& t, const Setup& s, std::string* err);

@@ -15,7 +15,8 @@ int FloorGpus(const Trace& t, int vc) {
   return nodes * kGpusPerNode;
 }
 
-bool ParseQuotaSpec(const std::string& spec, const Trace& t, std::vector<int>* gpus, std::string* err) {
+bool ParseQuotaSpec(const std::string& spec, const Trace& t, std::vector<int>* gpus,
+                    std::string* err) {
   gpus->assign(t.vcs.size(), -1);
   size_t pos = 0;
   while (pos < spec.size()) {
@@ -64,8 +65,8 @@ std::vector<int> TraceQuotas(const Trace& t, std::vector<std::string>* notes) {
     } else {
       q[v] = FloorGpus(t, static_cast<int>(v));
       if (notes)
-        notes->push_back("VC " + t.vcs[v] + " has no quota in the trace: it gets " + std::to_string(q[v]) +
-                         " GPUs (its largest job, in whole nodes)");
+        notes->push_back("VC " + t.vcs[v] + " has no quota in the trace: it gets " +
+                         std::to_string(q[v]) + " GPUs (its largest job, in whole nodes)");
     }
   }
   return q;
@@ -86,8 +87,9 @@ bool ProportionalQuotas(const Trace& t, int nodes, std::vector<int>* gpus, std::
     floors += floor_nodes[v];
   }
   if (floors > nodes) {
-    *err = "the cluster's " + std::to_string(nodes) + " nodes cannot hold every VC's largest job (" +
-           std::to_string(floors) + " nodes needed); give more --nodes or --quota";
+    *err = "the cluster's " + std::to_string(nodes) +
+           " nodes cannot hold every VC's largest job (" + std::to_string(floors) +
+           " nodes needed); give more --nodes or --quota";
     return false;
   }
   // Water-filling: VCs whose proportional share is below their floor get the floor,

@@ -14,7 +14,8 @@ namespace hivedsim {
 int FloorGpus(const Trace& t, int vc);
 
 // "vc=GPUS,vc=GPUS"; every VC of the trace with jobs must be named.
-bool ParseQuotaSpec(const std::string& spec, const Trace& t, std::vector<int>* gpus, std::string* err);
+bool ParseQuotaSpec(const std::string& spec, const Trace& t, std::vector<int>* gpus,
+                    std::string* err);
 
 // Trace-shipped quotas; VCs without one get FloorGpus (noted in *notes).
 std::vector<int> TraceQuotas(const Trace& t, std::vector<std::string>* notes);

@@ -45,7 +45,8 @@ std::string Tables(const Study& s) {
   const Metrics* h = Find(s, "hived");
   const Metrics* hn = Find(s, "hived-noopp");
   std::string o;
-  o += "Queuing delay in hours, mean / p95 (p50 and p99 are in the JSON); *load* is the GPU-time a VC's jobs ask "
+  o += "Queuing delay in hours, mean / p95 (p50 and p99 are in the JSON); *load* is the GPU-time a "
+       "VC's jobs ask "
        "for over its GPUs times the time from the first to the last submit:\n\n";
   // Offered load: GPU-time the VC's jobs ask for / (its GPUs x the submit window).
   std::vector<double> asked(s.trace.vcs.size(), 0);
@@ -56,35 +57,48 @@ std::string Tables(const Study& s) {
     total_asked += tj.gpus * tj.duration;
   }
   const double window = pv->window_end - pv->window_start;
-  auto load = [&](double gpu_s, double gpus) { return gpus > 0 && window > 0 ? Fmt("%.0f%%", 100 * gpu_s / (gpus * window)) : "–"; };
-  o += "| VC | GPUs | cells (hived) | jobs | load | private (hived sched.) | private (quota sched.) | **quota** | **hived** | hived, no opp. |\n";
+  auto load = [&](double gpu_s, double gpus) {
+    return gpus > 0 && window > 0 ? Fmt("%.0f%%", 100 * gpu_s / (gpus * window)) : "–";
+  };
+  o += "| VC | GPUs | cells (hived) | jobs | load | private (hived sched.) | private (quota "
+       "sched.) | **quota** | **hived** | hived, no opp. |\n";
   o += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
-  auto md = [](const VcMetrics& v) { return Fmt("%.2f", v.delay.mean / 3600) + " / " + Fmt("%.1f", v.delay.p95 / 3600); };
+  auto md = [](const VcMetrics& v) {
+    return Fmt("%.2f", v.delay.mean / 3600) + " / " + Fmt("%.1f", v.delay.p95 / 3600);
+  };
   for (size_t i = 0; i <= pv->vcs.size(); i++) {
     const VcMetrics& base = Row(*pv, i);
     bool all = i == pv->vcs.size();
-    std::string cells = all ? "" : s.setup.cells[s.trace.FindVc(base.vc)].Describe(s.setup.shape.rack_nodes);
-    o += "| " + std::string(all ? "**all**" : base.vc) + " | " + std::to_string(all ? s.setup.shape.Gpus() : base.quota_gpus) +
-         " | " + cells + " | " + std::to_string(base.jobs) + " | " +
-         (all ? load(total_asked, s.setup.shape.Gpus()) : load(asked[s.trace.FindVc(base.vc)], base.quota_gpus)) +
-         " | " + md(base) + " | " + md(Row(*pq, i)) + " | " +
-         md(Row(*q, i)) + " | " + md(Row(*h, i)) + " | " + md(Row(*hn, i)) + " |\n";
+    std::string cells =
+        all ? "" : s.setup.cells[s.trace.FindVc(base.vc)].Describe(s.setup.shape.rack_nodes);
+    o += "| " + std::string(all ? "**all**" : base.vc) + " | " +
+         std::to_string(all ? s.setup.shape.Gpus() : base.quota_gpus) + " | " + cells + " | " +
+         std::to_string(base.jobs) + " | " +
+         (all ? load(total_asked, s.setup.shape.Gpus())
+              : load(asked[s.trace.FindVc(base.vc)], base.quota_gpus)) +
+         " | " + md(base) + " | " + md(Row(*pq, i)) + " | " + md(Row(*q, i)) + " | " +
+         md(Row(*h, i)) + " | " + md(Row(*hn, i)) + " |\n";
   }
-  o += "\nSharing anomaly (jobs that waited longer than on their VC's private cluster under the same scheduler, "
-       "and their total extra wait), multi-GPU jobs at best affinity, and what opportunistic use cost:\n\n";
-  o += "| VC | anomaly **quota** | anomaly **hived** | anomaly hived, no opp. | best affinity quota | best affinity hived | "
+  o += "\nSharing anomaly (jobs that waited longer than on their VC's private cluster under the "
+       "same scheduler, "
+       "and their total extra wait), multi-GPU jobs at best affinity, and what opportunistic use "
+       "cost:\n\n";
+  o += "| VC | anomaly **quota** | anomaly **hived** | anomaly hived, no opp. | best affinity "
+       "quota | best affinity hived | "
        "hived preemptions | lost GPU-h | GPU-time opportunistic |\n";
   o += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (size_t i = 0; i <= pv->vcs.size(); i++) {
     bool all = i == pv->vcs.size();
     const VcMetrics &vq = Row(*q, i), &vh = Row(*h, i), &vn = Row(*hn, i);
-    o += "| " + std::string(all ? "**all**" : vq.vc) + " | " + Anomaly(vq) + " | " + Anomaly(vh) + " | " + Anomaly(vn) +
-         " | " + Pct(vq.multi_best, vq.multi_gpu) + " | " + Pct(vh.multi_best, vh.multi_gpu) + " | " +
-         std::to_string(vh.preemptions) + " | " + Fmt("%.0f", vh.lost_gpu_hours) + " | " +
-         Fmt("%.0f%%", 100 * vh.opportunistic_share) + " |\n";
+    o += "| " + std::string(all ? "**all**" : vq.vc) + " | " + Anomaly(vq) + " | " + Anomaly(vh) +
+         " | " + Anomaly(vn) + " | " + Pct(vq.multi_best, vq.multi_gpu) + " | " +
+         Pct(vh.multi_best, vh.multi_gpu) + " | " + std::to_string(vh.preemptions) + " | " +
+         Fmt("%.0f", vh.lost_gpu_hours) + " | " + Fmt("%.0f%%", 100 * vh.opportunistic_share) +
+         " |\n";
   }
   o += "\nGPU utilisation between the first and the last submit: ";
-  for (const auto& m : s.metrics) o += m.policy + " " + Fmt("%.1f%%", 100 * m.overall.utilisation) + ", ";
+  for (const auto& m : s.metrics)
+    o += m.policy + " " + Fmt("%.1f%%", 100 * m.overall.utilisation) + ", ";
   o.resize(o.size() - 2);
   o += " (private setups count only the GPUs the VCs own).\n";
   return o;
@@ -101,14 +115,16 @@ std::string Command(const StudyConfig& c, const std::string& trace_flag, const s
   return o;
 }
 
-bool RunOne(const StudyConfig& c, const std::string& plots, const std::string& prefix, Study* s, std::string* err) {
+bool RunOne(const StudyConfig& c, const std::string& plots, const std::string& prefix, Study* s,
+            std::string* err) {
   if (!PrepareStudy(c, s, err) || !RunStudy(c, s, err)) return false;
   for (const auto& r : s->results)
     if (r.stuck) {
       *err = r.policy + ": " + std::to_string(r.stuck) + " jobs never ran";
       return false;
     }
-  return WritePlots(*s, plots, prefix, err) && WriteFile(plots + "/" + prefix + "results.json", JsonReport(*s), err) &&
+  return WritePlots(*s, plots, prefix, err) &&
+         WriteFile(plots + "/" + prefix + "results.json", JsonReport(*s), err) &&
          WriteFile(plots + "/" + prefix + "results.csv", CsvReport(*s), err);
 }
 
@@ -166,47 +182,61 @@ int RunResultsPage(const Cli& c) {
       "<!-- SPDX-License-Identifier: GPL-2.0-or-later -->\n"
       "<!-- Generated by `make sim-results` (hived-sim results); do not edit by hand. -->\n"
       "# hived-sim results: the sharing anomaly on real GPU traces\n\n"
-      "Two public traces of multi-tenant GPU clusters (../shared/traces, see its README) replayed by\n"
+      "Two public traces of multi-tenant GPU clusters (../shared/traces, see its README) replayed "
+      "by\n"
       "[hived-sim](sim.md) through the HiveD engine of this repository and through a Slurm-like\n"
-      "quota baseline on the same cluster. A job meets the *sharing anomaly* when it waits longer in\n"
-      "the shared cluster than it would on a private cluster made of its VC's quota, run by the same\n"
-      "scheduler. Queuing delay = completion − submit − run time, so a preempted job's lost work and\n"
+      "quota baseline on the same cluster. A job meets the *sharing anomaly* when it waits longer "
+      "in\n"
+      "the shared cluster than it would on a private cluster made of its VC's quota, run by the "
+      "same\n"
+      "scheduler. Queuing delay = completion − submit − run time, so a preempted job's lost work "
+      "and\n"
       "second wait count.\n\n"
       "Policies (details in [sim.md](sim.md)):\n\n"
       "- **quota** — what a Slurm site does today: per-VC GPU caps (GrpTRES), one queue in submit\n"
       "  order with EASY backfill, first-fit GPUs over nodes (cons_tres); its baseline is\n"
       "  *private (quota sched.)*: each VC alone on ceil(quota/8) nodes under the same scheduler.\n"
-      "- **hived** — the engine: each VC's quota as cells (whole nodes, plus a socket/pair/GPU for a\n"
+      "- **hived** — the engine: each VC's quota as cells (whole nodes, plus a socket/pair/GPU for "
+      "a\n"
       "  remainder), a queue per VC with backfill inside the VC, and opportunistic use of idle\n"
       "  cells (preempted, killed and requeued when the owner needs them); its baseline is\n"
       "  *private (hived sched.)*: each VC alone on a cluster of exactly its cells, same engine.\n"
       "- **hived, no opp.** — the same without opportunistic use.\n\n";
-  auto section = [&](const std::string& title, const Study& s, const StudyConfig& cfg, const std::string& flag,
-                     const std::string& prefix, const std::string& about) {
+  auto section = [&](const std::string& title, const Study& s, const StudyConfig& cfg,
+                     const std::string& flag, const std::string& prefix, const std::string& about) {
     std::string o = "## " + title + "\n\n" + about + "\n\n";
-    o += "Cluster: " + std::to_string(s.setup.shape.nodes) + " nodes × 8 GPUs = " + std::to_string(s.setup.shape.Gpus()) +
-         " GPUs in racks of " + std::to_string(s.setup.shape.rack_nodes) + " nodes; " + std::to_string(s.jobs.size()) +
+    o += "Cluster: " + std::to_string(s.setup.shape.nodes) +
+         " nodes × 8 GPUs = " + std::to_string(s.setup.shape.Gpus()) + " GPUs in racks of " +
+         std::to_string(s.setup.shape.rack_nodes) + " nodes; " + std::to_string(s.jobs.size()) +
          " jobs. Loader and setup notes:\n\n" + Notes(s) + "\n";
     o += Tables(s) + "\n";
     o += "![queuing delay CDF per VC](" + rel + "/" + prefix + "delay-cdf.svg)\n\n";
     o += "![sharing anomaly per VC](" + rel + "/" + prefix + "anomaly.svg)\n\n";
     o += "![utilisation over time](" + rel + "/" + prefix + "utilisation.svg)\n\n";
-    o += "All figures: [" + prefix + "results.json](" + rel + "/" + prefix + "results.json), [" + prefix +
-         "results.csv](" + rel + "/" + prefix + "results.csv). Reproduce:\n\n```\n" + Command(cfg, flag, "") +
-         " \\\n    --json out.json --csv out.csv --plots out/\n```\n\n";
+    o += "All figures: [" + prefix + "results.json](" + rel + "/" + prefix + "results.json), [" +
+         prefix + "results.csv](" + rel + "/" + prefix + "results.csv). Reproduce:\n\n```\n" +
+         Command(cfg, flag, "") + " \\\n    --json out.json --csv out.csv --plots out/\n```\n\n";
     return o;
   };
   md += section("ITP (Microsoft, 2021)", si, itp, "itp:../shared/traces/itp", "itp-",
-                "Each of the ten cluster files is one VC. The trace asks for about 1,130 GPUs on average, so the "
-                "cluster has 1,536 GPUs (about 74% load) and each VC a quota of whole nodes in proportion to its "
+                "Each of the ten cluster files is one VC. The trace asks for about 1,130 GPUs on "
+                "average, so the "
+                "cluster has 1,536 GPUs (about 74% load) and each VC a quota of whole nodes in "
+                "proportion to its "
                 "GPU-time, but at least its largest job (64 GPUs for cluster01).");
-  md += section("Philly (Microsoft, 2017), by VC", sp, ph, "philly:../shared/traces/philly-vc", "philly-",
-                "Each file is one VC; quotas are the VCs' node counts from vc_nodes.csv. The `service` column is "
-                "used as each job's run time; it is scaled up for multi-GPU jobs by the trace's publishers, so at "
-                "the recorded arrival rate the VCs ask for about 1.7 times the GPUs they own and every queue grows "
-                "for months. Arrivals are therefore spread out twice as far (`--compress 0.5`); even so some VCs "
-                "ask for more than their quota and others for a fraction of it (the *load* column), which is "
-                "where sharing matters most. Philly's racks are not published; racks of 8 nodes are assumed.");
+  md += section(
+      "Philly (Microsoft, 2017), by VC", sp, ph, "philly:../shared/traces/philly-vc", "philly-",
+      "Each file is one VC; quotas are the VCs' node counts from vc_nodes.csv. The `service` "
+      "column is "
+      "used as each job's run time; it is scaled up for multi-GPU jobs by the trace's publishers, "
+      "so at "
+      "the recorded arrival rate the VCs ask for about 1.7 times the GPUs they own and every queue "
+      "grows "
+      "for months. Arrivals are therefore spread out twice as far (`--compress 0.5`); even so some "
+      "VCs "
+      "ask for more than their quota and others for a fraction of it (the *load* column), which is "
+      "where sharing matters most. Philly's racks are not published; racks of 8 nodes are "
+      "assumed.");
   // The planner on the ITP setup.
   fprintf(stderr, "hived-sim results: planner ...\n");
   PlanOutcome plan;
@@ -220,20 +250,29 @@ int RunResultsPage(const Cli& c) {
     plan_sel.duration = 14 * 86400.0;
   }
   if (!Plan(pc, plan_sel, 6, true, &plan, &err)) return fail("planner: " + err);
-  md += "## Planner\n\n`hived-sim plan` on the ITP setup above, with `--rebalance` (it may also move whole "
-        "nodes between VCs), judging each candidate by the hived policy on the two weeks from day 26 (every "
-        "VC is active then); it prints the proposal as hived.conf and this summary:\n\n```\n" + plan.summary +
-        "```\n\n```\nhived-sim plan --trace itp:../shared/traces/itp --nodes 192 --rack-nodes 8 --proportional "
-        "--rebalance --plan-start 26d --plan-duration 14d > hived.conf\n```\n\n";
+  md +=
+      "## Planner\n\n`hived-sim plan` on the ITP setup above, with `--rebalance` (it may also move "
+      "whole "
+      "nodes between VCs), judging each candidate by the hived policy on the two weeks from day 26 "
+      "(every "
+      "VC is active then); it prints the proposal as hived.conf and this summary:\n\n```\n" +
+      plan.summary +
+      "```\n\n```\nhived-sim plan --trace itp:../shared/traces/itp --nodes 192 --rack-nodes 8 "
+      "--proportional "
+      "--rebalance --plan-start 26d --plan-duration 14d > hived.conf\n```\n\n";
   md += "## Speed\n\nThe whole ITP trace (" + std::to_string(ss.jobs.size()) +
         " jobs, 60 days) on a 10,000-GPU cluster (1,250 nodes, racks of 10), on this machine (" +
-        std::to_string(std::thread::hardware_concurrency()) + " cores, one used):\n\n| policy | wall seconds |\n|---|---:|\n";
-  for (const auto& r : ss.results) md += "| " + r.policy + " | " + Fmt("%.2f", r.wall_seconds) + " |\n";
+        std::to_string(std::thread::hardware_concurrency()) +
+        " cores, one used):\n\n| policy | wall seconds |\n|---|---:|\n";
+  for (const auto& r : ss.results)
+    md += "| " + r.policy + " | " + Fmt("%.2f", r.wall_seconds) + " |\n";
   md += "\n```\n" + Command(sc, "itp:../shared/traces/itp", "") + "\n```\n\n";
-  md += "## Regenerate\n\n```\nmake sim-results                      # traces in ../shared/traces\n"
-        "make sim-results TRACES=/path/to/traces\n```\n\n"
-        "It rewrites this page and doc/results/ (SVG plots, JSON and CSV per trace) in a few seconds to a "
-        "minute on 2 cores.\n";
+  md +=
+      "## Regenerate\n\n```\nmake sim-results                      # traces in ../shared/traces\n"
+      "make sim-results TRACES=/path/to/traces\n```\n\n"
+      "It rewrites this page and doc/results/ (SVG plots, JSON and CSV per trace) in a few seconds "
+      "to a "
+      "minute on 2 cores.\n";
   if (c.quick) md += "\n**Quick mode: only the first 4000 jobs of each trace were replayed.**\n";
   if (!WriteFile(c.out, md, &err)) return fail(err);
   fprintf(stderr, "hived-sim results: wrote %s and %s/\n", c.out.c_str(), c.plots.c_str());

@@ -8,7 +8,8 @@
 namespace hivedsim {
 
 std::unique_ptr<HivedScheduler> HivedScheduler::Create(const Trace& t, const std::string& conf,
-                                                       const ClusterShape& shape, const std::vector<VcCells>& cells,
+                                                       const ClusterShape& shape,
+                                                       const std::vector<VcCells>& cells,
                                                        bool opportunistic, std::string* err) {
   std::unique_ptr<HivedScheduler> s(new HivedScheduler(t));
   char errbuf[1024] = "";
@@ -100,8 +101,8 @@ void HivedScheduler::Dequeue(int job) {
   pending_[t_.jobs[job].vc].Erase(job, shape_of_[job], t_.jobs[job].duration);
 }
 
-hived_outcome HivedScheduler::Decide(int job, int priority, const uint8_t* allowed, bool dry_run, Placement* p,
-                                     std::vector<int>* victims, std::string* why) {
+hived_outcome HivedScheduler::Decide(int job, int priority, const uint8_t* allowed, bool dry_run,
+                                     Placement* p, std::vector<int>* victims, std::string* why) {
   const TraceJob& j = t_.jobs[job];
   // Pods come biggest first; equal sizes form one member.
   std::vector<hived_member> members;
@@ -133,7 +134,8 @@ hived_outcome HivedScheduler::Decide(int job, int priority, const uint8_t* allow
   for (size_t i = 0; i < d->n_pods; i++) {
     PodPlace pp;
     pp.node = node_of_engine_[d->pods[i].node];
-    for (int32_t k = 0; k < d->pods[i].n_leaves; k++) pp.mask |= static_cast<uint8_t>(1u << d->pods[i].leaves[k]);
+    for (int32_t k = 0; k < d->pods[i].n_leaves; k++)
+      pp.mask |= static_cast<uint8_t>(1u << d->pods[i].leaves[k]);
     p->push_back(pp);
   }
   victims->clear();
@@ -177,7 +179,8 @@ void HivedScheduler::Finish(int job) {
   Released(job);
 }
 
-bool HivedScheduler::TryStart(int job, Mode mode, Runner& r, std::vector<std::pair<int, int>>* requeued) {
+bool HivedScheduler::TryStart(int job, Mode mode, Runner& r,
+                              std::vector<std::pair<int, int>>* requeued) {
   const TraceJob& j = t_.jobs[job];
   const int v = j.vc;
   Placement p;
@@ -203,8 +206,8 @@ bool HivedScheduler::TryStart(int job, Mode mode, Runner& r, std::vector<std::pa
   }
   if (!placed && opportunistic_ && tried_o_[job] != phys_version_) {
     if (pool_.GangFits(j.pods))
-      placed = opportunistic = Decide(job, HIVED_PRIORITY_OPPORTUNISTIC, nullptr, false, &p, &victims, &why) ==
-                               HIVED_PLACED;
+      placed = opportunistic = Decide(job, HIVED_PRIORITY_OPPORTUNISTIC, nullptr, false, &p,
+                                      &victims, &why) == HIVED_PLACED;
     if (!placed) tried_o_[job] = phys_version_;
   }
   if (!placed) return false;

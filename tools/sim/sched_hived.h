@@ -36,9 +36,10 @@ class HivedScheduler : public Scheduler {
  public:
   // conf: hived.conf JSON for `shape` with cells[v] for VC v (none: its jobs are
   // rejected); nodes are named NodeName(i, shape.nodes).
-  static std::unique_ptr<HivedScheduler> Create(const Trace& t, const std::string& conf, const ClusterShape& shape,
-                                                const std::vector<VcCells>& cells, bool opportunistic,
-                                                std::string* err);
+  static std::unique_ptr<HivedScheduler> Create(const Trace& t, const std::string& conf,
+                                                const ClusterShape& shape,
+                                                const std::vector<VcCells>& cells,
+                                                bool opportunistic, std::string* err);
   ~HivedScheduler() override;
   void Submit(int job) override;
   void Finish(int job) override;
@@ -52,8 +53,8 @@ class HivedScheduler : public Scheduler {
   struct Reservation {
     int job = -1;
     double shadow = 0;
-    bool spatial = false;   // node-based (else counted in GPUs, the fallback)
-    int64_t surplus = 0;    // spatial: unbound node cells to spare; else GPUs to spare
+    bool spatial = false;  // node-based (else counted in GPUs, the fallback)
+    int64_t surplus = 0;   // spatial: unbound node cells to spare; else GPUs to spare
     // Node sets below hold nodes bound to the VC since the reservation was made; a
     // node leaves them when its cell unbinds (a cell bound again later may sit on
     // another node, so it counts as new).
@@ -71,12 +72,14 @@ class HivedScheduler : public Scheduler {
   void Released(int job);
   // True if the job started (or was rejected); victims are requeued and listed.
   bool TryStart(int job, Mode mode, Runner& r, std::vector<std::pair<int, int>>* requeued);
-  bool GuaranteedAvoiding(int job, Reservation& res, Placement* p, std::vector<int>* victims, std::string* why);
+  bool GuaranteedAvoiding(int job, Reservation& res, Placement* p, std::vector<int>* victims,
+                          std::string* why);
   Reservation& Reserve(int vc, int head, double now);
   bool ReserveByNodes(int vc, int head, double now, Reservation* res);
   void ReserveByCount(int vc, int head, double now, Reservation* res);
   void Unbound(int vc, int node);  // the VC's cell on `node` is free again
-  void Backfill(int vc, int head, double now, Runner& r, std::vector<std::pair<int, int>>* requeued);
+  void Backfill(int vc, int head, double now, Runner& r,
+                std::vector<std::pair<int, int>>* requeued);
   void Enqueue(int job);
   void Dequeue(int job);
 
@@ -86,15 +89,17 @@ class HivedScheduler : public Scheduler {
   NodePool pool_;                    // mirror of free GPUs, for cheap "cannot fit" answers
   std::vector<int> node_of_engine_;  // engine node index -> ours
   std::vector<int> engine_of_node_;
-  std::vector<std::string> names_;   // job names as the engine knows them
+  std::vector<std::string> names_;     // job names as the engine knows them
   std::vector<int64_t> quota_, used_;  // per VC: GPUs in its cells, held by its guaranteed jobs
   std::vector<int> node_cells_;        // per VC: node-level (or bigger) cells, in nodes
-  std::vector<std::unordered_map<int, int>> footprint_;  // per VC: node -> GPUs of its guaranteed jobs
-  std::vector<VcQueue> pending_;       // per VC
+  std::vector<std::unordered_map<int, int>>
+      footprint_;                 // per VC: node -> GPUs of its guaranteed jobs
+  std::vector<VcQueue> pending_;  // per VC
   std::vector<Placement> placed_;
   std::vector<uint8_t> running_opp_;
   std::vector<double> end_of_;
-  std::vector<std::set<std::pair<double, int>>> running_g_;  // per VC: (end, job) of guaranteed jobs
+  std::vector<std::set<std::pair<double, int>>>
+      running_g_;  // per VC: (end, job) of guaranteed jobs
   std::vector<std::pair<int, std::string>> rejects_;
   // A failed attempt is not repeated until something it depends on changed: the
   // guaranteed one on the VC's releases or reservation, the opportunistic one on any

@@ -14,7 +14,8 @@ namespace hivedsim {
 // pass), a shape with no way left to start is dropped, one whose long jobs cannot
 // start is narrowed to its short ones, and when nothing the VC depends on changed
 // since its last pass only newly queued jobs are tried.
-void HivedScheduler::Backfill(int v, int head, double now, Runner& r, std::vector<std::pair<int, int>>* requeued) {
+void HivedScheduler::Backfill(int v, int head, double now, Runner& r,
+                              std::vector<std::pair<int, int>>* requeued) {
   Reservation& res = Reserve(v, head, now);
   const uint64_t version = vc_version_[v], phys = phys_version_;
   const bool full = scan_version_[v] != version || (opportunistic_ && scan_phys_[v] != phys);
@@ -55,8 +56,10 @@ void HivedScheduler::Backfill(int v, int head, double now, Runner& r, std::vecto
     Mode mode = Mode::kAny;
     bool guaranteed = true;
     if (!ends_before) {
-      if (res.spatial) mode = Mode::kAvoidReserved;
-      else guaranteed = kj.gpus <= res.surplus;
+      if (res.spatial)
+        mode = Mode::kAvoidReserved;
+      else
+        guaranteed = kj.gpus <= res.surplus;
     }
     if (failed_any_[sh] || (mode == Mode::kAvoidReserved && failed_avoid_[sh])) guaranteed = false;
     if (opportunistic_ && !opp_dead_[sh] && !pool_.GangFits(kj.pods)) opp_dead_[sh] = 1;
@@ -64,7 +67,8 @@ void HivedScheduler::Backfill(int v, int head, double now, Runner& r, std::vecto
     if (guaranteed || opp) {
       bool started = TryStart(k, guaranteed ? mode : Mode::kOpportunisticOnly, r, requeued);
       if (!started) {
-        if (guaranteed && tried_g_[k] == vc_version_[v]) (mode == Mode::kAny ? failed_any_ : failed_avoid_)[sh] = 1;
+        if (guaranteed && tried_g_[k] == vc_version_[v])
+          (mode == Mode::kAny ? failed_any_ : failed_avoid_)[sh] = 1;
         if (opp && tried_o_[k] == phys_version_) opp_dead_[sh] = 1;
       } else if (!ends_before && !res.spatial && !placed_[k].empty() && !running_opp_[k]) {
         res.surplus -= kj.gpus;

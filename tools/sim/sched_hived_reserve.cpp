@@ -102,8 +102,8 @@ void HivedScheduler::Unbound(int vc, int node) {
 // A long backfill job in the VC's cells: the engine decides in a dry run with the
 // reserved nodes excluded; the job starts if the cells it takes beyond the kept ones
 // (cells bound since the reservation, or bound now) fit in the surplus.
-bool HivedScheduler::GuaranteedAvoiding(int job, Reservation& res, Placement* p, std::vector<int>* victims,
-                                        std::string* why) {
+bool HivedScheduler::GuaranteedAvoiding(int job, Reservation& res, Placement* p,
+                                        std::vector<int>* victims, std::string* why) {
   if (Decide(job, 0, res.allowed.data(), true, p, victims, why) != HIVED_PLACED) return false;
   std::vector<int> fresh;
   for (const auto& pod : *p)

@@ -7,7 +7,8 @@
 
 namespace hivedsim {
 
-QuotaScheduler::QuotaScheduler(const Trace& t, int nodes, std::vector<int64_t> caps, QuotaOptions opt)
+QuotaScheduler::QuotaScheduler(const Trace& t, int nodes, std::vector<int64_t> caps,
+                               QuotaOptions opt)
     : t_(t), opt_(opt), pool_(nodes), cap_(std::move(caps)), used_(cap_.size(), 0) {
   group_of_job_.assign(t.jobs.size(), -1);
   placed_.resize(t.jobs.size());
@@ -66,7 +67,9 @@ void QuotaScheduler::StartJob(int job, const Placement& p, Runner& r) {
   r.Start(job, p, false);
 }
 
-bool QuotaScheduler::ShortEnough(int job, double now) const { return now + t_.jobs[job].duration <= res_.shadow; }
+bool QuotaScheduler::ShortEnough(int job, double now) const {
+  return now + t_.jobs[job].duration <= res_.shadow;
+}
 
 // A backfilled job of the reserved job's own VC that runs past the reservation must
 // leave room under the cap for it.
@@ -102,7 +105,8 @@ void QuotaScheduler::Reserve(int job, double now) {
   for (int g : j.pods) {
     for (size_t n = 0; n < mask.size(); n++) {
       if (__builtin_popcount(mask[n]) < g) continue;
-      if (std::find(used_nodes.begin(), used_nodes.end(), static_cast<int>(n)) != used_nodes.end()) continue;
+      if (std::find(used_nodes.begin(), used_nodes.end(), static_cast<int>(n)) != used_nodes.end())
+        continue;
       used_nodes.push_back(static_cast<int>(n));
       break;
     }
@@ -144,7 +148,8 @@ void QuotaScheduler::Schedule(Runner& r) {
     bool anywhere = pool_.GangFits(j.pods);
     if (!anywhere) continue;
     if (CapAllows(job, now) &&
-        (ShortEnough(job, now) ? pool_.FirstFitGang(j.pods, {}, &p) : pool_.FirstFitGang(j.pods, res_.nodes, &p))) {
+        (ShortEnough(job, now) ? pool_.FirstFitGang(j.pods, {}, &p)
+                               : pool_.FirstFitGang(j.pods, res_.nodes, &p))) {
       StartJob(job, p, r);
       if (!g.jobs.empty()) heads.push({*g.jobs.begin(), gid});
       continue;
@@ -155,8 +160,10 @@ void QuotaScheduler::Schedule(Runner& r) {
     int too_long = 0;
     for (int k : g.jobs) {
       if (k == job) continue;
-      if (ShortEnough(k, now)) cand.push_back(k);
-      else if (++too_long >= opt_.backfill_scan) break;
+      if (ShortEnough(k, now))
+        cand.push_back(k);
+      else if (++too_long >= opt_.backfill_scan)
+        break;
     }
     for (int k : cand) {
       if (used_[j.vc] + j.gpus > cap_[j.vc]) break;

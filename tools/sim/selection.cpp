@@ -17,12 +17,18 @@ bool ParseSeconds(const std::string& s, double* out) {
   if (errno || end == s.c_str() || !std::isfinite(v) || v < 0) return false;
   std::string unit(end);
   double mult = 1;
-  if (unit.empty() || unit == "s") mult = 1;
-  else if (unit == "m") mult = 60;
-  else if (unit == "h") mult = 3600;
-  else if (unit == "d") mult = 86400;
-  else if (unit == "w") mult = 7 * 86400;
-  else return false;
+  if (unit.empty() || unit == "s")
+    mult = 1;
+  else if (unit == "m")
+    mult = 60;
+  else if (unit == "h")
+    mult = 3600;
+  else if (unit == "d")
+    mult = 86400;
+  else if (unit == "w")
+    mult = 7 * 86400;
+  else
+    return false;
   *out = v * mult;
   return true;
 }

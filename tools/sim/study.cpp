@@ -35,8 +35,9 @@ bool PrepareStudy(const StudyConfig& c, Study* s, std::string* err) {
       return false;
     }
     if (!ProportionalQuotas(chosen, c.nodes, &q, err)) return false;
-    s->notes.push_back("quotas: whole nodes in proportion to each VC's GPU-time in the replayed jobs, "
-                       "at least its largest job");
+    s->notes.push_back(
+        "quotas: whole nodes in proportion to each VC's GPU-time in the replayed jobs, "
+        "at least its largest job");
   }
   // VCs without jobs in the window keep no cells (they would only idle).
   std::vector<bool> has(s->trace.vcs.size(), false);
@@ -59,8 +60,8 @@ bool PrepareStudy(const StudyConfig& c, Study* s, std::string* err) {
   return ValidateSetup(s->trace, s->setup, err);
 }
 
-bool RunNamedPolicy(const std::string& name, const Study& s, const PolicyOptions& base, SimResult* out,
-                    std::string* err) {
+bool RunNamedPolicy(const std::string& name, const Study& s, const PolicyOptions& base,
+                    SimResult* out, std::string* err) {
   PolicyOptions o = base;
   std::string policy = name;
   if (name == "hived-noopp") {

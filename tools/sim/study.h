@@ -15,10 +15,10 @@ namespace hivedsim {
 struct StudyConfig {
   std::vector<std::string> traces;  // itp:DIR, philly:DIR, sacct:FILE (merged)
   Selection sel;
-  int nodes = 0;        // 0: just enough for the quotas
-  int rack_nodes = 8;   // 0: no rack level
-  std::string quota_spec;            // "vc=GPUS,..." (overrides the rest)
-  bool proportional = false;         // ignore trace quotas, share by demand
+  int nodes = 0;                                        // 0: just enough for the quotas
+  int rack_nodes = 8;                                   // 0: no rack level
+  std::string quota_spec;                               // "vc=GPUS,..." (overrides the rest)
+  bool proportional = false;                            // ignore trace quotas, share by demand
   std::vector<std::string> policies{"quota", "hived"};  // private always runs first
   PolicyOptions popt;
   double tolerance_s = 1;
@@ -41,7 +41,7 @@ bool RunStudy(const StudyConfig& c, Study* s, std::string* err);
 // Policy names: private, private-quota, quota, hived, hived-noopp (hived with
 // opportunistic use off).
 const char* BaselineOf(const std::string& policy);  // the private run it is judged against
-bool RunNamedPolicy(const std::string& name, const Study& s, const PolicyOptions& base, SimResult* out,
-                    std::string* err);
+bool RunNamedPolicy(const std::string& name, const Study& s, const PolicyOptions& base,
+                    SimResult* out, std::string* err);
 
 }  // namespace hivedsim

@@ -19,11 +19,20 @@ std::string XmlEscape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o.push_back(c);
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o.push_back(c);
     }
   }
   return o;
@@ -33,37 +42,41 @@ Svg::Svg(double width, double height) : w_(width), h_(height) {}
 
 void Svg::Line(double x1, double y1, double x2, double y2, const std::string& color, double width,
                const std::string& dash) {
-  body_ += "<line x1=\"" + F(x1) + "\" y1=\"" + F(y1) + "\" x2=\"" + F(x2) + "\" y2=\"" + F(y2) + "\" stroke=\"" +
-           color + "\" stroke-width=\"" + F(width) + "\"" + (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") +
-           "/>\n";
+  body_ += "<line x1=\"" + F(x1) + "\" y1=\"" + F(y1) + "\" x2=\"" + F(x2) + "\" y2=\"" + F(y2) +
+           "\" stroke=\"" + color + "\" stroke-width=\"" + F(width) + "\"" +
+           (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") + "/>\n";
 }
 
-void Svg::Polyline(const std::vector<std::pair<double, double>>& pts, const std::string& color, double width,
-                   const std::string& dash) {
+void Svg::Polyline(const std::vector<std::pair<double, double>>& pts, const std::string& color,
+                   double width, const std::string& dash) {
   if (pts.empty()) return;
   body_ += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + F(width) + "\"" +
            (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") + " points=\"";
-  for (size_t i = 0; i < pts.size(); i++) body_ += (i ? " " : "") + F(pts[i].first) + "," + F(pts[i].second);
+  for (size_t i = 0; i < pts.size(); i++)
+    body_ += (i ? " " : "") + F(pts[i].first) + "," + F(pts[i].second);
   body_ += "\"/>\n";
 }
 
-void Svg::Rect(double x, double y, double w, double h, const std::string& fill, const std::string& stroke) {
-  body_ += "<rect x=\"" + F(x) + "\" y=\"" + F(y) + "\" width=\"" + F(std::max(0.0, w)) + "\" height=\"" +
-           F(std::max(0.0, h)) + "\" fill=\"" + fill + "\"" + (stroke.empty() ? "" : " stroke=\"" + stroke + "\"") +
-           "/>\n";
+void Svg::Rect(double x, double y, double w, double h, const std::string& fill,
+               const std::string& stroke) {
+  body_ += "<rect x=\"" + F(x) + "\" y=\"" + F(y) + "\" width=\"" + F(std::max(0.0, w)) +
+           "\" height=\"" + F(std::max(0.0, h)) + "\" fill=\"" + fill + "\"" +
+           (stroke.empty() ? "" : " stroke=\"" + stroke + "\"") + "/>\n";
 }
 
 void Svg::Text(double x, double y, const std::string& s, double size, const std::string& anchor,
                const std::string& color, double rotate, bool bold) {
-  body_ += "<text x=\"" + F(x) + "\" y=\"" + F(y) + "\" font-size=\"" + F(size) + "\" text-anchor=\"" + anchor +
-           "\" fill=\"" + color + "\"" + (bold ? " font-weight=\"bold\"" : "") +
-           (rotate != 0 ? " transform=\"rotate(" + F(rotate) + " " + F(x) + " " + F(y) + ")\"" : "") + ">" +
-           XmlEscape(s) + "</text>\n";
+  body_ +=
+      "<text x=\"" + F(x) + "\" y=\"" + F(y) + "\" font-size=\"" + F(size) + "\" text-anchor=\"" +
+      anchor + "\" fill=\"" + color + "\"" + (bold ? " font-weight=\"bold\"" : "") +
+      (rotate != 0 ? " transform=\"rotate(" + F(rotate) + " " + F(x) + " " + F(y) + ")\"" : "") +
+      ">" + XmlEscape(s) + "</text>\n";
 }
 
 std::string Svg::Str() const {
-  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + F(w_) + "\" height=\"" + F(h_) + "\" viewBox=\"0 0 " +
-         F(w_) + " " + F(h_) + "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + F(w_) + "\" height=\"" + F(h_) +
+         "\" viewBox=\"0 0 " + F(w_) + " " + F(h_) +
+         "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
          body_ + "</svg>\n";
 }
 
@@ -94,16 +107,20 @@ std::vector<double> Axis::Ticks() const {
       step *= m;
       break;
     }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
+    t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
   return t;
 }
 
 std::string TickLabel(double v) {
   char b[32];
   double a = std::abs(v);
-  if (a >= 1e6) snprintf(b, sizeof b, "%gM", v / 1e6);
-  else if (a >= 1e3) snprintf(b, sizeof b, "%gk", v / 1e3);
-  else snprintf(b, sizeof b, "%g", v);
+  if (a >= 1e6)
+    snprintf(b, sizeof b, "%gM", v / 1e6);
+  else if (a >= 1e3)
+    snprintf(b, sizeof b, "%gk", v / 1e3);
+  else
+    snprintf(b, sizeof b, "%g", v);
   return b;
 }
 

@@ -14,11 +14,13 @@ class Svg {
   Svg(double width, double height);
   void Line(double x1, double y1, double x2, double y2, const std::string& color, double width = 1,
             const std::string& dash = "");
-  void Polyline(const std::vector<std::pair<double, double>>& pts, const std::string& color, double width = 1.5,
-                const std::string& dash = "");
-  void Rect(double x, double y, double w, double h, const std::string& fill, const std::string& stroke = "");
-  void Text(double x, double y, const std::string& s, double size = 11, const std::string& anchor = "start",
-            const std::string& color = "#222", double rotate = 0, bool bold = false);
+  void Polyline(const std::vector<std::pair<double, double>>& pts, const std::string& color,
+                double width = 1.5, const std::string& dash = "");
+  void Rect(double x, double y, double w, double h, const std::string& fill,
+            const std::string& stroke = "");
+  void Text(double x, double y, const std::string& s, double size = 11,
+            const std::string& anchor = "start", const std::string& color = "#222",
+            double rotate = 0, bool bold = false);
   std::string Str() const;
 
  private:

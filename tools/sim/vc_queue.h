@@ -14,7 +14,7 @@ namespace hivedsim {
 class VcQueue {
  public:
   struct Shape {
-    std::set<int> jobs;                      // queue order (job index)
+    std::set<int> jobs;                        // queue order (job index)
     std::set<std::pair<double, int>> by_time;  // (run time, job)
   };
   void Insert(int job, int shape, double duration);
