@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "src/common/assoc_mgr.h"
+#include "src/common/gres.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
@@ -437,6 +438,32 @@ extern int32_t hived_ctld_engine_node(int slurm_index)
 	return to_engine[slurm_index];
 }
 
+/*
+ * GPUs the node's slurmd found, or -1 before it registered. A node that comes
+ * back from a reboot with fewer GPUs than its cells is a bad cell, not a crash.
+ */
+static int64_t _gpus_found(node_record_t *node_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	int64_t found = -1;
+
+	if (!node_ptr->gres_list)
+		return -1;
+	it = list_iterator_create(node_ptr->gres_list);
+	while ((gs = list_next(it))) {
+		gres_node_state_t *ns = gs->gres_data;
+
+		if (xstrcmp(gs->gres_name, "gpu") || !ns)
+			continue;
+		if (ns->gres_cnt_found == NO_VAL64)
+			continue;
+		found = (found < 0 ? 0 : found) + ns->gres_cnt_found;
+	}
+	list_iterator_destroy(it);
+	return found;
+}
+
 extern void hived_ctld_sync_nodes(void)
 {
 	size_t n;
@@ -453,11 +480,24 @@ extern void hived_ctld_sync_nodes(void)
 			node_ptr = node_record_table_ptr[to_slurm[i]];
 		bad = !node_ptr || IS_NODE_DOWN(node_ptr) ||
 		      IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr);
+		if (!bad) {
+			int64_t found = _gpus_found(node_ptr);
+
+			if ((found >= 0) &&
+			    (found < hived_node_leaf_count(engine, i))) {
+				bad = 2;
+				if (node_bad[i] != 2)
+					error("select/hived: node %s reports %"PRId64" GPUs, its cells have %d: its cells are bad until it has them all",
+					      node_ptr->name, found,
+					      hived_node_leaf_count(engine, i));
+			}
+		}
 		if (bad == node_bad[i])
 			continue;
 		node_bad[i] = bad;
 		if (hived_set_node_health(engine, hived_node_name(engine, i),
 					  !bad) != HIVED_OK) {
+			node_bad[i] = 0;
 			error("select/hived: node %s: %s",
 			      hived_node_name(engine, i),
 			      hived_last_error(engine));
