@@ -37,3 +37,22 @@ clean-e2e-select:
 	-test ! -d tests/e2e/cluster-select || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-select
 	-rm -rf tests/e2e/cluster-select
 .PHONY: clean-e2e-select
+
+# What users and admins touch (issue 6): --hived-* options (SPANK), priority/hived's
+# bands, hivedctl as an ordinary user.
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_user
+TESTS += tests/e2e/test_user
+endif
+tests_e2e_test_user_SOURCES = tests/e2e/test_user.c tests/e2e/run.c tests/e2e/run.h
+tests_e2e_test_user_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
+tests_e2e_test_user_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_user_LDADD = $(CHECK_LIBS)
+# Runs hivedctl and loads hived_spank.so from this build.
+tests/e2e/test_user.log: hivedctl$(EXEEXT) src/spank/hived_spank.la
+
+clean-e2e-cluster: clean-e2e-user
+clean-e2e-user:
+	-test ! -d tests/e2e/cluster-user || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-user
+	-rm -rf tests/e2e/cluster-user
+.PHONY: clean-e2e-user

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_user.c - what users and admins touch, on a real local cluster:
+ * the --hived-* sbatch options (SPANK), priority/hived's bands in sprio and
+ * squeue, and hivedctl (status, vc, job, map, metrics) as an ordinary user.
+ *
+ * One cluster (scripts/hived-cluster: 4 nodes x 8 fake GPUs, 2 sockets, racks
+ * rack0 = node1-2 and rack1 = node3-4, select/hived + priority/hived, preempt/qos
+ * with WITHIN): vc1 owns 2 node cells, vc2 1 node cell, vc3 2 socket cells; QOS
+ * high preempts normal. Each test starts from an empty queue.
+ * Needs root (exit 77 otherwise).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+
+#define NODES 4
+#define GPUS 8
+
+static char srcdir[2048], builddir[2048], clusterdir[2200], conf[2400];
+static char tooldir[64];	/* hivedctl copied where user hivedtest can run it */
+
+typedef struct {
+	int n;
+	char node[NODES][32];
+	int gpus[NODES][GPUS];
+	int cnt[NODES];
+} alloc_t;
+
+static char *job_line(int id)
+{
+	char *out = NULL;
+
+	if (run(&out, "scontrol -d -o show job %d", id) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static bool job_has(int id, const char *text)
+{
+	char *l = job_line(id);
+	bool yes = l && strstr(l, text);
+
+	free(l);
+	return yes;
+}
+
+static bool wait_job(int id, const char *text, int seconds)
+{
+	for (int i = 0; i < seconds * 2; i++) {
+		if (job_has(id, text))
+			return true;
+		usleep(500 * 1000);
+	}
+	return false;
+}
+
+static int submit(const char *args)
+{
+	char *out = NULL;
+	int id = -1;
+
+	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap 'sleep 600'",
+		args) == 0)
+		id = atoi(out);
+	ck_assert_msg(id > 0, "sbatch %s failed: %s", args, out ? out : "");
+	free(out);
+	return id;
+}
+
+/* GPUs per node from "Nodes=x ... GRES=gpu:a100:n(IDX:a-b,c)". */
+static void job_alloc(int id, alloc_t *a)
+{
+	char *l = job_line(id), *p;
+
+	memset(a, 0, sizeof(*a));
+	ck_assert_msg(l, "job %d unknown", id);
+	for (p = strstr(l, " Nodes="); p; p = strstr(p + 1, " Nodes=")) {
+		char nodes[256], list[256], *hosts = NULL, *h, *save = NULL;
+		char *gres = strstr(p, "(IDX:");
+		int idx[GPUS], cnt;
+
+		if (!gres || sscanf(p, " Nodes=%255s", nodes) != 1 ||
+		    sscanf(gres, "(IDX:%255[0-9,-])", list) != 1)
+			continue;
+		cnt = parse_index_list(list, idx, GPUS);
+		ck_assert_int_eq(run(&hosts, "scontrol show hostnames '%s'",
+				     nodes), 0);
+		for (h = strtok_r(hosts, "\n", &save); h;
+		     h = strtok_r(NULL, "\n", &save)) {
+			ck_assert(a->n < NODES);
+			snprintf(a->node[a->n], sizeof(a->node[0]), "%s", h);
+			memcpy(a->gpus[a->n], idx, sizeof(int) * cnt);
+			a->cnt[a->n++] = cnt;
+		}
+		free(hosts);
+	}
+	free(l);
+}
+
+static int rack_of(const char *node)
+{
+	return (atoi(node + 4) - 1) / 2;	/* node1,2 -> 0; node3,4 -> 1 */
+}
+
+static void cancel_all(void)
+{
+	run(NULL, "scancel -u root; scancel -u hivedtest");
+	for (int i = 0; i < 120; i++) {
+		char *out = NULL;
+		run(&out, "squeue -h -o %%i");
+		bool empty = !out || !out[0];
+		free(out);
+		if (empty)
+			return;
+		usleep(500 * 1000);
+	}
+	ck_abort_msg("jobs still queued 60 s after scancel");
+}
+
+static void clean_queue(void)
+{
+	if (run(NULL, "scontrol ping 2>/dev/null | grep -q 'is UP'") == 0)
+		cancel_all();
+}
+
+/* A command as user hivedtest, with the cluster's slurm.conf. */
+static int as_user(char **out, const char *cmd)
+{
+	return run(out, "runuser -u hivedtest -- env SLURM_CONF='%s' PATH=\"$PATH\" sh -c '%s'",
+		   conf, cmd);
+}
+
+/* hived_status.json is rewritten at most once a second after a change. */
+static void settle(void)
+{
+	sleep(2);
+}
+
+/* The priority squeue shows for a job. */
+static long priority_of(int id)
+{
+	char *out = NULL;
+	long p;
+
+	ck_assert_int_eq(run(&out, "squeue -h -j %d -o %%Q", id), 0);
+	p = atol(out);
+	free(out);
+	return p;
+}
+
+START_TEST(test_up)
+{
+	char *out = NULL;
+	int rc = run(&out,
+		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
+		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
+		     "--select hived --priority hived "
+		     "--plugin-dir '%s/src/slurm/.libs'",
+		     srcdir, clusterdir, NODES, GPUS, builddir);
+
+	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
+	free(out);
+	ck_assert_int_eq(run(&out, "cat '%s/etc/plugstack.conf'", clusterdir), 0);
+	ck_assert_msg(strstr(out, "hived_spank.so"), "plugstack.conf: %s", out);
+	free(out);
+	ck_assert_int_eq(run(&out, "sbatch --help"), 0);
+	ck_assert_msg(strstr(out, "--hived-within=CELLTYPE") &&
+		      strstr(out, "--hived-opportunistic"),
+		      "sbatch --help lacks the --hived-* options");
+	free(out);
+}
+END_TEST
+
+/* --hived-within=A100-RACK: a 2-node job stays in one rack even when that costs
+ * an opportunistic job its node. */
+START_TEST(test_within_rack)
+{
+	int opp2 = submit("-A vc2 -N1 --gres=gpu:8 --hived-opportunistic -w node2");
+	int opp4 = submit("-A vc2 -N1 --gres=gpu:8 --hived-opportunistic -w node4");
+	int id, i, still = 0;
+	alloc_t a;
+
+	ck_assert(wait_job(opp2, "JobState=RUNNING", 60));
+	ck_assert(wait_job(opp4, "JobState=RUNNING", 60));
+	/* node1 and node3 are free, but in two racks. */
+	id = submit("-A vc1 -N2 --gres=gpu:8 --hived-within=A100-RACK --hived-lazy-preempt");
+	ck_assert_msg(wait_job(id, "JobState=RUNNING", 90),
+		      "the rack job did not start (preempting an opportunistic job)");
+	job_alloc(id, &a);
+	ck_assert_int_eq(a.n, 2);
+	ck_assert_msg(rack_of(a.node[0]) == rack_of(a.node[1]),
+		      "--hived-within=A100-RACK job on %s and %s", a.node[0], a.node[1]);
+	ck_assert_msg(job_has(id, "SystemComment=hived: asked within=A100-RACK lazy; given node"),
+		      "scontrol show job does not show what was asked");
+	ck_assert(job_has(id, "(vc1, guaranteed)"));
+	for (i = 0; i < 2; i++)
+		still += job_has(i ? opp4 : opp2, "JobState=RUNNING");
+	ck_assert_int_eq(still, 1);
+	cancel_all();
+}
+END_TEST
+
+/* --hived-within=A100-SOCKET keeps 4 GPUs on one socket; a job larger than
+ * the cell is refused at submit. */
+START_TEST(test_within_socket)
+{
+	int id = submit("-A vc3 -N1 --gres=gpu:4 --hived-within=A100-SOCKET");
+	alloc_t a;
+	char *out = NULL;
+
+	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	job_alloc(id, &a);
+	ck_assert_int_eq(a.cnt[0], 4);
+	for (int k = 1; k < 4; k++)
+		ck_assert_msg(a.gpus[0][k] / 4 == a.gpus[0][0] / 4,
+			      "GPUs %d and %d on two sockets", a.gpus[0][0], a.gpus[0][k]);
+	ck_assert(job_has(id, "SystemComment=hived: asked within=A100-SOCKET; given "));
+	ck_assert_int_ne(run(&out, "sbatch -A vc1 --gres=gpu:4 --hived-within=A100-PAIR --wrap true"), 0);
+	free(out);
+	cancel_all();
+}
+END_TEST
+
+/* --hived-opportunistic: runs outside the quota, shown as such; ranked last. */
+START_TEST(test_opportunistic)
+{
+	int id = submit("-A vc3 -N1 --gres=gpu:8 --hived-opportunistic");
+	char *out = NULL, cmd[4200];
+
+	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	ck_assert(job_has(id, "SystemComment=hived: asked opportunistic; given "));
+	ck_assert(job_has(id, "(vc3, opportunistic)"));
+	settle();
+	snprintf(cmd, sizeof(cmd), "'%s/hivedctl' job %d", builddir, id);
+	ck_assert_int_eq(run(&out, "%s", cmd), 0);
+	ck_assert_msg(strstr(out, "VC vc3, opportunistic"), "hivedctl job: %s", out);
+	free(out);
+	cancel_all();
+}
+END_TEST
+
+/* --hived-lazy-preempt: a higher-priority job of the VC (vc2: one node cell)
+ * takes the cell, the lazy job keeps running as opportunistic and says so. */
+START_TEST(test_lazy_preempt)
+{
+	int low, high;
+	char *out = NULL;
+	alloc_t a, b;
+
+	low = submit("-A vc2 -N1 --gres=gpu:8 --hived-lazy-preempt");
+	ck_assert(wait_job(low, "JobState=RUNNING", 60));
+	high = submit("-A vc2 --qos=high -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(high, "JobState=RUNNING", 90),
+		      "vc2's high-priority job did not start");
+	ck_assert_msg(job_has(low, "JobState=RUNNING"),
+		      "lazy job %d was not kept running", low);
+	job_alloc(low, &a);
+	job_alloc(high, &b);
+	ck_assert_str_ne(a.node[0], b.node[0]);
+	ck_assert_msg(job_has(low, "lazy-preempted by job"),
+		      "job %d does not say it was lazy-preempted", low);
+	settle();
+	ck_assert_int_eq(run(&out, "'%s/hivedctl' job %d", builddir, low), 0);
+	ck_assert_msg(strstr(out, "opportunistic (lazy-preempted)"), "hivedctl job: %s", out);
+	free(out);
+	/* priority/hived ranks it with opportunistic work now. */
+	ck_assert_msg(priority_of(low) < priority_of(high),
+		      "lazy-preempted job %d outranks job %d", low, high);
+	cancel_all();
+}
+END_TEST
+
+/* Bad values are refused by sbatch itself, with the reason (as an ordinary user). */
+START_TEST(test_invalid_options)
+{
+	char *out = NULL;
+
+	ck_assert_int_ne(as_user(&out, "sbatch -A vc1 --gres=gpu:1 --hived-within=NOPE --wrap true"), 0);
+	ck_assert_msg(strstr(out, "--hived-within=NOPE: unknown cell type") &&
+		      strstr(out, "A100-PAIR, A100-SOCKET, A100-NODE, A100-RACK"),
+		      "sbatch said: %s", out);
+	free(out);
+	ck_assert_int_ne(as_user(&out, "sbatch -A vc1 --gres=gpu:1 --hived-within=a100-socket --wrap true"), 0);
+	ck_assert_msg(strstr(out, "did you mean A100-SOCKET?"), "sbatch said: %s", out);
+	free(out);
+	ck_assert_int_ne(as_user(&out, "sbatch -A vc1 --gres=gpu:1 --hived-pinned=\"a;b\" --wrap true"), 0);
+	ck_assert_msg(strstr(out, "--hived-pinned=a;b: the pinned cell id has a character that is not allowed"),
+		      "sbatch said: %s", out);
+	free(out);
+	ck_assert_int_ne(as_user(&out, "sbatch -A vc1 --gres=gpu:1 --hived-lazy-preempt --hived-opportunistic --wrap true"), 0);
+	ck_assert_msg(strstr(out, "--hived-lazy-preempt and --hived-opportunistic together"),
+		      "sbatch said: %s", out);
+	free(out);
+	ck_assert_int_eq(run(&out, "squeue -h -u hivedtest"), 0);
+	ck_assert_msg(!out || !out[0], "a refused submission left a job: %s", out);
+	free(out);
+}
+END_TEST
+
+/*
+ * priority/hived: vc3 floods (12 x 1 GPU, its quota is 8): the jobs over quota
+ * rank below vc2's later in-quota job, opportunistic work ranks last, and sprio
+ * shows the factor in SITE.
+ */
+START_TEST(test_priority_bands)
+{
+	int flood[12], over = -1, inquota, opp, i;
+	long p_over, p_in, p_opp;
+	char *out = NULL;
+
+	for (i = 0; i < 12; i++)
+		flood[i] = submit("-A vc3 -N1 --gres=gpu:1");
+	for (i = 0; i < 60 && over < 0; i++) {
+		for (int k = 11; k >= 0 && over < 0; k--)
+			if (job_has(flood[k], "JobState=PENDING") &&
+			    job_has(flood[k], "quota is in use"))
+				over = flood[k];
+		if (over < 0)
+			usleep(500 * 1000);
+	}
+	ck_assert_msg(over > 0, "no vc3 job waits for its quota");
+	/* Not eligible for an hour: stays pending, still gets its band. */
+	inquota = submit("-A vc2 -N1 --gres=gpu:8 --begin=now+3600");
+	opp = submit("-A vc1 -N1 --gres=gpu:8 --hived-opportunistic --begin=now+3600");
+	sleep(3);	/* the status file, then priority/hived's pass */
+	p_over = priority_of(over);
+	p_in = priority_of(inquota);
+	p_opp = priority_of(opp);
+	ck_assert_msg(p_in > p_over && p_over > p_opp,
+		      "priorities: vc2 in quota %ld, vc3 over quota %ld, opportunistic %ld",
+		      p_in, p_over, p_opp);
+	ck_assert_int_eq(run(&out, "sprio -h -j %d -o '%%i %%S'", over), 0);
+	ck_assert_msg(out && atol(strchr(out, ' ') ? strchr(out, ' ') + 1 : "0") > 0,
+		      "sprio shows no HiveD factor in SITE: %s", out);
+	free(out);
+	/* hivedctl's metrics see vc3's full quota and its waiting jobs. */
+	ck_assert_int_eq(run(&out, "'%s/hivedctl' metrics", builddir), 0);
+	ck_assert_msg(strstr(out, "hived_vc_used_gpus{vc=\"vc3\"} 8\n"), "metrics: %s", out);
+	ck_assert(strstr(out, "hived_vc_pending_guaranteed_jobs{vc=\"vc3\"} "));
+	ck_assert(!strstr(out, "hived_vc_pending_guaranteed_jobs{vc=\"vc3\"} 0\n"));
+	free(out);
+	cancel_all();
+}
+END_TEST
+
+/* hivedctl as an ordinary user: the live view yes, the plugin's state file no. */
+START_TEST(test_hivedctl_unprivileged)
+{
+	int a = submit("-A vc1 -N1 --gres=gpu:8");
+	int c = submit("-A vc3 -N1 --gres=gpu:2");
+	char *out = NULL, cmd[512];
+	alloc_t al;
+	int gpus = 0;
+
+	ck_assert(wait_job(a, "JobState=RUNNING", 60));
+	ck_assert(wait_job(c, "JobState=RUNNING", 60));
+	/* reconfigure saves all state, the select plugin's 0600 file included. */
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	settle();
+	ck_assert_int_eq(run(&out, "stat -c %%a '%s/state/hived_state.json'", clusterdir), 0);
+	ck_assert_msg(!strncmp(out, "600", 3), "state file mode %s", out);
+	free(out);
+	ck_assert_int_ne(as_user(&out, "cat \"$(scontrol show config | sed -n \"s/^StateSaveLocation *= *//p\")/hived_state.json\""), 0);
+	ck_assert_msg(strstr(out, "Permission denied"), "hivedtest read the state file: %.200s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "%s/hivedctl status", tooldir);
+	ck_assert_int_eq(as_user(&out, cmd), 0);
+	ck_assert_msg(strstr(out, "HiveD status as of") &&
+		      strstr(out, "GPUs: 32 total, 10 guaranteed"),
+		      "hivedctl status as hivedtest: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/hivedctl vc", tooldir);
+	ck_assert_int_eq(as_user(&out, cmd), 0);
+	ck_assert_msg(strstr(out, "vc1  2 A100-NODE") && strstr(out, "vc3  2 A100-SOCKET"),
+		      "hivedctl vc: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/hivedctl vc vc3", tooldir);
+	ck_assert_int_eq(as_user(&out, cmd), 0);
+	ck_assert_msg(strstr(out, "In use: 2 GPUs guaranteed"), "hivedctl vc vc3: %s", out);
+	free(out);
+
+	/* hivedctl job agrees with Slurm on the GPUs. */
+	job_alloc(a, &al);
+	snprintf(cmd, sizeof(cmd), "%s/hivedctl job %d", tooldir, a);
+	ck_assert_int_eq(as_user(&out, cmd), 0);
+	{
+		char want[64];
+		snprintf(want, sizeof(want), "%s  0-7", al.node[0]);
+		ck_assert_msg(strstr(out, want), "hivedctl job %d: %s (Slurm: %s)", a, out, al.node[0]);
+	}
+	free(out);
+
+	/* The map of the live cluster, written by the user. */
+	snprintf(cmd, sizeof(cmd), "%s/hivedctl map --html %s/map.html --svg %s/map.svg",
+		 tooldir, tooldir, tooldir);
+	ck_assert_int_eq(as_user(&out, cmd), 0);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/map.html", tooldir);
+	out = read_file(cmd);
+	ck_assert_ptr_nonnull(out);
+	for (char *p = strstr(out, "class=\"gpu "); p; p = strstr(p + 1, "class=\"gpu "))
+		gpus++;
+	ck_assert_int_eq(gpus, NODES * GPUS);
+	snprintf(cmd, sizeof(cmd), "data-job=\"%d\"", a);
+	ck_assert_msg(strstr(out, cmd), "map does not show job %d", a);
+	snprintf(cmd, sizeof(cmd), ": job %d (vc3, guaranteed)", c);
+	ck_assert_msg(strstr(out, cmd), "map's hover text lacks job %d", c);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/map.svg", tooldir);
+	out = read_file(cmd);
+	ck_assert_msg(out && !strncmp(out, "<svg xmlns=", 11), "map.svg is not SVG");
+	free(out);
+	cancel_all();
+}
+END_TEST
+
+START_TEST(test_down)
+{
+	char *out = NULL;
+
+	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
+			  srcdir, clusterdir) == 0, "down failed: %s", out);
+	free(out);
+	ck_assert(run(NULL, "scontrol ping >/dev/null 2>&1") != 0);
+}
+END_TEST
+
+int main(void)
+{
+	const char *s = getenv("HIVED_SRCDIR"), *b = getenv("HIVED_BUILDDIR");
+	Suite *suite;
+	TCase *tc;
+	SRunner *sr;
+	int failed;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_user: needs root for a local Slurm cluster; skipped\n");
+		return 77;
+	}
+	snprintf(srcdir, sizeof(srcdir), "%s", s ? s : HIVED_SRCDIR_DEFAULT);
+	snprintf(builddir, sizeof(builddir), "%s", b ? b : HIVED_BUILDDIR_DEFAULT);
+	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster-user", builddir);
+	snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
+	setenv("SLURM_CONF", conf, 1);
+	snprintf(tooldir, sizeof(tooldir), "/tmp/hived-e2e-user-XXXXXX");
+	if (!mkdtemp(tooldir) ||
+	    run(NULL, "cp '%s/hivedctl' '%s/' && chmod 755 '%s' && chown hivedtest '%s' 2>/dev/null; true",
+		builddir, tooldir, tooldir, tooldir) != 0) {
+		fprintf(stderr, "test_user: cannot prepare %s\n", tooldir);
+		return 1;
+	}
+	suite = suite_create("user");
+	tc = tcase_create("user");
+	tcase_set_timeout(tc, 600);
+	tcase_add_checked_fixture(tc, clean_queue, NULL);
+	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_invalid_options);
+	tcase_add_test(tc, test_within_rack);
+	tcase_add_test(tc, test_within_socket);
+	tcase_add_test(tc, test_opportunistic);
+	tcase_add_test(tc, test_lazy_preempt);
+	tcase_add_test(tc, test_priority_bands);
+	tcase_add_test(tc, test_hivedctl_unprivileged);
+	tcase_add_test(tc, test_down);
+	suite_add_tcase(suite, tc);
+	sr = srunner_create(suite);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1", srcdir, clusterdir);
+	run(NULL, "rm -rf '%s'", tooldir);
+	return failed ? 1 : 0;
+}
