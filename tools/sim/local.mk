@@ -36,10 +36,12 @@ hived_sim_LDADD = libhived.la $(JANSSON_LIBS)
 dist_man_MANS += doc/man/hived-sim.1
 EXTRA_DIST += doc/sim.md doc/results.md doc/results
 
-# The results page. TRACES is the directory holding itp/ and philly-vc/.
-TRACES = $(abs_top_srcdir)/../shared/traces
+# The results page. TRACES=DIR (the directory holding itp/ and philly-vc/) overrides
+# the default; TRACES is not assigned here because tools/compare.mk assigns the same
+# default and automake warns about a variable defined twice.
+sim_traces = $(if $(TRACES),$(TRACES),$(abs_top_srcdir)/../shared/traces)
 sim-results: hived-sim$(EXEEXT)
-	./hived-sim$(EXEEXT) results --itp '$(TRACES)/itp' --philly '$(TRACES)/philly-vc' \
+	./hived-sim$(EXEEXT) results --itp '$(sim_traces)/itp' --philly '$(sim_traces)/philly-vc' \
 	  --out '$(abs_top_srcdir)/doc/results.md' --plots '$(abs_top_srcdir)/doc/results'
 
 .PHONY: sim-results
