@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 char *hived_opt_conf_path(void)
 {
@@ -26,6 +27,42 @@ char *hived_opt_conf_path(void)
 			    conf) < 0) {
 		path = NULL;
 	}
+	return path;
+}
+
+char *hived_opt_status_path(void)
+{
+	const char *conf = getenv("SLURM_CONF");
+	FILE *f;
+	char line[4096], *found = NULL, *path = NULL;
+
+	if (!conf || !conf[0])
+		conf = "/etc/slurm/slurm.conf";
+	if (!(f = fopen(conf, "r")))
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *v, *end;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncasecmp(p, "StateSaveLocation", 17))
+			continue;
+		v = p + 17;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v != '=')
+			continue;
+		for (v++; *v == ' ' || *v == '\t'; v++)
+			;
+		end = v + strcspn(v, " \t\r\n#");
+		*end = '\0';
+		free(found);
+		found = strdup(v);
+	}
+	fclose(f);
+	if (found && found[0] && asprintf(&path, "%s/hived_status.json", found) < 0)
+		path = NULL;
+	free(found);
 	return path;
 }
 
@@ -119,7 +156,60 @@ out:
 	return rc;
 }
 
-int hived_opt_names_load(const char *path, hived_conf_names *out,
+int hived_opt_names_parse_status(const char *text, hived_conf_names *out,
+				 char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root, *cluster, *chains, *c, *l, *v, *p;
+	size_t i, k;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	root = json_loads(text, 0, &jerr);
+	if (!root) {
+		snprintf(err, errlen, "line %d: %s", jerr.line, jerr.text);
+		return -1;
+	}
+	cluster = json_object_get(root, "cluster");
+	chains = json_object_get(cluster, "chains");
+	if (!json_is_array(chains)) {
+		snprintf(err, errlen, "cluster.chains: missing");
+		goto out;
+	}
+	json_array_foreach(chains, i, c) {
+		json_array_foreach(json_object_get(c, "levels"), k, l) {
+			json_t *t = json_object_get(l, "cellType");
+			json_t *lv = json_object_get(l, "level");
+
+			/* Level 1 is a single GPU: "within" one GPU means nothing. */
+			if (!json_is_string(t) || json_integer_value(lv) <= 1)
+				continue;
+			if (_push(&out->cell_types, &out->n_cell_types,
+				  json_string_value(t)))
+				goto nomem;
+		}
+	}
+	json_array_foreach(json_object_get(cluster, "vcs"), i, v) {
+		json_array_foreach(json_object_get(v, "pinnedCells"), k, p) {
+			json_t *id = json_object_get(p, "pinnedCellId");
+
+			if (json_is_string(id) &&
+			    _push(&out->pinned_ids, &out->n_pinned_ids,
+				  json_string_value(id)))
+				goto nomem;
+		}
+	}
+	rc = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	hived_opt_names_free(out);
+out:
+	json_decref(root);
+	return rc;
+}
+
+int hived_opt_names_load(const char *path, int status, hived_conf_names *out,
 			 char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
@@ -151,7 +241,8 @@ int hived_opt_names_load(const char *path, hived_conf_names *out,
 	}
 	fclose(f);
 	buf[len] = '\0';
-	rc = hived_opt_names_parse(buf, out, err, errlen) ? -2 : 0;
+	rc = (status ? hived_opt_names_parse_status(buf, out, err, errlen) :
+	      hived_opt_names_parse(buf, out, err, errlen)) ? -2 : 0;
 	free(buf);
 	return rc;
 }
@@ -214,7 +305,7 @@ static const char *_case_match(char **list, size_t n, const char *v)
 }
 
 int hived_opt_check_within(const char *value, const hived_conf_names *names,
-			   const char *conf_path, char *err, size_t errlen)
+			   const char *source, char *err, size_t errlen)
 {
 	const char *bad = _syntax(value, "_-");
 	char list[1024];
@@ -235,17 +326,17 @@ int hived_opt_check_within(const char *value, const hived_conf_names *names,
 	near = _case_match(names->cell_types, names->n_cell_types, value);
 	if (near)
 		snprintf(err, errlen,
-			 "--hived-within=%s: unknown cell type (names are case-sensitive: did you mean %s?); cell types in %s: %s",
-			 value, near, conf_path, list);
+			 "--hived-within=%s: unknown cell type (names are case-sensitive: did you mean %s?); this cluster's cell types (%s): %s",
+			 value, near, source, list);
 	else
 		snprintf(err, errlen,
-			 "--hived-within=%s: unknown cell type; cell types in %s: %s",
-			 value, conf_path, list);
+			 "--hived-within=%s: unknown cell type; this cluster's cell types (%s): %s",
+			 value, source, list);
 	return -1;
 }
 
 int hived_opt_check_pinned(const char *value, const hived_conf_names *names,
-			   const char *conf_path, char *err, size_t errlen)
+			   const char *source, char *err, size_t errlen)
 {
 	const char *bad = _syntax(value, "._:/-");
 	char list[1024];
@@ -263,14 +354,14 @@ int hived_opt_check_pinned(const char *value, const hived_conf_names *names,
 			return 0;
 	if (!names->n_pinned_ids) {
 		snprintf(err, errlen,
-			 "--hived-pinned=%s: %s defines no pinned cells",
-			 value, conf_path);
+			 "--hived-pinned=%s: this cluster has no pinned cells (%s)",
+			 value, source);
 		return -1;
 	}
 	_join(names->pinned_ids, names->n_pinned_ids, list, sizeof(list));
 	snprintf(err, errlen,
-		 "--hived-pinned=%s: unknown pinned cell id; pinned cells in %s: %s",
-		 value, conf_path, list);
+		 "--hived-pinned=%s: unknown pinned cell id; this cluster's pinned cells (%s): %s",
+		 value, source, list);
 	return -1;
 }
 

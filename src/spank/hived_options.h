@@ -27,23 +27,35 @@ typedef struct {
  * malloc()ed. */
 char *hived_opt_conf_path(void);
 
+/* <StateSaveLocation>/hived_status.json from slurm.conf; malloc()ed, or NULL
+ * when slurm.conf is unreadable or names no StateSaveLocation. */
+char *hived_opt_status_path(void);
+
 /* Parse hived.conf text. RET 0, or -1 with the reason in err. */
 int hived_opt_names_parse(const char *text, hived_conf_names *out,
 			  char *err, size_t errlen);
-/* Read and parse a file. RET 0; -1 unreadable (errno kept); -2 not valid. */
-int hived_opt_names_load(const char *path, hived_conf_names *out,
+/*
+ * The same names from select/hived's hived_status.json: the cell types and
+ * pinned cells of the configuration in force, derived cells included (hived.conf
+ * may leave cells to be derived from slurm.conf/gres.conf). RET 0 or -1.
+ */
+int hived_opt_names_parse_status(const char *text, hived_conf_names *out,
+				 char *err, size_t errlen);
+/* Read and parse a file (status: 1 for hived_status.json). RET 0; -1 unreadable
+ * (errno kept); -2 not valid. */
+int hived_opt_names_load(const char *path, int status, hived_conf_names *out,
 			 char *err, size_t errlen);
 void hived_opt_names_free(hived_conf_names *n);
 
 /*
- * Check --hived-within=VALUE / --hived-pinned=VALUE. names may be NULL (hived.conf
- * unreadable here): then only the syntax is checked. RET 0 or -1 with a sentence
- * in err naming the option and listing what hived.conf allows.
+ * Check --hived-within=VALUE / --hived-pinned=VALUE. names may be NULL (nothing
+ * readable here): then only the syntax is checked. RET 0 or -1 with a sentence
+ * in err naming the option and listing what `source` (a file name) allows.
  */
 int hived_opt_check_within(const char *value, const hived_conf_names *names,
-			   const char *conf_path, char *err, size_t errlen);
+			   const char *source, char *err, size_t errlen);
 int hived_opt_check_pinned(const char *value, const hived_conf_names *names,
-			   const char *conf_path, char *err, size_t errlen);
+			   const char *source, char *err, size_t errlen);
 
 /* Option combinations that cannot mean anything. RET 0 or -1 with err. */
 int hived_opt_check_combination(const char *within, const char *pinned,

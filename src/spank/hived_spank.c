@@ -42,32 +42,44 @@ static struct spank_option hived_options[] = {
 	SPANK_OPTIONS_TABLE_END
 };
 
-/* hived.conf's names, read once per process; NULL when unreadable here. */
+/*
+ * The names users may type, read once per process: from select/hived's
+ * hived_status.json (the configuration in force, derived cells included), else
+ * from hived.conf; NULL when neither is readable here (then syntax only).
+ */
 static hived_conf_names names;
 static int names_state;		/* 0 not tried, 1 loaded, -1 unavailable */
-static char *conf_path;
+static char *source;		/* the file the names came from */
 
 static const hived_conf_names *_names(void)
 {
-	char err[512];
-	int rc;
+	char err[512], *paths[2];
 
 	if (names_state)
 		return (names_state > 0) ? &names : NULL;
-	conf_path = hived_opt_conf_path();
-	if (!conf_path) {
-		names_state = -1;
-		return NULL;
+	paths[0] = hived_opt_status_path();
+	paths[1] = hived_opt_conf_path();
+	names_state = -1;
+	for (int i = 0; i < 2; i++) {
+		int rc;
+
+		if (!paths[i] || names_state > 0)
+			continue;
+		rc = hived_opt_names_load(paths[i], i == 0, &names, err,
+					  sizeof(err));
+		if (!rc) {
+			names_state = 1;
+			source = paths[i];
+			paths[i] = NULL;
+		} else if (rc == -2) {
+			slurm_verbose("hived: %s: %s", paths[i], err);
+		}
 	}
-	rc = hived_opt_names_load(conf_path, &names, err, sizeof(err));
-	if (rc == -2)
-		slurm_verbose("hived: %s is not valid hived.conf (%s); checking option syntax only",
-			      conf_path, err);
-	else if (rc)
-		slurm_verbose("hived: cannot read %s; checking option syntax only",
-			      conf_path);
-	names_state = rc ? -1 : 1;
-	return rc ? NULL : &names;
+	free(paths[0]);
+	free(paths[1]);
+	if (names_state < 0)
+		slurm_verbose("hived: neither hived_status.json nor hived.conf is readable; checking option syntax only");
+	return (names_state > 0) ? &names : NULL;
 }
 
 static int _set(char **slot, const char *v)
@@ -87,10 +99,10 @@ static int _check(int val, const char *optarg)
 	int rc = 0;
 
 	if (val == OPT_WITHIN)
-		rc = hived_opt_check_within(optarg, _names(), conf_path, err,
+		rc = hived_opt_check_within(optarg, _names(), source, err,
 					    sizeof(err));
 	else if (val == OPT_PINNED)
-		rc = hived_opt_check_pinned(optarg, _names(), conf_path, err,
+		rc = hived_opt_check_pinned(optarg, _names(), source, err,
 					    sizeof(err));
 	/*
 	 * Conflicts are refused here, not in init_post_opt: Slurm ignores what
@@ -189,8 +201,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	free(pinned);
 	within = pinned = NULL;
 	hived_opt_names_free(&names);
-	free(conf_path);
-	conf_path = NULL;
+	free(source);
+	source = NULL;
 	names_state = 0;
 	return 0;
 }

@@ -25,6 +25,7 @@ TESTS += tests/spank/test_spank_options
 tests_spank_test_spank_options_SOURCES = tests/spank/test_spank_options.c \
 	src/spank/hived_options.c src/spank/hived_options.h
 tests_spank_test_spank_options_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) \
-	-I$(top_srcdir)/src/spank
+	-I$(top_srcdir)/src/spank \
+	-DHIVED_STATUS_FIXTURE='"$(abs_top_srcdir)/tests/hivedctl/status.json"'
 tests_spank_test_spank_options_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_spank_test_spank_options_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS)

@@ -48,8 +48,6 @@ tests_e2e_test_user_SOURCES = tests/e2e/test_user.c tests/e2e/run.c tests/e2e/ru
 tests_e2e_test_user_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
 tests_e2e_test_user_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_e2e_test_user_LDADD = $(CHECK_LIBS)
-# Runs hivedctl and loads hived_spank.so from this build.
-tests/e2e/test_user.log: hivedctl$(EXEEXT) src/spank/hived_spank.la
 
 clean-e2e-cluster: clean-e2e-user
 clean-e2e-user:

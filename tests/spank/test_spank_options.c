@@ -3,8 +3,10 @@
  * test_spank_options.c - the --hived-* option checks against hived.conf text.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hived_options.h"
 
@@ -50,7 +52,7 @@ START_TEST(test_within)
 	ck_assert_int_eq(hived_opt_check_within("A100-SOCKET", &n, "/x/hived.conf",
 						err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "--hived-within=A100-SOCKET: unknown cell type"));
-	ck_assert_ptr_nonnull(strstr(err, "/x/hived.conf: A100-PAIR, A100-NODE, A100-RACK"));
+	ck_assert_ptr_nonnull(strstr(err, "this cluster's cell types (/x/hived.conf): A100-PAIR, A100-NODE, A100-RACK"));
 	ck_assert_int_eq(hived_opt_check_within("a100-rack", &n, "/x/hived.conf",
 						err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "did you mean A100-RACK?"));
@@ -74,7 +76,7 @@ START_TEST(test_pinned)
 	ck_assert_int_eq(hived_opt_names_parse(conf, &n, err, sizeof(err)), 0);
 	ck_assert_int_eq(hived_opt_check_pinned("fast-node", &n, "c", err, sizeof(err)), 0);
 	ck_assert_int_eq(hived_opt_check_pinned("slow-node", &n, "c", err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "unknown pinned cell id; pinned cells in c: fast-node"));
+	ck_assert_ptr_nonnull(strstr(err, "unknown pinned cell id; this cluster's pinned cells (c): fast-node"));
 	memset(longid, 'x', 70);
 	longid[70] = '\0';
 	ck_assert_int_eq(hived_opt_check_pinned(longid, NULL, NULL, err, sizeof(err)), -1);
@@ -87,7 +89,7 @@ START_TEST(test_pinned)
 		"{\"physicalCluster\": {\"cellTypes\": {\"N\": {\"childCellType\": \"g\", \"childCellNumber\": 1}}}}",
 		&none, err, sizeof(err)), 0);
 	ck_assert_int_eq(hived_opt_check_pinned("p", &none, "c", err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "defines no pinned cells"));
+	ck_assert_ptr_nonnull(strstr(err, "this cluster has no pinned cells (c)"));
 	hived_opt_names_free(&none);
 }
 END_TEST
@@ -102,6 +104,55 @@ START_TEST(test_combination)
 	ck_assert_ptr_nonnull(strstr(err, "--hived-pinned and --hived-opportunistic"));
 	ck_assert_int_eq(hived_opt_check_combination(NULL, NULL, 1, 1, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "--hived-lazy-preempt and --hived-opportunistic"));
+}
+END_TEST
+
+/* The configuration in force, from select/hived's status file. */
+START_TEST(test_status_names)
+{
+	hived_conf_names n;
+	char err[256];
+
+	ck_assert_int_eq(hived_opt_names_load(HIVED_STATUS_FIXTURE, 1, &n, err,
+					      sizeof(err)), 0);
+	ck_assert_int_eq(n.n_cell_types, 4);	/* GPUs themselves are not offered */
+	ck_assert_str_eq(n.cell_types[0], "A100-PAIR");
+	ck_assert_str_eq(n.cell_types[3], "A100-RACK");
+	ck_assert_int_eq(n.n_pinned_ids, 0);
+	hived_opt_names_free(&n);
+	ck_assert_int_eq(hived_opt_names_parse_status(
+		"{\"cluster\":{\"chains\":[],\"vcs\":[{\"vc\":\"a\",\"pinnedCells\":[{\"pinnedCellId\":\"p1\"}]}]}}",
+		&n, err, sizeof(err)), 0);
+	ck_assert_int_eq(n.n_pinned_ids, 1);
+	ck_assert_str_eq(n.pinned_ids[0], "p1");
+	hived_opt_names_free(&n);
+	ck_assert_int_eq(hived_opt_names_parse_status("{}", &n, err, sizeof(err)), -1);
+	ck_assert_int_eq(hived_opt_names_load("/nonexistent/x", 1, &n, err, sizeof(err)), -1);
+}
+END_TEST
+
+START_TEST(test_status_path)
+{
+	char dir[] = "/tmp/hived-spank-XXXXXX", conf[64], *p;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(conf, sizeof(conf), "%s/slurm.conf", dir);
+	f = fopen(conf, "w");
+	fputs("# StateSaveLocation=/wrong\nClusterName=x\n  statesavelocation = /var/spool/ctld   # comment\n", f);
+	fclose(f);
+	setenv("SLURM_CONF", conf, 1);
+	p = hived_opt_status_path();
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p, "/var/spool/ctld/hived_status.json");
+	free(p);
+	f = fopen(conf, "w");
+	fputs("ClusterName=x\n", f);
+	fclose(f);
+	ck_assert_ptr_null(hived_opt_status_path());
+	unlink(conf);
+	rmdir(dir);
+	unsetenv("SLURM_CONF");
 }
 END_TEST
 
@@ -132,6 +183,8 @@ int main(void)
 	tcase_add_test(tc, test_pinned);
 	tcase_add_test(tc, test_combination);
 	tcase_add_test(tc, test_conf_path);
+	tcase_add_test(tc, test_status_names);
+	tcase_add_test(tc, test_status_path);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
