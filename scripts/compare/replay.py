@@ -9,7 +9,8 @@ each job it sees newly RUNNING, reads its nodes and GPU indices from
 is cancelled and marked censored) it saves sdiag, sacct -D, the plugin's status file
 and its log lines. Everything goes to --out:
   run.json         what was submitted when (job ids), cluster shape, censored jobs
-  polls.jsonl      one line per poll: {"t": s, "R": [idx...], "PD": [idx...]}
+  polls.jsonl      one line per poll: {"t": s, "R": [idx...], "PD": [idx...],
+                   "why": {Slurm's pending reason: [idx...]}}
   starts.jsonl     one line per observed start: idx, job id, t, {node: [GPU index]}
   sdiag.txt, sacct.txt, hived_status.json, hived.log (select/hived lines)
 Times are seconds since the first submission's due time.
@@ -178,21 +179,23 @@ def main():
             time.sleep(next_poll - now)
         next_poll = max(next_poll + a.poll, time.time())
         t = time.time() - t0
-        rc, out, err = run(["squeue", "-h", "-t", "all", "-o", "%i|%j|%T"], timeout=30)
+        rc, out, err = run(["squeue", "-h", "-t", "all", "-o", "%i|%j|%T|%r"], timeout=30)
         if rc != 0:
             log("squeue failed at t=%.0f: %s" % (t, err.strip()))
             continue
         with sub.lock:
             by_id = dict(sub.by_id)
             n_sub = len(sub.submitted) + len(sub.failed)
-        state = {}
+        state, why = {}, {}
         for line in out.splitlines():
             parts = line.split("|")
-            if len(parts) != 3 or not parts[0].isdigit():
+            if len(parts) != 4 or not parts[0].isdigit():
                 continue
             jid = int(parts[0])
             if jid in by_id:
                 state[jid] = parts[2]
+                if parts[2] == "PENDING":
+                    why.setdefault(parts[3], []).append(by_id[jid])
         for jid in by_id:
             if jid in state:
                 seen.add(jid)
@@ -210,6 +213,7 @@ def main():
             "t": round(t, 2),
             "R": sorted(by_id[j] for j in now_running),
             "PD": sorted(by_id[j] for j, s in state.items() if s == "PENDING"),
+            "why": {r: sorted(v) for r, v in sorted(why.items())},
         }) + "\n")
         if t - last_report >= 30:
             last_report = t

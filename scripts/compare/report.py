@@ -151,9 +151,15 @@ def analyse(workload, rundir, gpus_per_socket):
         per_job[i] = rec
 
     # The anomaly: pending guaranteed jobs that fit their account's unused quota.
+    # A stretch is a run of consecutive polls in which the job pended and fitted:
+    # [first t, last t, {Slurm's pending reason: seconds}].
     stretch = {}
     under = {i: [] for i in jobs}
+    prev_t = None
     for p in polls:
+        step = (p["t"] - prev_t) if prev_t is not None else 0.0
+        prev_t = p["t"]
+        why = {i: r for r, v in p.get("why", {}).items() for i in v}
         used = {a: 0 for a in accounts}
         for i in p["R"]:
             if jobs[i]["class"] == "guaranteed":
@@ -166,20 +172,26 @@ def analyse(workload, rundir, gpus_per_socket):
             j = jobs[i]
             if j["class"] != "guaranteed":
                 continue
-            fits = used[j["account"]] + j["gpus"] <= quota[j["account"]]
-            if fits:
+            if used[j["account"]] + j["gpus"] <= quota[j["account"]]:
                 if i in stretch:
-                    stretch[i][1] = p["t"]
+                    s = stretch[i]
+                    s[1] = p["t"]
+                    r = why.get(i, "?")
+                    s[2][r] = s[2].get(r, 0.0) + step
                 else:
-                    stretch[i] = [p["t"], p["t"]]
+                    stretch[i] = [p["t"], p["t"], {}]
             elif i in stretch:
                 under[i].append(stretch.pop(i))
     for i, s in stretch.items():
         under[i].append(s)
+    reasons = {}
     for i, rec in per_job.items():
-        long_ones = [b - a for a, b in under[i] if b - a >= GRACE]
-        rec["under_quota_wait"] = sum(long_ones)
+        long_ones = [s for s in under[i] if s[1] - s[0] >= GRACE]
+        rec["under_quota_wait"] = sum(s[1] - s[0] for s in long_ones)
         rec["anomaly"] = bool(long_ones)
+        for s in long_ones:
+            for r, v in s[2].items():
+                reasons[r] = reasons.get(r, 0.0) + v
 
     def placed(i):
         return per_job[i]["placement"]
@@ -245,7 +257,8 @@ def analyse(workload, rundir, gpus_per_socket):
         "anomaly": {"grace_s": GRACE,
                     "jobs": sum(per_job[i]["anomaly"] for i in guaranteed),
                     "guaranteed_jobs": len(guaranteed),
-                    "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in guaranteed)},
+                    "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in guaranteed),
+                    "under_quota_seconds_by_reason": {r: round(v, 1) for r, v in sorted(reasons.items())}},
         "affinity": affinity,
         "preemptions": preempt_rows,
         "makespan": last_end,

@@ -103,7 +103,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--traces", required=True, help="the shared traces directory")
     ap.add_argument("--tenants", default="cluster02,cluster03,cluster04,cluster06,cluster07")
-    ap.add_argument("--start-day", type=float, default=53.0)
+    ap.add_argument("--start-day", type=float, default=54.0)
     ap.add_argument("--jobs", type=int, default=300)
     ap.add_argument("--max-gpus", type=int, default=32)
     ap.add_argument("--span", type=float, default=240.0, help="replay seconds of submissions")
