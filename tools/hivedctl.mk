@@ -34,3 +34,8 @@ tests_hivedctl_test_map_render_LDADD = tools/libhivedctl.la $(CHECK_LIBS) $(JANS
 
 EXTRA_DIST += tests/hivedctl/status.json
 dist_man_MANS += doc/man/hivedctl.1
+
+# The user surface's docs: the plugins' page (select/hived, priority/hived, the
+# --hived-* options) and the two quick starts.
+dist_man_MANS += doc/man/select_hived.8
+EXTRA_DIST += doc/quickstart-admin.md doc/quickstart-user.md
