@@ -97,6 +97,8 @@ hived_rc hived_engine_new(const char *config_json, hived_engine **out,
 /* Rebuild an engine exactly from hived_snapshot() output. */
 hived_rc hived_engine_restore(const char *snapshot_json, hived_engine **out,
 			      char *errbuf, size_t errlen);
+/* A copy to try "what if" on (backfill estimates); free it with hived_engine_free. */
+hived_rc hived_engine_clone(const hived_engine *e, hived_engine **out);
 void hived_engine_free(hived_engine *e);
 const char *hived_last_error(const hived_engine *e);
 

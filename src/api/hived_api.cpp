@@ -186,6 +186,20 @@ hived_rc hived_engine_restore(const char* snapshot_json, hived_engine** out, cha
   }
 }
 
+hived_rc hived_engine_clone(const hived_engine* e, hived_engine** out) {
+  if (out) *out = nullptr;
+  if (!e || !out) return HIVED_EINVAL;
+  try {
+    std::unique_ptr<hived_engine> c(new hived_engine());
+    c->engine.reset(new hived::Engine(*e->engine));
+    c->config_text = e->config_text;
+    *out = c.release();
+    return HIVED_OK;
+  } catch (...) {
+    return HIVED_ENOMEM;
+  }
+}
+
 void hived_engine_free(hived_engine* e) { delete e; }
 
 const char* hived_last_error(const hived_engine* e) { return e ? e->last_error.c_str() : "engine: NULL"; }

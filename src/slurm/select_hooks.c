@@ -153,6 +153,77 @@ extern void hived_hook_state_restore(const char *dir_name)
 	hived_ctld_unlock();
 }
 
+typedef struct {
+	char *name;
+	time_t end;
+} ending_t;
+
+static int _cmp_ending(const void *a, const void *b)
+{
+	time_t x = ((const ending_t *) a)->end, y = ((const ending_t *) b)->end;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Backfill's question "when, and where?" for a job that waits: on a copy of the
+ * engine, end the running jobs in the order Slurm expects them to end until the
+ * job fits; the nodes it then gets are where cons_tres should look.
+ */
+static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
+				 bitstr_t *bitmap)
+{
+	hived_job_ask_t ask;
+	hived_engine *c = NULL;
+	const char *const *names = NULL;
+	const hived_decision *d = NULL;
+	ending_t *ends;
+	bitstr_t *out = NULL;
+	char *why = NULL;
+	size_t n, k;
+
+	if (!find_job_record ||
+	    hived_job_build(job_ptr, bitmap, &ask, &why) != HIVED_JOB_ASK) {
+		xfree(why);
+		hived_job_ask_free(&ask);
+		return NULL;
+	}
+	if (hived_engine_clone(e, &c) != HIVED_OK) {
+		hived_job_ask_free(&ask);
+		return NULL;
+	}
+	n = hived_job_list(c, &names);
+	ends = xcalloc(n ? n : 1, sizeof(ending_t));
+	for (k = 0; k < n; k++) {
+		job_record_t *j = find_job_record(strtoul(names[k], NULL, 10));
+
+		ends[k].name = xstrdup(names[k]);
+		ends[k].end = (j && j->end_time) ? j->end_time : INFINITE;
+	}
+	qsort(ends, n, sizeof(ending_t), _cmp_ending);
+	for (k = 0; k <= n; k++) {
+		if ((hived_submit(c, &ask.req, 1, &d) == HIVED_OK) &&
+		    (d->outcome == HIVED_PLACED)) {
+			out = bit_alloc(bit_size(bitmap));
+			for (size_t p = 0; p < d->n_pods; p++) {
+				int idx = hived_ctld_slurm_index(d->pods[p].node);
+				if (idx >= 0 && idx < bit_size(out))
+					bit_set(out, idx);
+			}
+			break;
+		}
+		if (k == n || ends[k].end == INFINITE)
+			break;
+		(void) hived_finish(c, ends[k].name);
+	}
+	for (k = 0; k < n; k++)
+		xfree(ends[k].name);
+	xfree(ends);
+	hived_engine_free(c);
+	hived_job_ask_free(&ask);
+	return out;
+}
+
 /* Victims by Slurm job id, all of which must be preemptable candidates. */
 static List _victims(const hived_decision *d, List candidates, char **why)
 {
@@ -287,8 +358,28 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}
+		if (mode == SELECT_MODE_WILL_RUN) {
+			bitstr_t *later = _will_run_nodes(e, job_ptr, bitmap);
+
+			hived_ctld_unlock();
+			if (later) {
+				/*
+				 * cons_tres then says when those nodes free the
+				 * GPUs: the start time follows the cells.
+				 */
+				cnt = bit_set_count(later);
+				bit_copybits(bitmap, later);
+				FREE_NULL_BITMAP(later);
+				return fwd(job_ptr, bitmap, cnt,
+					   (max_nodes < (uint32_t) cnt) ?
+					   (uint32_t) cnt : max_nodes, cnt, mode,
+					   preemptee_candidates,
+					   preemptee_job_list, exc_core_bitmap);
+			}
+			goto forward;
+		}
 		hived_ctld_unlock();
-		/* Could it ever run, or when: cons_tres answers on all nodes. */
+		/* Could it ever run: cons_tres answers on all nodes. */
 		goto forward;
 	}
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "run.h"
@@ -177,6 +178,7 @@ START_TEST(test_up)
 		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
 		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
 		     "--select hived --priority multifactor "
+		     "--sched-params bf_interval=5 "
 		     "--plugin-dir '%s/src/slurm/.libs'",
 		     srcdir, clusterdir, NODES, GPUS, builddir);
 
@@ -268,6 +270,38 @@ START_TEST(test_priority_preemption)
 		if (!job_has(low[i], "JobState=RUNNING"))
 			gone++;
 	ck_assert_int_eq(gone, 1);
+	cancel_all();
+}
+END_TEST
+
+/*
+ * Backfill plans with the cells: vc1's next job can start only when one of its
+ * own jobs ends (time limit 10 min), although half the cluster is idle now.
+ */
+START_TEST(test_backfill_estimate)
+{
+	int run1 = submit("-A vc1 -N1 --gres=gpu:8 -t 10");
+	int run2 = submit("-A vc1 -N1 --gres=gpu:8 -t 10");
+	int next;
+	char *out = NULL;
+	long start = 0, now;
+
+	ck_assert(wait_job(run1, "JobState=RUNNING", 60));
+	ck_assert(wait_job(run2, "JobState=RUNNING", 60));
+	next = submit("-A vc1 -N1 --gres=gpu:8 -t 5");
+	for (int i = 0; i < 40 && start <= 0; i++) {
+		sleep(1);
+		free(out);
+		out = NULL;
+		if (run(&out, "date -d \"$(squeue -h -j %d -o %%S)\" +%%s 2>/dev/null", next) == 0 && out)
+			start = atol(out);
+	}
+	free(out);
+	now = time(NULL);
+	ck_assert_msg(!job_has(next, "JobState=RUNNING"), "vc1 ran a third node's worth of GPUs");
+	ck_assert_msg(start >= now + 8 * 60,
+		      "backfill expects vc1's job to start in %ld s; its cells free in about 10 min",
+		      start - now);
 	cancel_all();
 }
 END_TEST
@@ -493,6 +527,7 @@ int main(void)
 	tcase_add_test(tc, test_vc_guarantee);
 	tcase_add_test(tc, test_opportunistic_preempted);
 	tcase_add_test(tc, test_priority_preemption);
+	tcase_add_test(tc, test_backfill_estimate);
 	tcase_add_test(tc, test_rack_job);
 	tcase_add_test(tc, test_node_down_and_back);
 	tcase_add_test(tc, test_restart_keeps_cells);
