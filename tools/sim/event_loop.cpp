@@ -91,6 +91,7 @@ class Loop : public Runner {
         s.Submit(jobs[next++]);
       }
       s.Schedule(*this);
+      if (!(res_->error = s.Error()).empty()) return;
     }
     res_->stuck = s.Pending();
   }

@@ -50,7 +50,8 @@ bool RunHived(const Trace& t, const std::vector<int>& jobs, const Setup& s, bool
   if (!sched) return false;
   *out = RunEvents(t, jobs, *sched, s.shape.rack_nodes);
   out->cluster_gpus = s.shape.Gpus();
-  return true;
+  if (!out->error.empty()) *err = out->error;
+  return out->error.empty();
 }
 
 // Every VC alone on a cluster of exactly its cells: run by the engine (the VC owns

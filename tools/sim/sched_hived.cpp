@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "sched_hived.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <queue>
@@ -55,6 +56,7 @@ std::unique_ptr<HivedScheduler> HivedScheduler::Create(const Trace& t, const std
   s->scan_version_.assign(nv, 0);
   s->scan_phys_.assign(nv, 0);
   s->scan_upto_.assign(nv, -1);
+  if (const char* every = getenv("HIVEDSIM_CHECK_EVERY")) s->check_every_ = atol(every);
   s->pending_.resize(nv);
   std::map<std::vector<int>, int> shapes;
   s->shape_of_.resize(t.jobs.size());
@@ -227,6 +229,13 @@ bool HivedScheduler::TryStart(int job, Mode mode, Runner& r,
 void HivedScheduler::Schedule(Runner& r) {
   for (const auto& [job, why] : rejects_) r.Reject(job, why);
   rejects_.clear();
+  // HIVEDSIM_CHECK_EVERY=N: run the engine's invariant checker every N passes and stop
+  // at the first violation (a debugging aid; it costs a full walk of the engine).
+  if (check_every_ > 0 && ++passes_ % check_every_ == 0 && error_.empty()) {
+    std::string bad = CheckInvariants();
+    if (!bad.empty())
+      error_ = "engine invariant violated at t=" + std::to_string(r.Now()) + ": " + bad;
+  }
   const double now = r.Now();
   using Head = std::pair<int, int>;  // (job, vc): VCs served in the order of their first jobs
   std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;

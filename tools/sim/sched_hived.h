@@ -45,6 +45,7 @@ class HivedScheduler : public Scheduler {
   void Finish(int job) override;
   void Schedule(Runner& r) override;
   size_t Pending() const override;
+  std::string Error() const override { return error_; }
   size_t EngineCalls() const { return engine_calls_; }
   // The engine's invariant checker (tests); "" when every invariant holds.
   std::string CheckInvariants() const;
@@ -116,6 +117,8 @@ class HivedScheduler : public Scheduler {
   std::vector<uint8_t> failed_any_, failed_avoid_, opp_dead_;  // per shape, one backfill pass
   std::vector<Reservation> res_;
   size_t engine_calls_ = 0;
+  long check_every_ = 0, passes_ = 0;
+  std::string error_;
 };
 
 }  // namespace hivedsim

@@ -35,6 +35,8 @@ class Scheduler {
   virtual void Finish(int job) = 0;  // a started job ran to completion
   virtual void Schedule(Runner& r) = 0;
   virtual size_t Pending() const = 0;
+  // Non-empty: the replay cannot go on (the event loop stops and reports it).
+  virtual std::string Error() const { return ""; }
 };
 
 struct JobOutcome {
@@ -65,7 +67,8 @@ struct SimResult {
   int64_t cluster_gpus = 0;
   std::vector<int64_t> vc_gpus;  // each VC's quota (GPUs)
   double wall_seconds = 0;
-  size_t stuck = 0;  // jobs left waiting when nothing else could happen (should be 0)
+  size_t stuck = 0;   // jobs left waiting when nothing else could happen (should be 0)
+  std::string error;  // why the replay stopped early, if it did
 };
 
 // Does this placement give the job its best affinity: 2 GPUs in one PCIe pair, 3-4
