@@ -28,6 +28,7 @@
 typedef struct {
 	uint32_t job_id;
 	char *vc;
+	const char *job_class;	/* a literal */
 	char *reason;
 } pending_t;
 
@@ -50,7 +51,7 @@ extern void hived_status_dirty(void)
 }
 
 extern void hived_status_pending(uint32_t job_id, const char *vc,
-				 const char *reason)
+				 const char *job_class, const char *reason)
 {
 	int i;
 
@@ -71,6 +72,7 @@ extern void hived_status_pending(uint32_t job_id, const char *vc,
 		xrecalloc(pending, n_pending + 1, sizeof(pending_t));
 		pending[n_pending].job_id = job_id;
 		pending[n_pending].vc = xstrdup(vc);
+		pending[n_pending].job_class = job_class;
 		pending[n_pending].reason = xstrdup(reason);
 		n_pending++;
 	}
@@ -157,6 +159,8 @@ static char *_compose(hived_engine *e)
 		xstrfmtcat(out, "%s{\"job\":\"%u\",\"vc\":", i ? "," : "",
 			   pending[i].job_id);
 		_json_str(&out, pending[i].vc);
+		xstrcat(out, ",\"class\":");
+		_json_str(&out, pending[i].job_class);
 		xstrcat(out, ",\"reason\":");
 		_json_str(&out, pending[i].reason);
 		xstrcat(out, "}");

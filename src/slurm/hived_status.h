@@ -21,7 +21,7 @@ extern void hived_status_dirty(void);
 
 /* Why a job waits (NULL: it no longer waits). */
 extern void hived_status_pending(uint32_t job_id, const char *vc,
-				 const char *reason);
+				 const char *job_class, const char *reason);
 
 /* One select_p_job_test call handled by HiveD took `usec`. */
 extern void hived_status_job_test_time(uint64_t usec);

@@ -33,8 +33,8 @@ typedef struct {
 static List pending = NULL;
 
 /*
- * Jobs whose last RUN_NOW waited for their own VC's cells. The next TEST_ONLY on
- * available nodes fails for them, so _pick_best_nodes() answers
+ * Jobs whose last RUN_NOW waited in HiveD (for their VC's cells, or for idle
+ * cells). The next TEST_ONLY on available nodes fails for them, so _pick_best_nodes() answers
  * ESLURM_NODE_NOT_AVAIL rather than ESLURM_NODES_BUSY and the main scheduler does
  * not stop the whole partition behind one VC's full quota (job_scheduler.c skips a
  * partition only after ESLURM_NODES_BUSY).
@@ -342,14 +342,18 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	if (d->outcome == HIVED_WAITING) {
-		bool quota = (d->wait_kind == HIVED_WAIT_VC_QUOTA);
-
 		hived_job_set_comment(job_ptr, d->reason);
-		hived_status_pending(job_ptr->job_id, ask.vc, d->reason);
+		hived_status_pending(job_ptr->job_id, ask.vc,
+				     (ask.req.priority < 0) ? "opportunistic" :
+				     "guaranteed", d->reason);
 		hived_job_ask_free(&ask);
 		if (mode == SELECT_MODE_RUN_NOW) {
-			if (quota)
-				_quota_wait_mark(job_ptr->job_id);
+			/*
+			 * Whatever holds this job back (its VC's quota, its VC's
+			 * doomed cells, no idle cells for opportunistic work) is
+			 * no reason to hold back other VCs' jobs.
+			 */
+			_quota_wait_mark(job_ptr->job_id);
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}
@@ -497,7 +501,7 @@ extern void hived_hook_job_begin(job_record_t *job_ptr)
 		hived_job_placed_comment(job_ptr, &p->ask, d);
 		hived_status_count_preempt(0, d->n_lazy_preempted);
 	}
-	hived_status_pending(job_ptr->job_id, NULL, NULL);
+	hived_status_pending(job_ptr->job_id, NULL, NULL, NULL);
 	hived_ctld_check("job_begin");
 	_pending_free(p);
 	hived_ctld_unlock();
@@ -570,7 +574,7 @@ extern void hived_hook_job_fini(job_record_t *job_ptr)
 	hived_ctld_lock();
 	if ((p = _pending_take(job_ptr->job_id)))
 		_pending_free(p);
-	hived_status_pending(job_ptr->job_id, NULL, NULL);
+	hived_status_pending(job_ptr->job_id, NULL, NULL, NULL);
 	e = hived_ctld_engine();
 	snprintf(name, sizeof(name), "%u", job_ptr->job_id);
 	if (e && hived_job_exists(e, name)) {
