@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make compare: one ITP trace slice on a local 32-node cluster, replayed with
 # select/cons_tres + GrpTRES and with select/hived; report in ./compare/ (doc/compare.md).
+# It builds the Slurm plugins first (the rest of the tree is not needed).
 # TRACES=DIR overrides the trace directory; COMPARE_FLAGS passes options to
 # scripts/compare/compare (e.g. COMPARE_FLAGS="--jobs 200 --span 180").
 
@@ -9,7 +10,7 @@ COMPARE_FLAGS =
 
 EXTRA_DIST += doc/compare.md doc/compare
 
-compare: all
+compare: $(slurmplugin_LTLIBRARIES)
 	bash '$(abs_top_srcdir)/scripts/compare/compare' --builddir '$(abs_top_builddir)' \
 	  --traces '$(TRACES)' --out '$(abs_top_builddir)/compare' $(COMPARE_FLAGS)
 
