@@ -20,3 +20,4 @@ hived_bench_LDADD = libhived.la $(JANSSON_LIBS)
 dist_man_MANS += doc/man/hived-replay.1 doc/man/hived-bench.1
 EXTRA_DIST += doc/replay.md doc/bench.md
 include tools/hivedctl.mk
+include tools/sim/local.mk
