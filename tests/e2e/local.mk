@@ -27,7 +27,8 @@ if HAVE_SLURM
 check_PROGRAMS += tests/e2e/test_select
 TESTS += tests/e2e/test_select
 endif
-tests_e2e_test_select_SOURCES = tests/e2e/test_select.c tests/e2e/run.c tests/e2e/run.h
+tests_e2e_test_select_SOURCES = tests/e2e/test_select.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
 tests_e2e_test_select_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
 tests_e2e_test_select_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_e2e_test_select_LDADD = $(CHECK_LIBS)
@@ -44,7 +45,8 @@ if HAVE_SLURM
 check_PROGRAMS += tests/e2e/test_user
 TESTS += tests/e2e/test_user
 endif
-tests_e2e_test_user_SOURCES = tests/e2e/test_user.c tests/e2e/run.c tests/e2e/run.h
+tests_e2e_test_user_SOURCES = tests/e2e/test_user.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
 tests_e2e_test_user_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
 tests_e2e_test_user_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_e2e_test_user_LDADD = $(CHECK_LIBS)

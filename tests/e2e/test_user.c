@@ -18,112 +18,13 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "slurm_jobs.h"
 
 #define NODES 4
 #define GPUS 8
 
 static char srcdir[2048], builddir[2048], clusterdir[2200], conf[2400];
 static char tooldir[64];	/* hivedctl copied where user hivedtest can run it */
-
-typedef struct {
-	int n;
-	char node[NODES][32];
-	int gpus[NODES][GPUS];
-	int cnt[NODES];
-} alloc_t;
-
-static char *job_line(int id)
-{
-	char *out = NULL;
-
-	if (run(&out, "scontrol -d -o show job %d", id) != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
-static bool job_has(int id, const char *text)
-{
-	char *l = job_line(id);
-	bool yes = l && strstr(l, text);
-
-	free(l);
-	return yes;
-}
-
-static bool wait_job(int id, const char *text, int seconds)
-{
-	for (int i = 0; i < seconds * 2; i++) {
-		if (job_has(id, text))
-			return true;
-		usleep(500 * 1000);
-	}
-	return false;
-}
-
-static int submit(const char *args)
-{
-	char *out = NULL;
-	int id = -1;
-
-	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap 'sleep 600'",
-		args) == 0)
-		id = atoi(out);
-	ck_assert_msg(id > 0, "sbatch %s failed: %s", args, out ? out : "");
-	free(out);
-	return id;
-}
-
-/* GPUs per node from "Nodes=x ... GRES=gpu:a100:n(IDX:a-b,c)". */
-static void job_alloc(int id, alloc_t *a)
-{
-	char *l = job_line(id), *p;
-
-	memset(a, 0, sizeof(*a));
-	ck_assert_msg(l, "job %d unknown", id);
-	for (p = strstr(l, " Nodes="); p; p = strstr(p + 1, " Nodes=")) {
-		char nodes[256], list[256], *hosts = NULL, *h, *save = NULL;
-		char *gres = strstr(p, "(IDX:");
-		int idx[GPUS], cnt;
-
-		if (!gres || sscanf(p, " Nodes=%255s", nodes) != 1 ||
-		    sscanf(gres, "(IDX:%255[0-9,-])", list) != 1)
-			continue;
-		cnt = parse_index_list(list, idx, GPUS);
-		ck_assert_int_eq(run(&hosts, "scontrol show hostnames '%s'",
-				     nodes), 0);
-		for (h = strtok_r(hosts, "\n", &save); h;
-		     h = strtok_r(NULL, "\n", &save)) {
-			ck_assert(a->n < NODES);
-			snprintf(a->node[a->n], sizeof(a->node[0]), "%s", h);
-			memcpy(a->gpus[a->n], idx, sizeof(int) * cnt);
-			a->cnt[a->n++] = cnt;
-		}
-		free(hosts);
-	}
-	free(l);
-}
-
-static int rack_of(const char *node)
-{
-	return (atoi(node + 4) - 1) / 2;	/* node1,2 -> 0; node3,4 -> 1 */
-}
-
-static void cancel_all(void)
-{
-	run(NULL, "scancel -u root; scancel -u hivedtest");
-	for (int i = 0; i < 120; i++) {
-		char *out = NULL;
-		run(&out, "squeue -h -o %%i");
-		bool empty = !out || !out[0];
-		free(out);
-		if (empty)
-			return;
-		usleep(500 * 1000);
-	}
-	ck_abort_msg("jobs still queued 60 s after scancel");
-}
 
 static void clean_queue(void)
 {

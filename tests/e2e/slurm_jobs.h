@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurm_jobs.h - submit, wait for and read jobs on the local test cluster
+ * (SLURM_CONF in the environment), for the end-to-end tests. Failures are
+ * Check assertions.
+ */
+#ifndef HIVED_E2E_SLURM_JOBS_H
+#define HIVED_E2E_SLURM_JOBS_H
+
+#include <stdbool.h>
+
+#define E2E_MAX_NODES 16
+#define E2E_MAX_GPUS 16
+
+/* A running job's GPUs per node, from "scontrol -d show job". */
+typedef struct {
+	int n;			/* nodes */
+	char node[E2E_MAX_NODES][32];
+	int gpus[E2E_MAX_NODES][E2E_MAX_GPUS];
+	int cnt[E2E_MAX_NODES];
+} alloc_t;
+
+/* "scontrol -d -o show job ID" (malloc()ed), NULL if unknown. */
+char *job_line(int id);
+bool job_has(int id, const char *text);
+bool wait_job(int id, const char *text, int seconds);
+/* sbatch --parsable ARGS --wrap 'sleep 600'; the job id. */
+int submit(const char *args);
+void job_alloc(int id, alloc_t *a);
+/* scancel every job of root and hivedtest, wait for an empty queue. */
+void cancel_all(void);
+/* node1,node2 -> 0; node3,node4 -> 1 (the test clusters' racks of 2). */
+int rack_of(const char *node);
+
+#endif
