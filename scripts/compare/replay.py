@@ -173,6 +173,7 @@ def main():
     next_poll = t0
     log("%s: %d jobs over %.0f s, deadline %.0f s" % (a.select, len(jobs), jobs[-1]["submit"], a.deadline))
     last_report = 0
+    failures = 0
     while True:
         now = time.time()
         if next_poll > now:
@@ -181,8 +182,13 @@ def main():
         t = time.time() - t0
         rc, out, err = run(["squeue", "-h", "-t", "all", "-o", "%i|%j|%T|%r"], timeout=30)
         if rc != 0:
+            failures += 1
             log("squeue failed at t=%.0f: %s" % (t, err.strip()))
+            if failures >= 30 or t > a.deadline + 60:
+                sub.stop = True
+                sys.exit("replay: slurmctld stopped answering; giving up")
             continue
+        failures = 0
         with sub.lock:
             by_id = dict(sub.by_id)
             n_sub = len(sub.submitted) + len(sub.failed)

@@ -125,6 +125,7 @@ def analyse(workload, rundir, gpus_per_socket):
     gpu_seconds = 0.0
     last_end = 0.0
     preempt_rows = 0
+    lost = 0.0               # GPU-seconds of runs that ended in preemption
     for i, j in jobs.items():
         rec = {"account": j["account"], "class": j["class"], "gpus": j["gpus"],
                "censored": i in censored, "submitted": i in sub}
@@ -138,6 +139,8 @@ def analyse(workload, rundir, gpus_per_socket):
             if s and e and e >= s:
                 gpu_seconds += (e - s) * j["gpus"]
                 last_end = max(last_end, e - t0)
+                if r["State"].split()[0] in ("PREEMPTED", "REQUEUED"):
+                    lost += (e - s) * j["gpus"]
         if sub_t and start_t:
             rec["delay"] = min(start_t) - min(sub_t)
             rec["delay_source"] = "sacct"
@@ -261,6 +264,7 @@ def analyse(workload, rundir, gpus_per_socket):
                     "under_quota_seconds_by_reason": {r: round(v, 1) for r, v in sorted(reasons.items())}},
         "affinity": affinity,
         "preemptions": preempt_rows,
+        "preempted_gpu_seconds": lost,
         "makespan": last_end,
         "gpu_utilization": gpu_seconds / (gpus_total * last_end) if last_end else None,
         "per_account": per_account,
@@ -327,6 +331,7 @@ def table(ct, hd, workload):
             None if c["share"] is None else 100.0 * c["share"],
             None if h["share"] is None else 100.0 * h["share"])
     add("preemptions (requeues)", ct["preemptions"], hd["preemptions"], 0)
+    add("… GPU-seconds those runs had used", ct["preempted_gpu_seconds"], hd["preempted_gpu_seconds"], 0)
     add("makespan (s)", ct["makespan"], hd["makespan"], 0)
     add("GPU utilization over the makespan (%)", 100.0 * (ct["gpu_utilization"] or 0),
         100.0 * (hd["gpu_utilization"] or 0))
