@@ -6,7 +6,7 @@
 
 namespace hived {
 
-CellId Engine::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed) {
+CellId Engine::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near) {
   std::vector<CellId> path;
   CellId v = vleaf;
   while (v != kNone && vcells_[v].bound == kNone) {
@@ -17,7 +17,7 @@ CellId Engine::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed) {
   if (v == kNone) {
     CellId root = path.back();
     path.pop_back();
-    p = BuddyAlloc(vcells_[root].chain, vcells_[root].level, allowed);
+    p = BuddyAlloc(vcells_[root].chain, vcells_[root].level, allowed, near);
     if (p == kNone) return kNone;
     vcells_[root].bound = p;
     pcells_[p].bound = root;

@@ -86,7 +86,7 @@ bool Allowed(const std::vector<uint8_t>& allowed, int32_t node) {
 // Take a free cell at `level` for a preassigned cell: a healthy one at that level,
 // else split a healthy higher cell that the safety margin can spare, else whatever
 // the plain buddy rule gives (the caller refuses to place a job on bad leaves).
-CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed) {
+CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed, CellId near) {
   Chain& ch = chains_[chain];
   auto allowed_cell = [&](CellId c) {
     if (allowed.empty()) return true;
@@ -135,6 +135,29 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
     FreeErase(c);
     return c;
   };
+  // A gang's later pods: a free cell inside the rack (or other cell) `near` that
+  // holds its first pod, if the safety margin allows, keeps the gang together.
+  if (near != kNone) {
+    CellId best = kNone;
+    std::vector<CellId> stack{near};
+    while (!stack.empty()) {
+      CellId x = stack.back();
+      stack.pop_back();
+      const PCell& p = pcells_[x];
+      if (p.level < level) continue;
+      if (p.flags & kFree) {
+        if (!p.bad && allowed_cell(x) &&
+            (best == kNone || p.level < pcells_[best].level ||
+             (p.level == pcells_[best].level && p.opp < pcells_[best].opp)))
+          best = x;
+        continue;
+      }
+      if (p.level > level)
+        for (int k = 0; k < ch.level_children[p.level]; k++) stack.push_back(p.first_child + k);
+    }
+    if (best != kNone && (pcells_[best].level == level || CanSplitSafely(chain, pcells_[best].level, level)))
+      return split_to(best, level);
+  }
   CellId c = pick_healthy(level);
   if (c != kNone) {
     FreeErase(c);

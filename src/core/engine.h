@@ -115,7 +115,7 @@ class Engine {
   void FreeErase(CellId c);
   void FreeRefile(CellId c);
   CellId FreeAncestor(CellId c) const;
-  CellId BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed);
+  CellId BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed, CellId near = kNone);
   bool BuddyTake(CellId c);  // take a specific cell out of the free lists
   void BuddyRelease(CellId c);
   int64_t Obtainable(int chain, int level, bool healthy_only) const;
@@ -123,7 +123,7 @@ class Engine {
   int64_t HealthyDesc(CellId c, int level) const;
   bool CanSplitSafely(int chain, int from_level, int to_level) const;
   // --- binding (binding.cpp) ---
-  CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed);
+  CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near = kNone);
   bool BindExact(CellId vleaf, CellId pleaf);
   void UnbindUp(CellId vleaf);
   CellId FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root, int min_level);

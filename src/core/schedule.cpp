@@ -271,8 +271,16 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::
   job_index_[req.job] = slot;
   std::vector<CellId> pleaves;
   bool ok = true;
+  // Later pods bind near the first one: inside the cell just above its node.
+  CellId near = kNone;
   for (CellId v : vleaves) {
-    CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, req.allowed);
+    CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, req.allowed, near);
+    if (p != kNone && near == kNone) {
+      int above = chains_[chain].node_level + 1;
+      CellId a = p;
+      while (a != kNone && pcells_[a].level < above) a = pcells_[a].parent;
+      near = a;
+    }
     if (p == kNone) {
       ok = false;
       break;
@@ -386,7 +394,15 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
         for (const auto& x : vcs_[vc].chains)
           if (x.chain == c) vch = &x;
         if (wl && pinned_root == kNone && vch && vch->cells_at_level[wl].empty()) {
-          for (CellId r : ch.cells_at_level[wl]) {
+          // Only racks with enough idle GPUs, tightest first.
+          int64_t need_gpus = 0;
+          for (const auto& m : req.members) need_gpus += int64_t{m.pods} * m.leaves;
+          std::vector<CellId> racks;
+          for (CellId r : ch.cells_at_level[wl])
+            if (pcells_[r].avail >= need_gpus) racks.push_back(r);
+          std::stable_sort(racks.begin(), racks.end(),
+                           [&](CellId a, CellId b) { return pcells_[a].avail < pcells_[b].avail; });
+          for (CellId r : racks) {
             Request t = req;
             std::vector<uint8_t> mask(node_names_.size(), 0);
             std::vector<CellId> stack{r};
