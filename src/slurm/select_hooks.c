@@ -82,6 +82,20 @@ static bool _quota_wait_take(uint32_t job_id)
 	return false;
 }
 
+/* Preemptors already logged and counted (a small ring is enough). */
+static uint32_t preempt_seen[QUOTA_WAIT_SLOTS];
+static int preempt_seen_next = 0;
+
+static bool _preempt_seen(uint32_t job_id)
+{
+	for (int i = 0; i < QUOTA_WAIT_SLOTS; i++)
+		if (preempt_seen[i] == job_id)
+			return true;
+	preempt_seen[preempt_seen_next] = job_id;
+	preempt_seen_next = (preempt_seen_next + 1) % QUOTA_WAIT_SLOTS;
+	return false;
+}
+
 static bool _verbose(void)
 {
 	const hived_settings *s = hived_ctld_settings();
@@ -399,9 +413,12 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}
-		info("select/hived: %pJ preempts %zu job(s) for its cells",
-		     job_ptr, d->n_preempted);
-		hived_status_count_preempt(d->n_preempted, 0);
+		/* Slurm asks again until the victims are gone: say it once. */
+		if (!_preempt_seen(job_ptr->job_id)) {
+			info("select/hived: %pJ preempts %zu job(s) for its cells",
+			     job_ptr, d->n_preempted);
+			hived_status_count_preempt(d->n_preempted, 0);
+		}
 		*preemptee_job_list = victims;
 	}
 	chosen = bit_alloc(bit_size(bitmap));
