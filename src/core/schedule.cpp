@@ -394,14 +394,15 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
         for (const auto& x : vcs_[vc].chains)
           if (x.chain == c) vch = &x;
         if (wl && pinned_root == kNone && vch && vch->cells_at_level[wl].empty()) {
-          // Only racks with enough idle GPUs, tightest first.
+          // Only racks whose idle or opportunistic (preemptible) GPUs suffice,
+          // tightest first.
           int64_t need_gpus = 0;
           for (const auto& m : req.members) need_gpus += int64_t{m.pods} * m.leaves;
+          auto room = [&](CellId r) { return int64_t{pcells_[r].avail} + pcells_[r].opp; };
           std::vector<CellId> racks;
           for (CellId r : ch.cells_at_level[wl])
-            if (pcells_[r].avail >= need_gpus) racks.push_back(r);
-          std::stable_sort(racks.begin(), racks.end(),
-                           [&](CellId a, CellId b) { return pcells_[a].avail < pcells_[b].avail; });
+            if (room(r) >= need_gpus) racks.push_back(r);
+          std::stable_sort(racks.begin(), racks.end(), [&](CellId a, CellId b) { return room(a) < room(b); });
           for (CellId r : racks) {
             Request t = req;
             std::vector<uint8_t> mask(node_names_.size(), 0);
