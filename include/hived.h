@@ -48,6 +48,8 @@ typedef struct {
 	const char *leaf_cell_type;   /* NULL: any GPU model the VC has */
 	const char *pinned_cell_id;   /* NULL: not pinned */
 	const char *within_cell_type; /* NULL: none; all GPUs inside one cell of this type */
+	/* NULL: none; each pod's GPUs inside one cell of this type (below the node) */
+	const char *pod_within_cell_type;
 	int lazy_preemption;          /* 1: demote instead of kill when preempted */
 	int distinct_nodes;           /* 1: no two pods on one node (Slurm -N) */
 	const hived_member *members;

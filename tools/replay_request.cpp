@@ -42,7 +42,7 @@ bool IsKnownKey(const char *key, RequestKind kind) {
                                         "priority",
                                         "leafCellType",
                                         "pinnedCellId",
-                                        "withinCellType",
+                                        "withinCellType",       "podWithinCellType",
                                         "lazyPreemptionEnable",
                                         "distinctNodes",
                                         "allowedNodes",
@@ -82,6 +82,7 @@ std::string JobRequest::Parse(const json_t *event, const hived_engine *engine, R
       {"leafCellType", &leaf_cell_type_, &has_leaf_cell_type_},
       {"pinnedCellId", &pinned_cell_id_, &has_pinned_cell_id_},
       {"withinCellType", &within_cell_type_, &has_within_cell_type_},
+      {"podWithinCellType", &pod_within_cell_type_, &has_pod_within_cell_type_},
   };
   for (const OptString &o : opt_strings) {
     if ((v = json_object_get(event, o.field)) != nullptr && !json_is_null(v)) {
@@ -220,6 +221,7 @@ void JobRequest::Link() {
   req_.leaf_cell_type = has_leaf_cell_type_ ? leaf_cell_type_.c_str() : nullptr;
   req_.pinned_cell_id = has_pinned_cell_id_ ? pinned_cell_id_.c_str() : nullptr;
   req_.within_cell_type = has_within_cell_type_ ? within_cell_type_.c_str() : nullptr;
+  req_.pod_within_cell_type = has_pod_within_cell_type_ ? pod_within_cell_type_.c_str() : nullptr;
   req_.lazy_preemption = lazy_preemption_ ? 1 : 0;
   req_.distinct_nodes = distinct_nodes_ ? 1 : 0;
   req_.members = members_.empty() ? nullptr : members_.data();

@@ -32,9 +32,9 @@ class JobRequest {
   std::string ParsePlacement(const json_t *placement, const hived_engine *engine);
   void Link();
 
-  std::string job_, vc_, leaf_cell_type_, pinned_cell_id_, within_cell_type_;
+  std::string job_, vc_, leaf_cell_type_, pinned_cell_id_, within_cell_type_, pod_within_cell_type_;
   bool has_vc_ = false, has_leaf_cell_type_ = false, has_pinned_cell_id_ = false,
-       has_within_cell_type_ = false, has_allowed_nodes_ = false;
+       has_within_cell_type_ = false, has_pod_within_cell_type_ = false, has_allowed_nodes_ = false;
   int32_t priority_ = 0;
   bool lazy_preemption_ = false, distinct_nodes_ = false, dry_run_ = false;
   std::vector<hived_member> members_;

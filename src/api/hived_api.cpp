@@ -75,6 +75,7 @@ hived::Status ToRequest(const hived_engine* e, const hived_job_request* r, hived
   q->leaf_type = r->leaf_cell_type ? r->leaf_cell_type : "";
   q->pinned_id = r->pinned_cell_id ? r->pinned_cell_id : "";
   q->within_type = r->within_cell_type ? r->within_cell_type : "";
+  q->pod_within_type = r->pod_within_cell_type ? r->pod_within_cell_type : "";
   q->lazy = r->lazy_preemption != 0;
   q->distinct_nodes = r->distinct_nodes != 0;
   if (r->n_members && !r->members) return hived::Status::Err(hived::Code::kInval, "members: NULL");

@@ -35,6 +35,7 @@ struct Request {
   std::string leaf_type;
   std::string pinned_id;
   std::string within_type;
+  std::string pod_within_type;  // empty: none; each pod inside one cell of this type
   bool lazy = false;
   bool distinct_nodes = false;
   std::vector<Member> members;

@@ -181,7 +181,10 @@ struct PhysicalView {
 template <class V>
 class Placer {
  public:
-  Placer(const V& v, bool pack, bool distinct) : v_(v), pack_(pack), distinct_(distinct) {}
+  // pod_level > 0: every pod inside one cell of that level (Slurm's
+  // --gres-flags=enforce-binding: a pod on one socket).
+  Placer(const V& v, bool pack, bool distinct, int pod_level = 0)
+      : v_(v), pack_(pack), distinct_(distinct), pod_level_(pod_level) {}
 
   // Fills leaves[pod index]; false if the gang does not fit.
   bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<CellId>>* leaves) {
@@ -199,7 +202,7 @@ class Placer {
       CellId best = kNone;
       int best_g = 0, best_free = 0, best_root = 0, seen = 0;
       v_.ForEachUnit(pods[0].size, pack_, [&](CellId u) {
-        if (!v_.UnitOk(u) || Eff(u) < pods[0].size) return false;
+        if (!v_.UnitOk(u) || !Fits(u, pods[0].size)) return false;
         if (pack_) {
           int f = Eff(u), r = v_.RootLevel(u);
           if (best != kNone && f > best_free) return true;
@@ -218,7 +221,8 @@ class Placer {
         return best_g == 0;
       });
       if (best == kNone) return false;
-      Pick(best, pods[0].size, &(*leaves)[pods[0].index]);
+      Pick(pod_level_ ? BestCellAt(best, pod_level_, pods[0].size) : best, pods[0].size,
+           &(*leaves)[pods[0].index]);
       return true;
     }
     int top = v_.TopLevel();
@@ -355,6 +359,7 @@ class Placer {
       if (!v_.UnitOk(u)) return false;
       CellId cell = BestCellAt(u, within_level, total);
       if (cell == kNone) return false;
+      if (pod_level_) return ok = AssignBound(pods, {cell}, leaves);
       for (const auto& p : pods) Pick(cell, p.size, &(*leaves)[p.index]);
       ok = true;
       return true;
@@ -373,9 +378,60 @@ class Placer {
     return best;
   }
 
+  bool Fits(CellId u, int size) const {
+    return pod_level_ ? BestCellAt(u, pod_level_, size) != kNone : Eff(u) >= size;
+  }
+
+  // Like Assign, but each pod must lie inside one cell of pod_level_, so free
+  // counts per unit are not enough: pods are picked one by one and the cells
+  // they take count for the next.
+  bool AssignBound(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
+                   std::vector<std::vector<CellId>>* leaves) {
+    auto keys = taken_keys_;
+    auto vals = taken_vals_;
+    size_t n = taken_n_;
+    std::vector<int32_t> nodes_used;
+    for (const auto& p : pods) {
+      CellId best = kNone;
+      CellId best_unit = kNone;
+      for (CellId u : units) {
+        if (!v_.UnitOk(u)) continue;
+        int32_t node = v_.UnitNode(u);
+        if (distinct_ && node >= 0 && std::find(nodes_used.begin(), nodes_used.end(), node) != nodes_used.end())
+          continue;
+        CellId c = BestCellAt(u, pod_level_, p.size);
+        if (c == kNone) continue;
+        bool better;
+        if (best == kNone) {
+          better = true;
+        } else if (pack_) {
+          better = Eff(c) < Eff(best);
+        } else {
+          int gi = v_.Guaranteed(u), gb = v_.Guaranteed(best_unit);
+          better = gi < gb || (gi == gb && Eff(u) > Eff(best_unit));
+        }
+        if (better) {
+          best = c;
+          best_unit = u;
+        }
+      }
+      if (best == kNone) {
+        taken_keys_ = std::move(keys);
+        taken_vals_ = std::move(vals);
+        taken_n_ = n;
+        for (auto& l : *leaves) l.clear();
+        return false;
+      }
+      if (v_.UnitNode(best_unit) >= 0) nodes_used.push_back(v_.UnitNode(best_unit));
+      Pick(best, p.size, &(*leaves)[p.index]);
+    }
+    return true;
+  }
+
   // Greedy: biggest pod first, each to the best-fitting unit among `units`.
   bool Assign(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
               std::vector<std::vector<CellId>>* leaves) {
+    if (pod_level_) return AssignBound(pods, units, leaves);
     std::vector<int> rem(units.size());
     std::vector<uint8_t> used(units.size(), 0);
     std::vector<int32_t> nodes_used;
@@ -412,6 +468,7 @@ class Placer {
   const V& v_;
   bool pack_;
   bool distinct_;
+  int pod_level_;
   std::vector<CellId> taken_keys_;
   std::vector<int> taken_vals_;
   size_t taken_n_ = 0;
@@ -429,6 +486,11 @@ int WithinLevel(const Chain& ch, const std::string& type) {
   for (int l = 1; l <= ch.levels; l++)
     if (ch.level_type[l] == type) return l;
   return -1;
+}
+// Below the node level only: a pod never leaves its node anyway.
+int PodLevel(const Chain& ch, const Request& req) {
+  int l = WithinLevel(ch, req.pod_within_type);
+  return l > 0 && l < ch.node_level ? l : 0;
 }
 void Flatten(const std::vector<std::vector<CellId>>& per_pod, std::vector<CellId>* out) {
   out->clear();
@@ -449,7 +511,7 @@ bool Engine::PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_r
   if (within > chains_[chain].node_level && pinned_root == kNone && vch->cells_at_level[within].empty()) within = 0;
   VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}};
   view.Prepare();
-  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes);
+  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes, PodLevel(chains_[chain], req));
   std::vector<std::vector<CellId>> per_pod;
   if (!placer.Place(Pods(req), within, &per_pod)) return false;
   Flatten(per_pod, vleaves);
@@ -460,7 +522,7 @@ bool Engine::PlacePhysical(const Request& req, int chain, std::vector<CellId>* p
   int within = WithinLevel(chains_[chain], req.within_type);
   if (within < 0) return false;
   PhysicalView view{*this, chain, req.allowed};
-  Placer<PhysicalView> placer(view, /*pack=*/false, req.distinct_nodes);
+  Placer<PhysicalView> placer(view, /*pack=*/false, req.distinct_nodes, PodLevel(chains_[chain], req));
   std::vector<std::vector<CellId>> per_pod;
   if (!placer.Place(Pods(req), within, &per_pod)) return false;
   Flatten(per_pod, pleaves);

@@ -56,6 +56,8 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
     for (const auto& ch : chains_) leaf |= ch.leaf_type == req.within_type;
     if (!leaf) return Status::Err(Code::kNoEnt, "withinCellType: unknown cell type '" + req.within_type + "'");
   }
+  if (!req.pod_within_type.empty() && !type_index_.count(req.pod_within_type))
+    return Status::Err(Code::kNoEnt, "podWithinCellType: unknown cell type '" + req.pod_within_type + "'");
   auto chain_fits = [&](int c) {
     const Chain& ch = chains_[c];
     if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
@@ -88,7 +90,7 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
     return Status::Ok();
   }
   // Shapes that can never fit are rejected rather than left waiting forever.
-  bool any = false;
+  bool any = false, pod_too_big = false;
   int max_pod = 0;
   for (const auto& m : req.members) max_pod = std::max(max_pod, m.leaves);
   for (int c : *chains) {
@@ -99,6 +101,15 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
       for (int l = 1; l <= ch.levels; l++)
         if (ch.level_type[l] == req.within_type) within_leaves = ch.desc[l][1];
       if (total > within_leaves) continue;  // the whole job must fit one such cell
+    }
+    if (!req.pod_within_type.empty()) {
+      int64_t pod_leaves = -1;
+      for (int l = 1; l <= ch.levels; l++)
+        if (ch.level_type[l] == req.pod_within_type) pod_leaves = ch.desc[l][1];
+      if (max_pod > pod_leaves) {  // each pod must fit one such cell
+        pod_too_big = true;
+        continue;
+      }
     }
     int64_t cap = 0;
     if (req.priority >= 0 && req.pinned_id.empty()) {
@@ -119,6 +130,10 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
       cap = ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
     }
     if (max_pod <= unit && total <= cap) any = true;
+  }
+  if (!any && pod_too_big) {
+    d->reason = "a pod of " + std::to_string(max_pod) + " GPUs cannot fit inside one " + req.pod_within_type + " cell";
+    return Status::Ok();
   }
   if (!any) {
     d->reason = req.priority >= 0 ? "the job needs " + std::to_string(total) + " GPUs (largest pod " +
@@ -307,6 +322,22 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::
       while (a != kNone && pcells_[a].level < wl) a = pcells_[a].parent;
       if (common == kNone) common = a;
       if (a != common) ok = false;
+    }
+  }
+  if (ok && !req.pod_within_type.empty()) {
+    // Each pod inside one physical cell of the asked type.
+    const Chain& ch = chains_[chain];
+    int pl = 0;
+    for (int l = 1; l < ch.node_level; l++)
+      if (ch.level_type[l] == req.pod_within_type) pl = l;
+    for (const auto& pod : pl ? SplitPods(req, pleaves, pcells_) : std::vector<Pod>{}) {
+      CellId common = kNone;
+      for (CellId p : pod.leaves) {
+        CellId a = p;
+        while (a != kNone && pcells_[a].level < pl) a = pcells_[a].parent;
+        if (common == kNone) common = a;
+        if (a != common) ok = false;
+      }
     }
   }
   if (ok && req.distinct_nodes) {
