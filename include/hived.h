@@ -170,6 +170,9 @@ int32_t hived_node_leaf_count(const hived_engine *e, size_t node);
 /* The cell type one level above the node level in the node's chain (a rack),
  * or NULL if nodes are top-level cells. */
 const char *hived_node_parent_type(const hived_engine *e, size_t node);
+/* The cell type below the node level, in the node's chain, whose cells hold
+ * exactly `leaves` GPUs (a socket of a node with 2 sockets), or NULL. */
+const char *hived_node_child_type(const hived_engine *e, size_t node, int32_t leaves);
 
 /* --- the config an engine is built from, as a Slurm site has it -------- */
 

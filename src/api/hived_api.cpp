@@ -463,6 +463,12 @@ const char* hived_node_parent_type(const hived_engine* e, size_t node) {
   return t ? t->c_str() : nullptr;
 }
 
+const char* hived_node_child_type(const hived_engine* e, size_t node, int32_t leaves) {
+  if (!e || node >= e->engine->NodeCount()) return nullptr;
+  const std::string* t = e->engine->NodeChildType(node, leaves);
+  return t ? t->c_str() : nullptr;
+}
+
 hived_rc hived_settings_load(const char* config_json, hived_settings** out, char* errbuf, size_t errlen) {
   if (out) *out = nullptr;
   if (!config_json || !out) {

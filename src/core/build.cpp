@@ -436,6 +436,15 @@ const std::string* Engine::NodeParentType(size_t node) const {
   return nullptr;
 }
 
+const std::string* Engine::NodeChildType(size_t node, int32_t leaves) const {
+  for (CellId c : node_cells_[node]) {
+    const Chain& ch = chains_[pcells_[c].chain];
+    for (int l = 2; l < ch.node_level; l++)
+      if (ch.desc[l][1] == leaves) return &ch.level_type[l];
+  }
+  return nullptr;
+}
+
 bool Engine::IsUnit(CellId v) const {
   const VCell& c = vcells_[v];
   int nl = chains_[c.chain].node_level;

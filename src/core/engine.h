@@ -94,6 +94,7 @@ class Engine {
   bool HasLeafType(const std::string& t) const;
   int32_t NodeLeafCount(size_t node) const;
   const std::string* NodeParentType(size_t node) const;
+  const std::string* NodeChildType(size_t node, int32_t leaves) const;
 
   std::string InspectCluster() const;
   std::string InspectTopology() const;

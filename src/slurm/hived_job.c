@@ -18,6 +18,9 @@
 #include "hived_ctld.h"
 #include "hived_job.h"
 
+/* The longest cell type or pinned cell id hived_spank lets a user type. */
+#define HIVED_SPANK_NAME_MAX 63
+
 /* The job's single "gpu" GRES request, or NULL (none, or several). */
 static gres_job_state_t *_gpu_state(List gres_list, int *entries)
 {
@@ -76,6 +79,36 @@ static int32_t _max_node_gpus(hived_engine *e)
 }
 
 /*
+ * The socket cell type for --gres-flags=enforce-binding: the cells below the
+ * node holding a socket's share of its GPUs (gres.conf gives each socket the
+ * same number in the clusters HiveD models). NULL when the biggest pod does not
+ * fit one socket: Slurm then binds it to several sockets, and so does HiveD.
+ */
+static const char *_socket_type(hived_engine *e, bitstr_t *bitmap,
+				int32_t biggest_pod)
+{
+	size_t n = hived_node_count(e);
+
+	for (size_t i = 0; i < n; i++) {
+		int idx = hived_ctld_slurm_index(i);
+		node_record_t *node_ptr;
+		int32_t leaves = hived_node_leaf_count(e, i);
+
+		if ((idx < 0) || (idx >= node_record_count) ||
+		    (bitmap && !bit_test(bitmap, idx)) ||
+		    !(node_ptr = node_record_table_ptr[idx]))
+			continue;
+		if ((node_ptr->tot_sockets < 2) || (leaves < 2) ||
+		    (leaves % node_ptr->tot_sockets) ||
+		    (biggest_pod > leaves / node_ptr->tot_sockets))
+			return NULL;
+		return hived_node_child_type(e, i,
+					     leaves / node_ptr->tot_sockets);
+	}
+	return NULL;
+}
+
+/*
  * One of hived_spank's options from the job's SPANK environment, or NULL.
  * slurmctld stores what sbatch/salloc/srun set with spank_job_control_setenv()
  * as "SPANK_<NAME>=value".
@@ -105,18 +138,55 @@ static bool _spank_flag(job_record_t *job_ptr, const char *name)
 }
 
 /*
+ * The SPANK environment is whatever the submitting client sent: sbatch with
+ * hived_spank checks these values, but a user's own client (libslurm, or a
+ * slurm.conf copy with another plugstack.conf) can send any bytes. Accept only
+ * what hived_spank itself would pass, so a crafted value never reaches the
+ * engine, the SystemComment or hived_status.json.
+ */
+static bool _spank_name_ok(const char *v, const char *punct)
+{
+	size_t len = strlen(v);
+
+	if (!len || (len > HIVED_SPANK_NAME_MAX))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = v[i];
+
+		if (!((c >= 'a') && (c <= 'z')) &&
+		    !((c >= 'A') && (c <= 'Z')) &&
+		    !((c >= '0') && (c <= '9')) && !strchr(punct, c))
+			return false;
+	}
+	return true;
+}
+
+/*
  * --hived-within / --hived-pinned only narrow where the job may run, so their
  * values are the user's to choose; the engine still checks them (a pinned cell
  * must be one of the job's own VC). --hived-opportunistic can only lower the
- * class; nothing here raises it.
+ * class; nothing here raises it. RET true (refuse the job, *why set) for a
+ * value hived_spank would not have sent.
  */
-static void _apply_spank(job_record_t *job_ptr, hived_job_ask_t *ask)
+static bool _apply_spank(job_record_t *job_ptr, hived_job_ask_t *ask,
+			 char **why)
 {
 	const char *within = _spank_value(job_ptr, "HIVED_WITHIN");
 	const char *pinned = _spank_value(job_ptr, "HIVED_PINNED");
 	bool lazy = _spank_flag(job_ptr, "HIVED_LAZY_PREEMPT");
 	bool opp = _spank_flag(job_ptr, "HIVED_OPPORTUNISTIC");
+	const char *bad = NULL;
 
+	if (within && within[0] && !_spank_name_ok(within, "_-"))
+		bad = "within";
+	else if (pinned && pinned[0] && !_spank_name_ok(pinned, "._:/-"))
+		bad = "pinned";
+	if (bad) {
+		/* The value itself is not echoed: it may hold anything. */
+		*why = xstrdup_printf("--hived-%s: the value sent with the job is not one sbatch accepts (at most %d letters, digits and the punctuation of hived.conf names); job refused",
+				      bad, HIVED_SPANK_NAME_MAX);
+		return true;
+	}
 	if (within && within[0]) {
 		xfree(ask->within_type);
 		ask->within_type = xstrdup(within);
@@ -139,6 +209,7 @@ static void _apply_spank(job_record_t *job_ptr, hived_job_ask_t *ask)
 		xstrfmtcat(ask->asked, "%sopportunistic",
 			   ask->asked ? " " : "");
 	}
+	return false;
 }
 
 /*
@@ -257,7 +328,20 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->within_type = xstrdup(hived_node_parent_type(e, 0));
 		ask->req.within_cell_type = ask->within_type;
 	}
-	_apply_spank(job_ptr, ask);
+	if (job_ptr->bit_flags & GRES_ENFORCE_BIND) {
+		int32_t biggest = 0;
+		const char *t;
+
+		for (size_t m = 0; m < ask->req.n_members; m++)
+			if (ask->members[m].leaf_cell_number > biggest)
+				biggest = ask->members[m].leaf_cell_number;
+		if ((t = _socket_type(e, bitmap, biggest))) {
+			ask->pod_within_type = xstrdup(t);
+			ask->req.pod_within_cell_type = ask->pod_within_type;
+		}
+	}
+	if (_apply_spank(job_ptr, ask, why))
+		return HIVED_JOB_REFUSE;
 
 	n_nodes = hived_node_count(e);
 	ask->allowed = xcalloc(n_nodes ? n_nodes : 1, 1);
@@ -284,6 +368,7 @@ extern void hived_job_ask_free(hived_job_ask_t *ask)
 	xfree(ask->vc);
 	xfree(ask->leaf_type);
 	xfree(ask->within_type);
+	xfree(ask->pod_within_type);
 	xfree(ask->pinned_id);
 	xfree(ask->asked);
 	xfree(ask->allowed);

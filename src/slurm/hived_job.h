@@ -25,6 +25,7 @@ typedef struct {
 	char *vc;		/* engine's spelling of the VC name */
 	char *leaf_type;
 	char *within_type;
+	char *pod_within_type;	/* --gres-flags=enforce-binding: a socket */
 	char *pinned_id;
 	char *asked;		/* the user's --hived-* options, for the comment */
 	uint8_t *allowed;	/* hived_node_count() bytes */

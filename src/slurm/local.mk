@@ -19,6 +19,7 @@ hived_plugin_ldflags = -module -avoid-version -shared \
 src_slurm_select_hived_la_SOURCES = \
 	src/slurm/select_hived.c \
 	src/slurm/select_hooks.c src/slurm/select_hooks.h \
+	src/slurm/core_steer.c src/slurm/core_steer.h \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
 	src/slurm/hived_job.c src/slurm/hived_job.h \
 	src/slurm/ctld_symbols.h \

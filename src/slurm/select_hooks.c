@@ -14,6 +14,7 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "core_steer.h"
 #include "ctld_symbols.h"
 #include "hived_ctld.h"
 #include "hived_job.h"
@@ -310,7 +311,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	const hived_decision *d = NULL;
 	hived_engine *e;
 	char *why = NULL;
-	bitstr_t *chosen = NULL;
+	bitstr_t *chosen = NULL, *near;
 	int rc, cnt;
 	hived_job_kind_t kind;
 
@@ -445,10 +446,27 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		goto forward;
 	}
 	bit_copybits(bitmap, chosen);
+	rc = SLURM_ERROR;
+	if ((mode == SELECT_MODE_RUN_NOW) &&
+	    (near = hived_core_steer(d, exc_core_bitmap))) {
+		rc = fwd(job_ptr, bitmap, cnt, (max_nodes < (uint32_t) cnt) ?
+			 (uint32_t) cnt : max_nodes, cnt, mode,
+			 preemptee_candidates, preemptee_job_list, near);
+		FREE_NULL_BITMAP(near);
+		if (rc != SLURM_SUCCESS) {
+			/* job_test is destructive of the bitmap. */
+			bit_copybits(bitmap, chosen);
+			if (_verbose())
+				info("select/hived: %pJ: no free cores next to its GPUs; cores from any socket",
+				     job_ptr);
+		}
+	}
+	if (rc != SLURM_SUCCESS)
+		rc = fwd(job_ptr, bitmap, cnt, (max_nodes < (uint32_t) cnt) ?
+			 (uint32_t) cnt : max_nodes, cnt, mode,
+			 preemptee_candidates, preemptee_job_list,
+			 exc_core_bitmap);
 	FREE_NULL_BITMAP(chosen);
-	rc = fwd(job_ptr, bitmap, cnt, (max_nodes < (uint32_t) cnt) ?
-		 (uint32_t) cnt : max_nodes, cnt, mode, preemptee_candidates,
-		 preemptee_job_list, exc_core_bitmap);
 	if ((rc == SLURM_SUCCESS) && (mode == SELECT_MODE_RUN_NOW)) {
 		pending_t *p = xmalloc(sizeof(*p));
 		pending_t *old = _pending_take(job_ptr->job_id);

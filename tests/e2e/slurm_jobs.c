@@ -64,13 +64,15 @@ void job_alloc(int id, alloc_t *a)
 	ck_assert_msg(l, "job %d unknown", id);
 	for (p = strstr(l, " Nodes="); p; p = strstr(p + 1, " Nodes=")) {
 		char nodes[256], list[256], *hosts = NULL, *h, *save = NULL;
-		char *gres = strstr(p, "(IDX:");
-		int idx[E2E_MAX_GPUS], cnt;
+		char *gres = strstr(p, "(IDX:"), cpu_list[256] = "";
+		int idx[E2E_MAX_GPUS], cnt, cpus[64], ncpus = 0;
 
 		if (!gres || sscanf(p, " Nodes=%255s", nodes) != 1 ||
 		    sscanf(gres, "(IDX:%255[0-9,-])", list) != 1)
 			continue;
 		cnt = parse_index_list(list, idx, E2E_MAX_GPUS);
+		if (sscanf(p, " Nodes=%*s CPU_IDs=%255[0-9,-]", cpu_list) == 1)
+			ncpus = parse_index_list(cpu_list, cpus, 64);
 		ck_assert_int_eq(run(&hosts, "scontrol show hostnames '%s'",
 				     nodes), 0);
 		for (h = strtok_r(hosts, "\n", &save); h;
@@ -78,6 +80,8 @@ void job_alloc(int id, alloc_t *a)
 			ck_assert(a->n < E2E_MAX_NODES);
 			snprintf(a->node[a->n], sizeof(a->node[0]), "%s", h);
 			memcpy(a->gpus[a->n], idx, sizeof(int) * cnt);
+			memcpy(a->cpus[a->n], cpus, sizeof(int) * ncpus);
+			a->ncpus[a->n] = ncpus;
 			a->cnt[a->n++] = cnt;
 		}
 		free(hosts);

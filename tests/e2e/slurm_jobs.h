@@ -18,6 +18,8 @@ typedef struct {
 	char node[E2E_MAX_NODES][32];
 	int gpus[E2E_MAX_NODES][E2E_MAX_GPUS];
 	int cnt[E2E_MAX_NODES];
+	int cpus[E2E_MAX_NODES][64];	/* CPU_IDs */
+	int ncpus[E2E_MAX_NODES];
 } alloc_t;
 
 /* "scontrol -d -o show job ID" (malloc()ed), NULL if unknown. */

@@ -225,6 +225,73 @@ START_TEST(test_rack_job)
 }
 END_TEST
 
+/*
+ * hived-cluster's gres.conf puts GPUs 0-3 next to cores 0-7 (socket 0) and
+ * GPUs 4-7 next to cores 8-15 (socket 1).
+ */
+#define GPU_SOCKET(g) ((g) / (GPUS / 2))
+#define CPU_SOCKET(c) ((c) / GPUS)
+
+static void assert_cores_near_gpus(int id)
+{
+	alloc_t a;
+
+	job_alloc(id, &a);
+	ck_assert_int_eq(a.n, 1);
+	ck_assert_msg(a.ncpus[0] > 0, "job %d: no CPU_IDs", id);
+	for (int c = 0; c < a.ncpus[0]; c++)
+		for (int g = 0; g < a.cnt[0]; g++)
+			ck_assert_msg(CPU_SOCKET(a.cpus[0][c]) == GPU_SOCKET(a.gpus[0][g]),
+				      "job %d: CPU %d is on socket %d, its GPU %d on socket %d",
+				      id, a.cpus[0][c], CPU_SOCKET(a.cpus[0][c]),
+				      a.gpus[0][g], GPU_SOCKET(a.gpus[0][g]));
+}
+
+/*
+ * Cores come from the socket of the GPUs HiveD chose, and
+ * --gres-flags=enforce-binding keeps a node's GPUs on one socket: the job
+ * waits rather than straddle two (issue 4).
+ */
+START_TEST(test_cores_and_enforce_binding)
+{
+	int one_a, one_b, three, bound3, bound2;
+	alloc_t a;
+
+	/* Socket 0 of node1 keeps 2 free GPUs, socket 1 one. */
+	one_a = submit("-A vc1 -w node1 -c 2 --gres=gpu:1");
+	ck_assert(wait_job(one_a, "JobState=RUNNING", 30));
+	one_b = submit("-A vc1 -w node1 -c 2 --gres=gpu:1");
+	ck_assert(wait_job(one_b, "JobState=RUNNING", 30));
+	three = submit("-A vc1 -w node1 -c 2 --gres=gpu:3");
+	ck_assert(wait_job(three, "JobState=RUNNING", 30));
+	job_alloc(three, &a);
+	ck_assert_msg(GPU_SOCKET(a.gpus[0][0]) == 1,
+		      "the 3-GPU job is on socket 0 (GPU %d), expected the empty socket 1",
+		      a.gpus[0][0]);
+	/* cons_tres alone hands out the lowest free cores: socket 0's. */
+	assert_cores_near_gpus(one_a);
+	assert_cores_near_gpus(one_b);
+	assert_cores_near_gpus(three);
+
+	bound3 = submit("-A vc1 -w node1 -c 2 --gres=gpu:3 --gres-flags=enforce-binding");
+	if (!wait_job(bound3, "SystemComment=hived: VC 'vc1'", 20)) {
+		char *l = job_line(bound3);
+		ck_abort_msg("the enforce-binding 3-GPU job does not wait for a socket: %s", l);
+	}
+	ck_assert_msg(job_has(bound3, "JobState=PENDING"),
+		      "enforce-binding 3-GPU job runs though no socket of node1 has 3 free GPUs");
+	run(NULL, "scancel %d", bound3);
+
+	bound2 = submit("-A vc1 -w node1 -c 2 --gres=gpu:2 --gres-flags=enforce-binding");
+	ck_assert(wait_job(bound2, "JobState=RUNNING", 30));
+	job_alloc(bound2, &a);
+	ck_assert_int_eq(a.cnt[0], 2);
+	ck_assert_int_eq(GPU_SOCKET(a.gpus[0][0]), GPU_SOCKET(a.gpus[0][1]));
+	assert_cores_near_gpus(bound2);
+	cancel_all();
+}
+END_TEST
+
 /* A DOWN node's cells are bad; RESUME makes them healthy again. */
 START_TEST(test_node_down_and_back)
 {
@@ -464,6 +531,7 @@ int main(void)
 	tcase_add_test(tc, test_priority_preemption);
 	tcase_add_test(tc, test_backfill_estimate);
 	tcase_add_test(tc, test_rack_job);
+	tcase_add_test(tc, test_cores_and_enforce_binding);
 	tcase_add_test(tc, test_node_down_and_back);
 	tcase_add_test(tc, test_restart_keeps_cells);
 	tcase_add_test(tc, test_reconfigure_bad_conf);
