@@ -4,3 +4,4 @@
 include tests/unit/local.mk
 include tests/scenarios/local.mk
 include tests/e2e/local.mk
+include tests/fuzz/local.mk
