@@ -78,6 +78,9 @@ bool ReadAll(const std::string& path, std::string* text, std::string* err) {
   if (!in) {
     *err = path + ": " + strerror(errno);
     if (errno == ENOENT) *err += " (is slurmctld running select/hived with a valid hived.conf?)";
+    if (errno == EACCES)
+      *err += " (select/hived keeps it to SlurmUser when slurm.conf's PrivateData hides jobs,"
+              " accounts or usage; squeue shows your own jobs, an administrator can run hivedctl)";
     return false;
   }
   std::ostringstream ss;
@@ -92,10 +95,20 @@ bool WriteFile(const std::string& path, const std::string& text, std::string* er
     fwrite(text.data(), 1, text.size(), stdout);
     return true;
   }
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // mkstemp: a new file of our own, never a name someone else prepared (the
+  // output may go to /tmp, and hivedctl may run as root).
+  std::string tmp = path + ".XXXXXX";
+  int fd = mkstemp(&tmp[0]);
   if (fd < 0) {
     *err = tmp + ": " + strerror(errno);
+    return false;
+  }
+  const mode_t mask = umask(0);  // mkstemp gives 0600; keep what open(0644) would give
+  umask(mask);
+  if (fchmod(fd, 0644 & ~mask)) {
+    *err = tmp + ": " + strerror(errno);
+    close(fd);
+    unlink(tmp.c_str());
     return false;
   }
   size_t done = 0;

@@ -174,28 +174,56 @@ static char *_compose(hived_engine *e)
 	xstrfmtcat(out, "],\"timing\":{\"jobTestCalls\":%"PRIu64
 		   ",\"jobTestMeanUs\":%.1f,\"jobTestP99Us\":%"PRIu64
 		   ",\"jobTestMaxUs\":%"PRIu64"},\"counters\":{\"preemptions\":%"
-		   PRIu64",\"lazyPreemptions\":%"PRIu64"}}\n",
+		   PRIu64",\"lazyPreemptions\":%"PRIu64"},"
+		   "\"memory\":{\"engineBytes\":%zu}}\n",
 		   n_calls, n_calls ? (double) sum_us / n_calls : 0.0, p99,
-		   max_us, n_killed, n_lazy);
+		   max_us, n_killed, n_lazy, hived_memory_bytes(e));
 	return out;
+}
+
+/*
+ * With PrivateData hiding jobs, accounts or usage, squeue and sacctmgr show a
+ * user only their own; the status file names every job, its VC and its GPUs,
+ * so it is then kept to SlurmUser (and root), like the state file.
+ */
+static mode_t _status_mode(void)
+{
+	return (slurm_conf.private_data &
+		(PRIVATE_DATA_JOBS | PRIVATE_DATA_ACCOUNTS |
+		 PRIVATE_DATA_USAGE)) ? 0600 : 0644;
 }
 
 static void _write(const char *text)
 {
+	static mode_t last_mode = 0;
 	char *path, *tmp;
 	int fd;
 	size_t len = strlen(text), done = 0;
+	mode_t mode = _status_mode();
 
 	path = xstrdup_printf("%s/hived_status.json",
 			      slurm_conf.state_save_location ?
 			      slurm_conf.state_save_location : ".");
 	tmp = xstrdup_printf("%s.new", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * A fresh file, never one that is already there (a leftover with a wider
+	 * mode, or a symlink planted by whoever can write the directory).
+	 */
+	(void) unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  mode);
 	if (fd < 0) {
 		error("select/hived: cannot write %s: %m", tmp);
 		goto out;
 	}
-	(void) fchmod(fd, 0644);	/* whatever the umask: users read it */
+	(void) fchmod(fd, mode);	/* whatever the umask */
+	if (mode != last_mode) {
+		info("select/hived: %s is readable by %s",
+		     path, (mode == 0600) ?
+		     "SlurmUser only (PrivateData hides jobs, accounts or usage)" :
+		     "every user");
+		last_mode = mode;
+	}
 	while (done < len) {
 		ssize_t w = write(fd, text + done, len - done);
 		if (w < 0 && errno == EINTR)

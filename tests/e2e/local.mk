@@ -56,3 +56,22 @@ clean-e2e-user:
 	-test ! -d tests/e2e/cluster-user || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-user
 	-rm -rf tests/e2e/cluster-user
 .PHONY: clean-e2e-user
+
+# Security (issue 9): as unprivileged users, another VC's cells or pinned cell, a
+# higher class or priority through options, environment or a libslurm client;
+# the plugin's files and PrivateData.
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_security
+TESTS += tests/e2e/test_security
+endif
+tests_e2e_test_security_SOURCES = tests/e2e/test_security.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
+tests_e2e_test_security_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
+tests_e2e_test_security_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_security_LDADD = $(CHECK_LIBS) -ldl
+
+clean-e2e-cluster: clean-e2e-security
+clean-e2e-security:
+	-test ! -d tests/e2e/cluster-security || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-security
+	-rm -rf tests/e2e/cluster-security
+.PHONY: clean-e2e-security
