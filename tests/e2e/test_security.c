@@ -371,6 +371,7 @@ START_TEST(test_no_raise)
 	free(out);
 	ck_assert(wait_job(id, "JobState=RUNNING", 60));
 	c = wait_comment(id, 10);
+	fprintf(stderr, "test_security: no-cell account job %d: %s\n", id, c);
 	ck_assert_msg(strstr(c, "(no VC, opportunistic)"),
 		      "job of an account without cells: %s", c);
 	free(c);
@@ -390,6 +391,8 @@ START_TEST(test_no_raise)
 	ck_assert(opp > 0);
 	free(out);
 	sleep(3);
+	fprintf(stderr, "test_security: priority of vc2's job %ld, of the no-cell account's %ld\n",
+		priority_of(base), priority_of(opp));
 	ck_assert_msg(priority_of(opp) < priority_of(base),
 		      "no-cell account job %d (%ld) outranks vc2's job %d (%ld)",
 		      opp, priority_of(opp), base, priority_of(base));
@@ -407,12 +410,15 @@ static void assert_kept_off(int id, const char *sbatch_out, const char *what)
 	char *c;
 
 	if (id <= 0) {
+		fprintf(stderr, "test_security: %s: refused at submit (%d) %s", what,
+			id, sbatch_out ? sbatch_out : "\n");
 		ck_assert_msg(!sbatch_out || strstr(sbatch_out, "not available") ||
 			      strstr(sbatch_out, "VC1-PIN"),
 			      "%s: refused for another reason: %s", what, sbatch_out);
 		return;
 	}
 	c = wait_comment(id, 20);
+	fprintf(stderr, "test_security: %s: job %d pending: %s\n", what, id, c);
 	ck_assert_msg(strstr(c, "pinned") && !job_has(id, "JobState=RUNNING") &&
 		      !job_has(id, "NodeList=node4"), "%s: job %d: %s", what, id, c);
 	free(c);
@@ -484,6 +490,7 @@ START_TEST(test_crafted_values)
 		free(line);
 		ck_assert(!job_has(id, "JobState=RUNNING"));
 	} else {
+		fprintf(stderr, "test_security: crafted value refused at submit (%d)\n", id);
 		ck_assert_int_eq(-id, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
 	}
 
@@ -495,6 +502,7 @@ START_TEST(test_crafted_values)
 		free(c);
 		ck_assert(!job_has(id, "JobState=RUNNING"));
 	} else {
+		fprintf(stderr, "test_security: crafted value refused at submit (%d)\n", id);
 		ck_assert_int_eq(-id, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
 	}
 	/* Nothing of it reached slurmctld's log as a line of its own. */
@@ -619,6 +627,7 @@ START_TEST(test_private_data)
 	free(out);
 	ck_assert_int_eq(as(USER, &out, "%s/hivedctl status", tooldir), 2);
 	ck_assert_msg(strstr(out, "PrivateData"), "hivedctl as " USER ": %s", out);
+	fprintf(stderr, "test_security: hivedctl as " USER ": %s", out);
 	free(out);
 	ck_assert_int_eq(run(&out, "'%s/hivedctl' job %d", builddir, other), 0);
 	ck_assert_msg(strstr(out, "VC vc1"), "hivedctl as root: %s", out);
