@@ -542,8 +542,13 @@ extern void hived_ctld_state_save(const char *dir)
 		return;
 	path = _state_path(dir);
 	tmp = xstrdup_printf("%s.new", path);
-	/* 0600: the state names every job's account and GPUs. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * 0600: the state names every job's account and GPUs. A fresh file, never
+	 * a leftover (wider mode) or a symlink someone planted.
+	 */
+	(void) unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
 	if (fd < 0) {
 		error("select/hived: cannot write %s: %m", tmp);
 		goto out;
@@ -557,10 +562,14 @@ extern void hived_ctld_state_save(const char *dir)
 			break;
 		done += n;
 	}
-	if (done != len || fsync(fd) || close(fd)) {
+	if ((done != len) || fsync(fd)) {
 		error("select/hived: cannot write %s: %m", tmp);
-		if (done != len)
-			close(fd);
+		(void) close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (close(fd)) {
+		error("select/hived: cannot write %s: %m", tmp);
 		unlink(tmp);
 		goto out;
 	}
@@ -578,7 +587,7 @@ out:
  */
 extern void hived_ctld_state_restore(const char *dir)
 {
-	char *path, *text, err[1024] = "";
+	char *path, *text, err[1024] = "", *demoted = NULL;
 	hived_engine *restored = NULL;
 	const char *const *names = NULL;
 
@@ -600,7 +609,7 @@ extern void hived_ctld_state_restore(const char *dir)
 		goto out;
 	}
 	/* The file may predate a hived.conf edit: apply the current one. */
-	if (hived_reconfigure(restored, config_text, NULL) != HIVED_OK) {
+	if (hived_reconfigure(restored, config_text, &demoted) != HIVED_OK) {
 		error("select/hived: state file %s does not fit hived.conf (%s); rebuilding from Slurm's jobs",
 		      path, hived_last_error(restored));
 		hived_engine_free(restored);
@@ -610,7 +619,11 @@ extern void hived_ctld_state_restore(const char *dir)
 	engine = restored;
 	_map_nodes();
 	info("select/hived: restored cell bindings from %s", path);
+	if (demoted && xstrcmp(demoted, "[]"))
+		info("select/hived: jobs that no longer fit hived.conf run on as opportunistic: %s",
+		     demoted);
 out:
+	free(demoted);
 	xfree(text);
 	xfree(path);
 }

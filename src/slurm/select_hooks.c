@@ -508,6 +508,17 @@ extern void hived_hook_job_begin(job_record_t *job_ptr)
 	hived_ctld_lock();
 	e = hived_ctld_engine();
 	p = _pending_take(job_ptr->job_id);
+	if (!p && (job_ptr->array_task_id != NO_VAL) &&
+	    (p = _pending_take(job_ptr->array_job_id))) {
+		/*
+		 * An array task was tested under the array's id; job_array_split()
+		 * gave it its own id before job_begin. Same shape, same state: the
+		 * decision stands, under the task's id.
+		 */
+		snprintf(p->ask.name, sizeof(p->ask.name), "%u",
+			 job_ptr->job_id);
+		p->job_id = job_ptr->job_id;
+	}
 	if (!e || !p) {
 		if (p)
 			_pending_free(p);

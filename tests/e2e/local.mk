@@ -75,3 +75,30 @@ clean-e2e-security:
 	-test ! -d tests/e2e/cluster-security || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-security
 	-rm -rf tests/e2e/cluster-security
 .PHONY: clean-e2e-security
+
+# Load and faults (issue 9): floods across VCs, kill -9 of slurmctld, a dead
+# slurmd, bad state files, a hived.conf that no longer fits. "make check" runs
+# a short version; "make check-load" the long one (doc/reliability.md).
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_faults
+TESTS += tests/e2e/test_faults
+endif
+tests_e2e_test_faults_SOURCES = tests/e2e/test_faults.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
+tests_e2e_test_faults_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS) $(JANSSON_CFLAGS)
+tests_e2e_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_faults_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS)
+
+HIVED_LOAD_JOBS = 3000
+HIVED_LOAD_KILLS = 10
+check-load: tests/e2e/test_faults all
+	HIVED_SRCDIR='$(abs_top_srcdir)' HIVED_BUILDDIR='$(abs_top_builddir)' \
+	HIVED_LOAD_JOBS=$(HIVED_LOAD_JOBS) HIVED_LOAD_KILLS=$(HIVED_LOAD_KILLS) \
+	  ./tests/e2e/test_faults
+.PHONY: check-load
+
+clean-e2e-cluster: clean-e2e-faults
+clean-e2e-faults:
+	-test ! -d tests/e2e/cluster-faults || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-faults
+	-rm -rf tests/e2e/cluster-faults
+.PHONY: clean-e2e-faults

@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_faults.c - select/hived under load and faults on a real local cluster
+ * (issue 9): floods of array and single jobs across VCs and classes, kill -9
+ * of slurmctld at random moments, a slurmd killed and brought back, a corrupt
+ * and a truncated state file, a hived.conf that no longer fits running jobs.
+ *
+ * Long-running "anchor" jobs (one per VC) span every fault: after each, they
+ * must still run on the same GPUs, Slurm's GPUs and the plugin's
+ * (hived_status.json) must agree, no GPU may be held by two jobs (sampled
+ * every 2 s throughout), and checkInvariants must never have logged a
+ * violation. Every flood job must run to its end (it leaves a marker file).
+ *
+ * HIVED_LOAD_JOBS (default 120) sets the flood size, HIVED_LOAD_KILLS
+ * (default 3) the kill -9s, HIVED_LOAD_SEED the random kill moments;
+ * "make check-load" runs it with thousands of jobs and ten kills.
+ * Runs in CK_NOFORK mode: the anchors carry from one step to the next.
+ * Needs root (exit 77 otherwise).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "slurm_jobs.h"
+
+#define NODES 4
+#define GPUS 8
+#define ANCHORS 3
+
+static char srcdir[2048], builddir[2048], clusterdir[2200], conf[2400];
+static int n_jobs = 120, n_kills = 3;
+static unsigned seed, seed0;
+static int anchor[ANCHORS];
+static alloc_t anchor_alloc[ANCHORS];
+static long log_mark;
+/* Figures for the summary line. */
+static int kills_done, samples, max_running, flood_total, violations;
+static double max_squeue_s, max_sdiag_s;
+static long engine_bytes[2], ctld_rss_kb[2];
+static time_t flood_start, flood_end;
+
+typedef struct {
+	int job[NODES][GPUS];	/* 0 = free */
+} owners_t;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void mark_log(void)
+{
+	char *out = NULL;
+
+	log_mark = 0;
+	if (run(&out, "stat -c %%s '%s/log/slurmctld.log' 2>/dev/null", clusterdir) == 0 && out)
+		log_mark = atol(out);
+	free(out);
+}
+
+/* Since the last mark_log(); text must not contain a quote. */
+static bool log_has(const char *text)
+{
+	return run(NULL, "tail -c +%ld '%s/log/slurmctld.log' | grep -qF -- '%s'",
+		   log_mark + 1, clusterdir, text) == 0;
+}
+
+/* "node3" or "node[1-2,4]" -> node numbers (1-based). */
+static int expand_nodes(const char *s, int *out, int max)
+{
+	const char *b = strchr(s, '[');
+	int n = 0;
+
+	if (strncmp(s, "node", 4))
+		return 0;
+	if (!b) {
+		out[0] = atoi(s + 4);
+		return 1;
+	}
+	for (const char *p = b + 1; *p && *p != ']' && n < max;) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long i = lo; i <= hi && n < max; i++)
+			out[n++] = (int) i;
+		p = (*end == ',') ? end + 1 : end;
+	}
+	return n;
+}
+
+/*
+ * Who holds each GPU according to Slurm (scontrol -d show job, all jobs).
+ * A GPU held by two running jobs is a violation; returns running jobs.
+ */
+static int slurm_owners(owners_t *o, char *why, size_t len)
+{
+	char *out = NULL, *line, *save = NULL;
+	int running = 0;
+
+	memset(o, 0, sizeof(*o));
+	why[0] = '\0';
+	if (run(&out, "scontrol -d -o show job 2>/dev/null") != 0) {
+		free(out);
+		return -1;
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int id;
+
+		if (!strstr(line, "JobState=RUNNING") || sscanf(line, "JobId=%d", &id) != 1)
+			continue;
+		running++;
+		for (char *p = strstr(line, " Nodes="); p; p = strstr(p + 1, " Nodes=")) {
+			char nodes[256], list[256];
+			char *gres = strstr(p, "(IDX:");
+			int nn[NODES + 8], k, idx[GPUS * 2], cnt;
+
+			if (!gres || sscanf(p, " Nodes=%255s", nodes) != 1 ||
+			    sscanf(gres, "(IDX:%255[0-9,-])", list) != 1)
+				continue;
+			k = expand_nodes(nodes, nn, NODES + 8);
+			cnt = parse_index_list(list, idx, GPUS * 2);
+			for (int a = 0; a < k; a++)
+				for (int g = 0; g < cnt; g++) {
+					int n = nn[a] - 1;
+
+					if (n < 0 || n >= NODES || idx[g] < 0 || idx[g] >= GPUS)
+						continue;
+					if (o->job[n][idx[g]] && o->job[n][idx[g]] != id && !why[0])
+						snprintf(why, len, "node%d GPU %d held by jobs %d and %d",
+							 n + 1, idx[g], o->job[n][idx[g]], id);
+					o->job[n][idx[g]] = id;
+				}
+		}
+	}
+	free(out);
+	return running;
+}
+
+static json_t *status_json(void)
+{
+	char path[2600];
+
+	snprintf(path, sizeof(path), "%s/state/hived_status.json", clusterdir);
+	return json_load_file(path, 0, NULL);
+}
+
+/* Who holds each GPU according to the plugin (hived_status.json). */
+static bool plugin_owners(owners_t *o)
+{
+	json_t *root = status_json(), *jobs, *j;
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	if (!root)
+		return false;
+	jobs = json_object_get(root, "jobs");
+	json_array_foreach(jobs, i, j) {
+		int id = atoi(json_string_value(json_object_get(j, "job")) ?: "0");
+		json_t *pl = json_object_get(j, "placement"), *pod, *leaf;
+		size_t k, m;
+
+		json_array_foreach(pl, k, pod) {
+			const char *node = json_string_value(json_object_get(pod, "node"));
+			int n = node ? atoi(node + 4) - 1 : -1;
+
+			json_array_foreach(json_object_get(pod, "leaves"), m, leaf) {
+				int g = (int) json_integer_value(leaf);
+
+				if (n >= 0 && n < NODES && g >= 0 && g < GPUS)
+					o->job[n][g] = id;
+			}
+		}
+	}
+	json_decref(root);
+	return true;
+}
+
+static long status_engine_bytes(void)
+{
+	json_t *root = status_json();
+	long b = -1;
+
+	if (root) {
+		b = (long) json_integer_value(json_object_get(json_object_get(root, "memory"),
+							      "engineBytes"));
+		json_decref(root);
+	}
+	return b;
+}
+
+static int ctld_pid(void)
+{
+	char path[2600], *pid;
+	int p;
+
+	snprintf(path, sizeof(path), "%s/run/slurmctld.pid", clusterdir);
+	pid = read_file(path);
+	p = pid ? atoi(pid) : 0;
+	free(pid);
+	return p;
+}
+
+static long rss_kb(int pid)
+{
+	char *out = NULL;
+	long kb = -1;
+
+	if (run(&out, "awk '/^VmRSS:/ {print $2}' /proc/%d/status", pid) == 0 && out)
+		kb = atol(out);
+	free(out);
+	return kb;
+}
+
+/* Slurm and the plugin agree GPU by GPU (call when nothing changes). */
+static void assert_views_agree(const char *when)
+{
+	owners_t s, p;
+	char why[256];
+
+	sleep(3);	/* the status file trails a change by up to a second */
+	ck_assert_msg(slurm_owners(&s, why, sizeof(why)) >= 0, "%s: scontrol failed", when);
+	ck_assert_msg(!why[0], "%s: %s", when, why);
+	ck_assert_msg(plugin_owners(&p), "%s: no hived_status.json", when);
+	for (int n = 0; n < NODES; n++)
+		for (int g = 0; g < GPUS; g++)
+			ck_assert_msg(s.job[n][g] == p.job[n][g],
+				      "%s: node%d GPU %d: Slurm says job %d, select/hived says job %d",
+				      when, n + 1, g, s.job[n][g], p.job[n][g]);
+}
+
+/* The anchors run, each on the GPUs it had at the start. */
+static void assert_anchors_kept(const char *when)
+{
+	for (int i = 0; i < ANCHORS; i++) {
+		alloc_t now;
+
+		ck_assert_msg(wait_job(anchor[i], "JobState=RUNNING", 30),
+			      "%s: anchor job %d no longer runs", when, anchor[i]);
+		job_alloc(anchor[i], &now);
+		ck_assert_msg(now.n == anchor_alloc[i].n &&
+			      !strcmp(now.node[0], anchor_alloc[i].node[0]) &&
+			      now.cnt[0] == anchor_alloc[i].cnt[0] &&
+			      !memcmp(now.gpus[0], anchor_alloc[i].gpus[0],
+				      sizeof(int) * now.cnt[0]),
+			      "%s: anchor job %d moved (%s GPU %d.. -> %s GPU %d..)", when,
+			      anchor[i], anchor_alloc[i].node[0], anchor_alloc[i].gpus[0][0],
+			      now.node[0], now.gpus[0][0]);
+	}
+}
+
+/*
+ * Jobs select/hived placed in its cells (job_begin's log line), over the
+ * whole log: a job Slurm started without HiveD's decision has none.
+ */
+static int placements_logged(void)
+{
+	char *out = NULL;
+	int n = -1;
+
+	if (run(&out, "grep -c 'select/hived: JobId=.* class=.* GPUs=' '%s/log/slurmctld.log'",
+		clusterdir) == 0 && out)
+		n = atoi(out);
+	free(out);
+	return n;
+}
+
+static void assert_no_violation_logged(void)
+{
+	char *out = NULL;
+
+	run(&out, "grep -c 'invariant violated' '%s/log/slurmctld.log'", clusterdir);
+	ck_assert_msg(out && atoi(out) == 0, "slurmctld logged %d invariant violation(s)",
+		      out ? atoi(out) : -1);
+	free(out);
+}
+
+static void start_ctld(void)
+{
+	/* Started the way hived-cluster starts it, so "down" stops it too. */
+	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' setsid slurmctld -f '%s' "
+			     "</dev/null >>'%s/log/slurmctld.out' 2>&1 &",
+			     clusterdir, conf, clusterdir), 0);
+	for (int i = 0; i < 120; i++) {
+		if (run(NULL, "scontrol ping | grep -q 'is UP'") == 0)
+			return;
+		usleep(500 * 1000);
+	}
+	ck_abort_msg("slurmctld did not come back");
+}
+
+static void kill9_ctld(void)
+{
+	int pid = ctld_pid();
+
+	ck_assert_msg(pid > 0, "no slurmctld pid file");
+	ck_assert_int_eq(run(NULL, "kill -9 %d", pid), 0);
+	for (int i = 0; i < 40 && pid_alive(pid); i++)
+		usleep(250 * 1000);
+	ck_assert_msg(!pid_alive(pid), "slurmctld %d survived kill -9", pid);
+}
+
+static int queued(void)
+{
+	char *out = NULL;
+	int n = -1;
+
+	if (run(&out, "squeue -h -o %%i | wc -l") == 0 && out)
+		n = atoi(out);
+	free(out);
+	return n;
+}
+
+static int markers(void)
+{
+	char *out = NULL;
+	int n = -1;
+
+	if (run(&out, "ls '%s/done' 2>/dev/null | wc -l", clusterdir) == 0 && out)
+		n = atoi(out);
+	free(out);
+	return n;
+}
+
+static void timed(const char *cmd, double *max)
+{
+	double t = now_s();
+
+	run(NULL, "%s >/dev/null", cmd);
+	t = now_s() - t;
+	if (t > *max)
+		*max = t;
+}
+
+/*
+ * jobs flood jobs at once, as arrays of up to 50: 1-GPU jobs of vc1 and vc3,
+ * 2-GPU jobs of vc2, opportunistic 1-GPU jobs, and whole-node jobs of vc1.
+ */
+static void submit_flood(int jobs, bool longer)
+{
+	static const char *const kinds[] = {
+		"-A vc1 --gres=gpu:1", "-A vc3 --gres=gpu:1", "-A vc2 --gres=gpu:2",
+		"-A vc1 --qos=scavenger --gres=gpu:1", "-A vc3 --gres=gpu:1",
+		"-A vc1 --gres=gpu:1", "-A vc2 --gres=gpu:1", "-A vc1 -N1 --gres=gpu:8",
+	};
+	int left = jobs, k = 0;
+	char *out = NULL;
+
+	while (left > 0) {
+		const char *kind = kinds[k++ % (sizeof(kinds) / sizeof(kinds[0]))];
+		int n = strstr(kind, "gpu:8") ? 2 : (left < 50 ? left : 50);
+
+		if (n > left)
+			n = left;
+		ck_assert_msg(run(&out, "sbatch --parsable -J flood %s --array=0-%d -t 2 -o /dev/null "
+				  "--wrap 'sleep %s; touch %s/done/${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}'",
+				  kind, n - 1,
+				  longer ? "$((SLURM_ARRAY_TASK_ID % 4 + 1))" : "1",
+				  clusterdir) == 0,
+			      "sbatch %s failed: %s", kind, out);
+		free(out);
+		out = NULL;
+		left -= n;
+	}
+	flood_total += jobs;
+}
+
+/* Where the next kill -9 falls: a random point of its share of the flood. */
+static int kill_point(int base, int jobs, int kills, int k)
+{
+	int share = jobs / (kills + 1);
+
+	return base + (k + 1) * share - (int) (rand_r(&seed) % (share / 2 + 1));
+}
+
+/*
+ * Wait for the flood (`jobs` jobs after `base` markers) to end, sampling GPU
+ * owners twice a second; kill -9 slurmctld `kills` times at random points
+ * spread over the flood, and check the anchors after each restart.
+ */
+static void drain(int kills, int base, int jobs)
+{
+	double deadline = now_s() + 300 + 2.0 * flood_total;
+	int expect_markers = base + jobs, k = 0;
+	int next_kill = kills ? kill_point(base, jobs, kills, 0) : 0;
+	char why[256], when[64];
+
+	sleep(6);	/* let slurmctld save the submitted jobs before any kill */
+	while (markers() < expect_markers || queued() > ANCHORS) {
+		owners_t o;
+		int r, done = markers();
+
+		ck_assert_msg(now_s() < deadline,
+			      "flood not done: %d of %d jobs ended, %d queued",
+			      markers(), expect_markers, queued());
+		timed("squeue -h", &max_squeue_s);
+		timed("sdiag", &max_sdiag_s);
+		r = slurm_owners(&o, why, sizeof(why));
+		samples++;
+		if (why[0])
+			violations++;
+		ck_assert_msg(!why[0], "double booking: %s", why);
+		if (r > max_running)
+			max_running = r;
+		if (k < kills && done >= next_kill) {
+			kill9_ctld();
+			start_ctld();
+			k++;
+			kills_done++;
+			snprintf(when, sizeof(when), "after kill -9 #%d (%d of %d jobs ended)",
+				 kills_done, done - base, jobs);
+			assert_anchors_kept(when);
+			if (k < kills)
+				next_kill = kill_point(base, jobs, kills, k);
+		}
+		usleep(500 * 1000);
+	}
+}
+
+/* A job that outlives the whole test (submit() jobs end after 10 minutes). */
+static int submit_anchor(const char *args)
+{
+	char *out = NULL;
+	int id;
+
+	ck_assert_msg(run(&out, "sbatch --parsable -J anchor %s -o /dev/null --wrap 'sleep 100000'",
+			  args) == 0, "sbatch %s: %s", args, out);
+	id = atoi(out);
+	free(out);
+	return id;
+}
+
+START_TEST(test_up)
+{
+	char *out = NULL;
+	int rc = run(&out,
+		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
+		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
+		     "--select hived --priority multifactor "
+		     "--sched-params bf_interval=5 --cred-expire 10 "
+		     "--plugin-dir '%s/src/slurm/.libs'",
+		     srcdir, clusterdir, NODES, GPUS, builddir);
+
+	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
+	free(out);
+	/* The accounting database outlives the cluster: no GrpTRES left over. */
+	run(NULL, "sacctmgr -i modify account vc1,vc2,vc3 set GrpTRES=gres/gpu=-1");
+	/* The invariant checker after every decision (hived.conf's debug switch). */
+	ck_assert_int_eq(run(NULL, "sed -i 's/\"slurm\": {/\"slurm\": {\"checkInvariants\": true, /' "
+			     "'%s/etc/hived.conf' && grep -q checkInvariants '%s/etc/hived.conf'",
+			     clusterdir, clusterdir), 0);
+	ck_assert_int_eq(run(NULL, "rm -rf '%s/done' && mkdir -p '%s/done' && scontrol reconfigure",
+			     clusterdir, clusterdir), 0);
+	sleep(2);
+	mark_log();
+	anchor[0] = submit_anchor("-A vc1 -N1 --gres=gpu:2");
+	anchor[1] = submit_anchor("-A vc2 -N1 --gres=gpu:1");
+	anchor[2] = submit_anchor("-A vc3 -N1 --gres=gpu:1");
+	for (int i = 0; i < ANCHORS; i++) {
+		ck_assert(wait_job(anchor[i], "JobState=RUNNING", 60));
+		job_alloc(anchor[i], &anchor_alloc[i]);
+		ck_assert_int_eq(anchor_alloc[i].n, 1);
+	}
+	assert_views_agree("anchors started");
+}
+END_TEST
+
+/*
+ * Two floods of the same size without faults: every job ends, no GPU is ever
+ * held twice, and the engine's memory after the second equals the first's.
+ */
+START_TEST(test_flood_memory)
+{
+	int half = n_jobs / 2;
+
+	flood_start = time(NULL);
+	submit_flood(half, false);
+	drain(0, 0, half);
+	assert_views_agree("after flood 1");
+	engine_bytes[0] = status_engine_bytes();
+	ctld_rss_kb[0] = rss_kb(ctld_pid());
+	submit_flood(half, false);
+	drain(0, half, half);
+	assert_views_agree("after flood 2");
+	engine_bytes[1] = status_engine_bytes();
+	ctld_rss_kb[1] = rss_kb(ctld_pid());
+	ck_assert_msg(engine_bytes[0] > 0, "no engineBytes in hived_status.json");
+	ck_assert_msg(engine_bytes[1] <= engine_bytes[0] + engine_bytes[0] / 50,
+		      "engine memory grew from %ld to %ld bytes over a flood of %d jobs",
+		      engine_bytes[0], engine_bytes[1], half);
+	assert_anchors_kept("after the floods");
+	/* Array tasks too (they get their own job id between job_test and job_begin). */
+	ck_assert_msg(placements_logged() >= ANCHORS + 2 * half,
+		      "%d jobs placed by select/hived for %d started", placements_logged(),
+		      ANCHORS + 2 * half);
+	assert_no_violation_logged();
+}
+END_TEST
+
+/* A flood with kill -9 of slurmctld at random moments. */
+START_TEST(test_flood_kill9)
+{
+	int before = markers();
+
+	submit_flood(n_jobs, true);
+	drain(n_kills, before, n_jobs);
+	flood_end = time(NULL);
+	ck_assert_int_eq(kills_done, n_kills);
+	ck_assert_int_eq(markers(), before + n_jobs);
+	assert_views_agree("after the kill -9 flood");
+	assert_anchors_kept("after the kill -9 flood");
+	assert_no_violation_logged();
+}
+END_TEST
+
+/* A dead slurmd: its node goes DOWN, its cells bad; back, they are healthy. */
+START_TEST(test_slurmd_killed)
+{
+	char path[2600], *pid, *out = NULL;
+	int victim = 0, big;
+	alloc_t a;
+
+	for (int n = NODES; n >= 1 && !victim; n--) {
+		char name[16];
+		bool used = false;
+
+		snprintf(name, sizeof(name), "node%d", n);
+		for (int i = 0; i < ANCHORS; i++)
+			used |= !strcmp(anchor_alloc[i].node[0], name);
+		if (!used)
+			victim = n;
+	}
+	ck_assert(victim);
+	mark_log();
+	snprintf(path, sizeof(path), "%s/run/slurmd-node%d.pid", clusterdir, victim);
+	pid = read_file(path);
+	ck_assert_msg(pid && atoi(pid) > 0, "no pid file %s", path);
+	ck_assert_int_eq(run(NULL, "kill -9 %d", atoi(pid)), 0);
+	free(pid);
+	/* SlurmdTimeout=60: slurmctld notices within about 80 s. */
+	for (int i = 0; i < 90; i++) {
+		free(out);
+		out = NULL;
+		run(&out, "sinfo -h -n node%d -o %%t", victim);
+		if (out && strstr(out, "down"))
+			break;
+		sleep(2);
+	}
+	ck_assert_msg(out && strstr(out, "down"), "node%d not DOWN after its slurmd died: %s",
+		      victim, out);
+	free(out);
+	out = NULL;
+	/* New work goes elsewhere. */
+	big = submit("-A vc1 -N1 --gres=gpu:4");
+	ck_assert(wait_job(big, "JobState=RUNNING", 60));
+	job_alloc(big, &a);
+	ck_assert_msg(atoi(a.node[0] + 4) != victim, "a job started on the dead node%d", victim);
+	/* The status file is rewritten after a decision. */
+	sleep(3);
+	ck_assert_int_eq(run(&out, "grep -o '\"badNodes\": *\\[[^]]*\\]' '%s/state/hived_status.json'",
+			     clusterdir), 0);
+	{
+		char want[24];
+
+		snprintf(want, sizeof(want), "\"node%d\"", victim);
+		ck_assert_msg(strstr(out, want), "the DOWN node%d is not a bad cell: %s", victim, out);
+	}
+	free(out);
+	out = NULL;
+	run(NULL, "scancel %d", big);
+	assert_anchors_kept("slurmd dead");
+	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' SLURM_CONF='%s' setsid slurmd -N node%d "
+			     "-f '%s' </dev/null >>'%s/log/slurmd-node%d.out' 2>&1",
+			     clusterdir, conf, victim, conf, clusterdir, victim), 0);
+	for (int i = 0; i < 60; i++) {
+		free(out);
+		out = NULL;
+		run(&out, "sinfo -h -n node%d -o %%t", victim);
+		if (out && (strstr(out, "idle") || strstr(out, "mix")))
+			break;
+		sleep(1);
+	}
+	ck_assert_msg(out && (strstr(out, "idle") || strstr(out, "mix")),
+		      "node%d did not come back: %s", victim, out);
+	free(out);
+	out = NULL;
+	/* Node health reaches the engine at the next decision. */
+	big = submit("-A vc1 -N1 --gres=gpu:1");
+	ck_assert(wait_job(big, "JobState=RUNNING", 60));
+	run(NULL, "scancel %d", big);
+	sleep(3);
+	run(&out, "grep -o '\"badNodes\": *\\[[^]]*\\]' '%s/state/hived_status.json'", clusterdir);
+	ck_assert_msg(out && !strstr(out, "node"), "node%d still a bad cell: %s", victim, out);
+	free(out);
+	assert_views_agree("slurmd back");
+	assert_no_violation_logged();
+}
+END_TEST
+
+/* A corrupt, then a truncated state file: rebuilt from Slurm's jobs, said so. */
+START_TEST(test_bad_state_file)
+{
+	char path[2600], *text;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/state/hived_state.json", clusterdir);
+	mark_log();
+	ck_assert_int_eq(run(NULL, "printf '{\"version\": 1, \"jobs\": [garbage' > '%s'", path), 0);
+	kill9_ctld();
+	start_ctld();
+	sleep(2);
+	ck_assert_msg(log_has("is unusable"), "a corrupt state file was not reported");
+	assert_anchors_kept("corrupt state file");
+	assert_views_agree("corrupt state file");
+
+	/* A clean shutdown writes the state file; cut it in half. */
+	pid = ctld_pid();
+	ck_assert_int_eq(run(NULL, "scontrol shutdown slurmctld"), 0);
+	for (int i = 0; i < 60 && pid_alive(pid); i++)
+		usleep(500 * 1000);
+	ck_assert(!pid_alive(pid));
+	text = read_file(path);
+	ck_assert_msg(text && strlen(text) > 20, "no state file after a clean shutdown");
+	ck_assert_int_eq(run(NULL, "truncate -s %zu '%s'", strlen(text) / 2, path), 0);
+	free(text);
+	mark_log();
+	start_ctld();
+	sleep(2);
+	ck_assert_msg(log_has("is unusable"), "a truncated state file was not reported");
+	assert_anchors_kept("truncated state file");
+	assert_views_agree("truncated state file");
+	assert_no_violation_logged();
+}
+END_TEST
+
+/*
+ * slurmctld restarts with a hived.conf in which vc2 has no cells: vc2's
+ * running job keeps its GPUs as an opportunistic job, and the log says so.
+ */
+START_TEST(test_conf_no_longer_fits)
+{
+	char hc[2600];
+	json_t *root;
+	bool demoted = false;
+	size_t i;
+	json_t *j;
+	char vc2[24];
+
+	snprintf(hc, sizeof(hc), "%s/etc/hived.conf", clusterdir);
+	snprintf(vc2, sizeof(vc2), "%d", anchor[1]);
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.orig' && sed -i '/\"vc2\"/d' '%s' && "
+			     "! grep -q vc2 '%s'", hc, hc, hc, hc), 0);
+	/* The state file too is from before the edit: write one now. */
+	ck_assert_int_eq(run(NULL, "scontrol shutdown slurmctld"), 0);
+	for (int i = 0; i < 60 && ctld_pid() && pid_alive(ctld_pid()); i++)
+		usleep(500 * 1000);
+	mark_log();
+	start_ctld();
+	sleep(2);
+	ck_assert_msg(log_has("run on as opportunistic"),
+		      "no log line for the job that no longer fits");
+	assert_anchors_kept("hived.conf shrunk");
+	assert_views_agree("hived.conf shrunk");
+	root = status_json();
+	ck_assert(root);
+	json_array_foreach(json_object_get(root, "jobs"), i, j)
+		if (!strcmp(json_string_value(json_object_get(j, "job")) ?: "", vc2))
+			demoted = !strcmp(json_string_value(json_object_get(j, "class")) ?: "",
+					  "opportunistic");
+	json_decref(root);
+	ck_assert_msg(demoted, "vc2's job %s is not opportunistic after vc2 lost its cells", vc2);
+	/* And the same once more through kill -9 (no fresh state file). */
+	mark_log();
+	kill9_ctld();
+	start_ctld();
+	sleep(2);
+	assert_anchors_kept("hived.conf shrunk, kill -9");
+	assert_views_agree("hived.conf shrunk, kill -9");
+	ck_assert_int_eq(run(NULL, "mv '%s.orig' '%s' && scontrol reconfigure", hc, hc), 0);
+	assert_no_violation_logged();
+}
+END_TEST
+
+START_TEST(test_down)
+{
+	char *out = NULL;
+
+	printf("load: %d flood jobs (arrays across vc1-vc3 and opportunistic) in %ld s, "
+	       "%d kill -9 of slurmctld, 1 slurmd killed, 2 bad state files, 1 shrunk hived.conf; "
+	       "%d samples, max %d running, %d double bookings; squeue max %.2f s, sdiag max %.2f s; "
+	       "engine %ld -> %ld bytes, slurmctld RSS %ld -> %ld KiB; seed %u\n",
+	       flood_total, (long) (flood_end - flood_start), kills_done, samples, max_running,
+	       violations, max_squeue_s, max_sdiag_s, engine_bytes[0], engine_bytes[1],
+	       ctld_rss_kb[0], ctld_rss_kb[1], seed0);
+	cancel_all();
+	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
+			  srcdir, clusterdir) == 0, "down failed: %s", out);
+	free(out);
+}
+END_TEST
+
+int main(void)
+{
+	const char *s = getenv("HIVED_SRCDIR"), *b = getenv("HIVED_BUILDDIR");
+	Suite *suite;
+	TCase *tc;
+	SRunner *sr;
+	int failed;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_faults: needs root for a local Slurm cluster; skipped\n");
+		return 77;
+	}
+	snprintf(srcdir, sizeof(srcdir), "%s", s ? s : HIVED_SRCDIR_DEFAULT);
+	snprintf(builddir, sizeof(builddir), "%s", b ? b : HIVED_BUILDDIR_DEFAULT);
+	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster-faults", builddir);
+	snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
+	setenv("SLURM_CONF", conf, 1);
+	if (getenv("HIVED_LOAD_JOBS"))
+		n_jobs = atoi(getenv("HIVED_LOAD_JOBS"));
+	if (getenv("HIVED_LOAD_KILLS"))
+		n_kills = atoi(getenv("HIVED_LOAD_KILLS"));
+	seed = getenv("HIVED_LOAD_SEED") ? (unsigned) atol(getenv("HIVED_LOAD_SEED")) :
+	       (unsigned) time(NULL);
+	seed0 = seed;
+	printf("test_faults: %d jobs, %d kills, seed %u (HIVED_LOAD_SEED)\n", n_jobs, n_kills, seed);
+	fflush(stdout);
+	if (n_jobs < 2)
+		n_jobs = 2;
+
+	suite = suite_create("faults");
+	tc = tcase_create("faults");
+	tcase_set_timeout(tc, 0);	/* the drain loops have their own deadlines */
+	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_flood_memory);
+	tcase_add_test(tc, test_flood_kill9);
+	tcase_add_test(tc, test_slurmd_killed);
+	tcase_add_test(tc, test_bad_state_file);
+	tcase_add_test(tc, test_conf_no_longer_fits);
+	tcase_add_test(tc, test_down);
+	suite_add_tcase(suite, tc);
+	sr = srunner_create(suite);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	/* Whatever happened, leave no daemons behind. */
+	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1", srcdir, clusterdir);
+	return failed ? 1 : 0;
+}
