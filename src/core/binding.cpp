@@ -72,7 +72,7 @@ bool Engine::BindExact(CellId vleaf, CellId pleaf) {
         vcells_[v].chain != pcells_[p].chain)
       return undo();
     if (vcells_[v].root == v) {
-      if (vcells_[v].pinned || !BuddyTake(p)) return undo();
+      if (vcells_[v].pinned || !CanTakeSafely(p) || !BuddyTake(p)) return undo();
       chains_[vcells_[v].chain].unbound_demand[vcells_[v].level]--;
       vcells_[v].bound = p;
       pcells_[p].bound = v;

@@ -77,6 +77,19 @@ bool Engine::CanSplitSafely(int chain, int from_level, int to_level) const {
   return true;
 }
 
+// Recovery binds a VC cell to exactly the cell a job already runs in. Splitting a
+// free ancestor for it must leave each level above enough for the VCs' unbound cells,
+// counted as the invariant counts them (bad cells too: a repair makes them usable);
+// otherwise the job is demoted rather than a guarantee of another VC broken.
+bool Engine::CanTakeSafely(CellId c) const {
+  CellId a = FreeAncestor(c);
+  if (a == kNone) return false;
+  const int chain = pcells_[c].chain;
+  for (int m = pcells_[c].level + 1; m <= pcells_[a].level; m++)
+    if (Obtainable(chain, m, false) - 1 < Demand(chain, m)) return false;
+  return true;
+}
+
 namespace {
 bool Allowed(const std::vector<uint8_t>& allowed, int32_t node) {
   return allowed.empty() || node < 0 || allowed[node];

@@ -124,6 +124,7 @@ class Engine {
   int64_t Demand(int chain, int level) const;
   int64_t HealthyDesc(CellId c, int level) const;
   bool CanSplitSafely(int chain, int from_level, int to_level) const;
+  bool CanTakeSafely(CellId c) const;  // BuddyTake(c) keeps the safety invariant
   // --- binding (binding.cpp) ---
   CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near = kNone);
   bool BindExact(CellId vleaf, CellId pleaf);
