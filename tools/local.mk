@@ -21,3 +21,4 @@ dist_man_MANS += doc/man/hived-replay.1 doc/man/hived-bench.1
 EXTRA_DIST += doc/replay.md doc/bench.md
 include tools/hivedctl.mk
 include tools/sim/local.mk
+include tools/soak.mk

@@ -37,3 +37,10 @@ tests_unit_test_sim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/sim $(CHECK_
 	-DHIVED_SIM_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_sim_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
 EXTRA_DIST += tests/sim
+
+# --- tools/soak: the engine soak in-process, a few fixed seeds (doc/reliability.md)
+check_PROGRAMS += tests/unit/test_soak
+TESTS += tests/unit/test_soak
+tests_unit_test_soak_SOURCES = tests/unit/test_soak.cpp tools/soak.cpp tools/soak.h
+tests_unit_test_soak_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_test_soak_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
