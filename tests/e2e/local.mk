@@ -28,6 +28,7 @@ check_PROGRAMS += tests/e2e/test_select
 TESTS += tests/e2e/test_select
 endif
 tests_e2e_test_select_SOURCES = tests/e2e/test_select.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
 	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
 tests_e2e_test_select_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
 tests_e2e_test_select_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -46,6 +47,7 @@ check_PROGRAMS += tests/e2e/test_user
 TESTS += tests/e2e/test_user
 endif
 tests_e2e_test_user_SOURCES = tests/e2e/test_user.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
 	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
 tests_e2e_test_user_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
 tests_e2e_test_user_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -65,6 +67,7 @@ check_PROGRAMS += tests/e2e/test_security
 TESTS += tests/e2e/test_security
 endif
 tests_e2e_test_security_SOURCES = tests/e2e/test_security.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
 	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
 tests_e2e_test_security_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
 tests_e2e_test_security_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -84,6 +87,7 @@ check_PROGRAMS += tests/e2e/test_faults
 TESTS += tests/e2e/test_faults
 endif
 tests_e2e_test_faults_SOURCES = tests/e2e/test_faults.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
 	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
 tests_e2e_test_faults_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS) $(JANSSON_CFLAGS)
 tests_e2e_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "e2e_main.h"
 #include "run.h"
 #include "slurm_jobs.h"
 
@@ -33,12 +34,10 @@
 #define GPUS 8
 #define ANCHORS 3
 
-static char srcdir[2048], builddir[2048], clusterdir[2200], conf[2400];
 static int n_jobs = 120, n_kills = 3;
 static unsigned seed, seed0;
 static int anchor[ANCHORS];
 static alloc_t anchor_alloc[ANCHORS];
-static long log_mark;
 /* Figures for the summary line. */
 static int kills_done, samples, max_running, flood_total, violations, dup_drains;
 static double max_squeue_s, max_sdiag_s;
@@ -55,23 +54,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void mark_log(void)
-{
-	char *out = NULL;
-
-	log_mark = 0;
-	if (run(&out, "stat -c %%s '%s/log/slurmctld.log' 2>/dev/null", clusterdir) == 0 && out)
-		log_mark = atol(out);
-	free(out);
-}
-
-/* Since the last mark_log(); text must not contain a quote. */
-static bool log_has(const char *text)
-{
-	return run(NULL, "tail -c +%ld '%s/log/slurmctld.log' | grep -qF -- '%s'",
-		   log_mark + 1, clusterdir, text) == 0;
 }
 
 /* "node3" or "node[1-2,4]" -> node numbers (1-based). */
@@ -151,7 +133,7 @@ static json_t *status_json(void)
 {
 	char path[2600];
 
-	snprintf(path, sizeof(path), "%s/state/hived_status.json", clusterdir);
+	snprintf(path, sizeof(path), "%s/state/hived_status.json", e2e_clusterdir);
 	return json_load_file(path, 0, NULL);
 }
 
@@ -197,18 +179,6 @@ static long status_engine_bytes(void)
 		json_decref(root);
 	}
 	return b;
-}
-
-static int ctld_pid(void)
-{
-	char path[2600], *pid;
-	int p;
-
-	snprintf(path, sizeof(path), "%s/run/slurmctld.pid", clusterdir);
-	pid = read_file(path);
-	p = pid ? atoi(pid) : 0;
-	free(pid);
-	return p;
 }
 
 static long rss_kb(int pid)
@@ -269,7 +239,7 @@ static int placements_logged(void)
 	int n = -1;
 
 	if (run(&out, "grep -c 'select/hived: JobId=.* class=.* GPUs=' '%s/log/slurmctld.log'",
-		clusterdir) == 0 && out)
+		e2e_clusterdir) == 0 && out)
 		n = atoi(out);
 	free(out);
 	return n;
@@ -279,35 +249,10 @@ static void assert_no_violation_logged(void)
 {
 	char *out = NULL;
 
-	run(&out, "grep -c 'invariant violated' '%s/log/slurmctld.log'", clusterdir);
+	run(&out, "grep -c 'invariant violated' '%s/log/slurmctld.log'", e2e_clusterdir);
 	ck_assert_msg(out && atoi(out) == 0, "slurmctld logged %d invariant violation(s)",
 		      out ? atoi(out) : -1);
 	free(out);
-}
-
-static void start_ctld(void)
-{
-	/* Started the way hived-cluster starts it, so "down" stops it too. */
-	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' setsid slurmctld -f '%s' "
-			     "</dev/null >>'%s/log/slurmctld.out' 2>&1 &",
-			     clusterdir, conf, clusterdir), 0);
-	for (int i = 0; i < 120; i++) {
-		if (run(NULL, "scontrol ping | grep -q 'is UP'") == 0)
-			return;
-		usleep(500 * 1000);
-	}
-	ck_abort_msg("slurmctld did not come back");
-}
-
-static void kill9_ctld(void)
-{
-	int pid = ctld_pid();
-
-	ck_assert_msg(pid > 0, "no slurmctld pid file");
-	ck_assert_int_eq(run(NULL, "kill -9 %d", pid), 0);
-	for (int i = 0; i < 40 && pid_alive(pid); i++)
-		usleep(250 * 1000);
-	ck_assert_msg(!pid_alive(pid), "slurmctld %d survived kill -9", pid);
 }
 
 static int queued(void)
@@ -326,7 +271,7 @@ static int markers(void)
 	char *out = NULL;
 	int n = -1;
 
-	if (run(&out, "ls '%s/done' 2>/dev/null | wc -l", clusterdir) == 0 && out)
+	if (run(&out, "ls '%s/done' 2>/dev/null | wc -l", e2e_clusterdir) == 0 && out)
 		n = atoi(out);
 	free(out);
 	return n;
@@ -366,7 +311,7 @@ static void submit_flood(int jobs, bool longer)
 				  "--wrap 'sleep %s; touch %s/done/${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}'",
 				  kind, n - 1,
 				  longer ? "$((SLURM_ARRAY_TASK_ID % 4 + 1))" : "1",
-				  clusterdir) == 0,
+				  e2e_clusterdir) == 0,
 			      "sbatch %s failed: %s", kind, out);
 		free(out);
 		out = NULL;
@@ -440,8 +385,8 @@ static void drain(int kills, int base, int jobs)
 		if (r > max_running)
 			max_running = r;
 		if (k < kills && done >= next_kill) {
-			kill9_ctld();
-			start_ctld();
+			e2e_ctld_kill9();
+			e2e_ctld_start();
 			k++;
 			kills_done++;
 			snprintf(when, sizeof(when), "after kill -9 #%d (%d of %d jobs ended)",
@@ -476,7 +421,7 @@ START_TEST(test_up)
 		     "--select hived --priority multifactor "
 		     "--sched-params bf_interval=5 --cred-expire 10 "
 		     "--plugin-dir '%s/src/slurm/.libs'",
-		     srcdir, clusterdir, NODES, GPUS, builddir);
+		     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir);
 
 	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
 	free(out);
@@ -485,11 +430,11 @@ START_TEST(test_up)
 	/* The invariant checker after every decision (hived.conf's debug switch). */
 	ck_assert_int_eq(run(NULL, "sed -i 's/\"slurm\": {/\"slurm\": {\"checkInvariants\": true, /' "
 			     "'%s/etc/hived.conf' && grep -q checkInvariants '%s/etc/hived.conf'",
-			     clusterdir, clusterdir), 0);
+			     e2e_clusterdir, e2e_clusterdir), 0);
 	ck_assert_int_eq(run(NULL, "rm -rf '%s/done' && mkdir -p '%s/done' && scontrol reconfigure",
-			     clusterdir, clusterdir), 0);
+			     e2e_clusterdir, e2e_clusterdir), 0);
 	sleep(2);
-	mark_log();
+	e2e_mark_log();
 	anchor[0] = submit_anchor("-A vc1 -N1 --gres=gpu:2");
 	anchor[1] = submit_anchor("-A vc2 -N1 --gres=gpu:1");
 	anchor[2] = submit_anchor("-A vc3 -N1 --gres=gpu:1");
@@ -515,12 +460,12 @@ START_TEST(test_flood_memory)
 	drain(0, 0, half);
 	assert_views_agree("after flood 1");
 	engine_bytes[0] = status_engine_bytes();
-	ctld_rss_kb[0] = rss_kb(ctld_pid());
+	ctld_rss_kb[0] = rss_kb(e2e_ctld_pid());
 	submit_flood(half, false);
 	drain(0, half, half);
 	assert_views_agree("after flood 2");
 	engine_bytes[1] = status_engine_bytes();
-	ctld_rss_kb[1] = rss_kb(ctld_pid());
+	ctld_rss_kb[1] = rss_kb(e2e_ctld_pid());
 	ck_assert_msg(engine_bytes[0] > 0, "no engineBytes in hived_status.json");
 	ck_assert_msg(engine_bytes[1] <= engine_bytes[0] + engine_bytes[0] / 50,
 		      "engine memory grew from %ld to %ld bytes over a flood of %d jobs",
@@ -568,8 +513,8 @@ START_TEST(test_slurmd_killed)
 			victim = n;
 	}
 	ck_assert(victim);
-	mark_log();
-	snprintf(path, sizeof(path), "%s/run/slurmd-node%d.pid", clusterdir, victim);
+	e2e_mark_log();
+	snprintf(path, sizeof(path), "%s/run/slurmd-node%d.pid", e2e_clusterdir, victim);
 	pid = read_file(path);
 	ck_assert_msg(pid && atoi(pid) > 0, "no pid file %s", path);
 	ck_assert_int_eq(run(NULL, "kill -9 %d", atoi(pid)), 0);
@@ -595,7 +540,7 @@ START_TEST(test_slurmd_killed)
 	/* The status file is rewritten after a decision. */
 	sleep(3);
 	ck_assert_int_eq(run(&out, "grep -o '\"badNodes\": *\\[[^]]*\\]' '%s/state/hived_status.json'",
-			     clusterdir), 0);
+			     e2e_clusterdir), 0);
 	{
 		char want[24];
 
@@ -608,7 +553,7 @@ START_TEST(test_slurmd_killed)
 	assert_anchors_kept("slurmd dead");
 	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' SLURM_CONF='%s' setsid slurmd -N node%d "
 			     "-f '%s' </dev/null >>'%s/log/slurmd-node%d.out' 2>&1",
-			     clusterdir, conf, victim, conf, clusterdir, victim), 0);
+			     e2e_clusterdir, e2e_conf, victim, e2e_conf, e2e_clusterdir, victim), 0);
 	for (int i = 0; i < 60; i++) {
 		free(out);
 		out = NULL;
@@ -626,7 +571,7 @@ START_TEST(test_slurmd_killed)
 	ck_assert(wait_job(big, "JobState=RUNNING", 60));
 	run(NULL, "scancel %d", big);
 	sleep(3);
-	run(&out, "grep -o '\"badNodes\": *\\[[^]]*\\]' '%s/state/hived_status.json'", clusterdir);
+	run(&out, "grep -o '\"badNodes\": *\\[[^]]*\\]' '%s/state/hived_status.json'", e2e_clusterdir);
 	ck_assert_msg(out && !strstr(out, "node"), "node%d still a bad cell: %s", victim, out);
 	free(out);
 	assert_views_agree("slurmd back");
@@ -640,18 +585,18 @@ START_TEST(test_bad_state_file)
 	char path[2600], *text;
 	int pid;
 
-	snprintf(path, sizeof(path), "%s/state/hived_state.json", clusterdir);
-	mark_log();
+	snprintf(path, sizeof(path), "%s/state/hived_state.json", e2e_clusterdir);
+	e2e_mark_log();
 	ck_assert_int_eq(run(NULL, "printf '{\"version\": 1, \"jobs\": [garbage' > '%s'", path), 0);
-	kill9_ctld();
-	start_ctld();
+	e2e_ctld_kill9();
+	e2e_ctld_start();
 	sleep(2);
-	ck_assert_msg(log_has("is unusable"), "a corrupt state file was not reported");
+	ck_assert_msg(e2e_log_has("is unusable"), "a corrupt state file was not reported");
 	assert_anchors_kept("corrupt state file");
 	assert_views_agree("corrupt state file");
 
 	/* A clean shutdown writes the state file; cut it in half. */
-	pid = ctld_pid();
+	pid = e2e_ctld_pid();
 	ck_assert_int_eq(run(NULL, "scontrol shutdown slurmctld"), 0);
 	for (int i = 0; i < 60 && pid_alive(pid); i++)
 		usleep(500 * 1000);
@@ -660,10 +605,10 @@ START_TEST(test_bad_state_file)
 	ck_assert_msg(text && strlen(text) > 20, "no state file after a clean shutdown");
 	ck_assert_int_eq(run(NULL, "truncate -s %zu '%s'", strlen(text) / 2, path), 0);
 	free(text);
-	mark_log();
-	start_ctld();
+	e2e_mark_log();
+	e2e_ctld_start();
 	sleep(2);
-	ck_assert_msg(log_has("is unusable"), "a truncated state file was not reported");
+	ck_assert_msg(e2e_log_has("is unusable"), "a truncated state file was not reported");
 	assert_anchors_kept("truncated state file");
 	assert_views_agree("truncated state file");
 	assert_no_violation_logged();
@@ -683,18 +628,18 @@ START_TEST(test_conf_no_longer_fits)
 	json_t *j;
 	char vc2[24];
 
-	snprintf(hc, sizeof(hc), "%s/etc/hived.conf", clusterdir);
+	snprintf(hc, sizeof(hc), "%s/etc/hived.conf", e2e_clusterdir);
 	snprintf(vc2, sizeof(vc2), "%d", anchor[1]);
 	ck_assert_int_eq(run(NULL, "cp '%s' '%s.orig' && sed -i '/\"vc2\"/d' '%s' && "
 			     "! grep -q vc2 '%s'", hc, hc, hc, hc), 0);
 	/* The state file too is from before the edit: write one now. */
 	ck_assert_int_eq(run(NULL, "scontrol shutdown slurmctld"), 0);
-	for (int i = 0; i < 60 && ctld_pid() && pid_alive(ctld_pid()); i++)
+	for (int i = 0; i < 60 && e2e_ctld_pid() && pid_alive(e2e_ctld_pid()); i++)
 		usleep(500 * 1000);
-	mark_log();
-	start_ctld();
+	e2e_mark_log();
+	e2e_ctld_start();
 	sleep(2);
-	ck_assert_msg(log_has("run on as opportunistic"),
+	ck_assert_msg(e2e_log_has("run on as opportunistic"),
 		      "no log line for the job that no longer fits");
 	assert_anchors_kept("hived.conf shrunk");
 	assert_views_agree("hived.conf shrunk");
@@ -707,9 +652,9 @@ START_TEST(test_conf_no_longer_fits)
 	json_decref(root);
 	ck_assert_msg(demoted, "vc2's job %s is not opportunistic after vc2 lost its cells", vc2);
 	/* And the same once more through kill -9 (no fresh state file). */
-	mark_log();
-	kill9_ctld();
-	start_ctld();
+	e2e_mark_log();
+	e2e_ctld_kill9();
+	e2e_ctld_start();
 	sleep(2);
 	assert_anchors_kept("hived.conf shrunk, kill -9");
 	assert_views_agree("hived.conf shrunk, kill -9");
@@ -732,41 +677,29 @@ START_TEST(test_down)
 	       ctld_rss_kb[0], ctld_rss_kb[1], seed0);
 	cancel_all();
 	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
-			  srcdir, clusterdir) == 0, "down failed: %s", out);
+			  e2e_srcdir, e2e_clusterdir) == 0, "down failed: %s", out);
 	free(out);
 }
 END_TEST
 
 int main(void)
 {
-	const char *s = getenv("HIVED_SRCDIR"), *b = getenv("HIVED_BUILDDIR");
-	Suite *suite;
 	TCase *tc;
-	SRunner *sr;
-	int failed;
+	int rc = e2e_init("faults");
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_faults: needs root for a local Slurm cluster; skipped\n");
-		return 77;
-	}
-	snprintf(srcdir, sizeof(srcdir), "%s", s ? s : HIVED_SRCDIR_DEFAULT);
-	snprintf(builddir, sizeof(builddir), "%s", b ? b : HIVED_BUILDDIR_DEFAULT);
-	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster-faults", builddir);
-	snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
-	setenv("SLURM_CONF", conf, 1);
+	if (rc)
+		return rc;
 	if (getenv("HIVED_LOAD_JOBS"))
 		n_jobs = atoi(getenv("HIVED_LOAD_JOBS"));
 	if (getenv("HIVED_LOAD_KILLS"))
 		n_kills = atoi(getenv("HIVED_LOAD_KILLS"));
+	if (n_jobs < 2)
+		n_jobs = 2;
 	seed = getenv("HIVED_LOAD_SEED") ? (unsigned) atol(getenv("HIVED_LOAD_SEED")) :
 	       (unsigned) time(NULL);
 	seed0 = seed;
 	printf("test_faults: %d jobs, %d kills, seed %u (HIVED_LOAD_SEED)\n", n_jobs, n_kills, seed);
 	fflush(stdout);
-	if (n_jobs < 2)
-		n_jobs = 2;
-
-	suite = suite_create("faults");
 	tc = tcase_create("faults");
 	tcase_set_timeout(tc, 0);	/* the drain loops have their own deadlines */
 	tcase_add_test(tc, test_up);
@@ -776,13 +709,5 @@ int main(void)
 	tcase_add_test(tc, test_bad_state_file);
 	tcase_add_test(tc, test_conf_no_longer_fits);
 	tcase_add_test(tc, test_down);
-	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	/* Whatever happened, leave no daemons behind. */
-	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1", srcdir, clusterdir);
-	return failed ? 1 : 0;
+	return e2e_run("faults", tc);
 }

@@ -30,6 +30,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "e2e_main.h"
 #include "run.h"
 #include "slurm_jobs.h"
 
@@ -37,7 +38,6 @@
 #define GPUS 8
 #define USER "hivedsec"
 
-static char srcdir[2048], builddir[2048], clusterdir[2200], conf[2400];
 static char statedir[2400];
 static char tooldir[64];	/* hivedctl copied where the test users can run it */
 
@@ -61,7 +61,7 @@ static int as(const char *user, char **out, const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	return run(out, "cd /tmp && runuser -u %s -- env SLURM_CONF='%s' PATH=\"$PATH\" sh -c '%s'",
-		   user, conf, cmd);
+		   user, e2e_conf, cmd);
 }
 
 /* sbatch as USER; the job id, or -1 when sbatch refused (*out has why). */
@@ -125,7 +125,7 @@ static long priority_of(int id)
  */
 static void *_slurmfull(void)
 {
-	char *text = read_file(conf), *p, *end, path[4096];
+	char *text = read_file(e2e_conf), *p, *end, path[4096];
 	void *h;
 
 	if (!text || !(p = strstr(text, "\nPluginDir=")))
@@ -179,7 +179,7 @@ static int crafted_submit(const char *user, const char *account,
 			_exit(1);
 		if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid))
 			_exit(1);
-		init(conf);
+		init(e2e_conf);
 		init_desc(&desc);
 		desc.name = "crafted";
 		desc.account = (char *) account;
@@ -216,7 +216,7 @@ static void write_pinned_conf(void)
 	char path[2600];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/etc/hived.conf", clusterdir);
+	snprintf(path, sizeof(path), "%s/etc/hived.conf", e2e_clusterdir);
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("{\n"
@@ -272,7 +272,7 @@ START_TEST(test_up)
 		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
 		     "--select hived --priority hived "
 		     "--plugin-dir '%s/src/slurm/.libs'",
-		     srcdir, clusterdir, NODES, GPUS, builddir);
+		     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir);
 
 	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
 	free(out);
@@ -300,7 +300,7 @@ START_TEST(test_up)
 	}
 	ck_assert_msg(rc == 0, "slurmctld does not know " USER "'s associations");
 	ck_assert_int_eq(run(NULL, "cp '%s/hivedctl' '%s/' && chmod 755 '%s'",
-			     builddir, tooldir, tooldir), 0);
+			     e2e_builddir, tooldir, tooldir), 0);
 }
 END_TEST
 
@@ -507,9 +507,9 @@ START_TEST(test_crafted_values)
 	}
 	/* Nothing of it reached slurmctld's log as a line of its own. */
 	ck_assert_int_ne(run(NULL, "grep -q '^SystemComment=hived: given' '%s/log/slurmctld.log'",
-			     clusterdir), 0);
+			     e2e_clusterdir), 0);
 	ck_assert_int_ne(run(NULL, "grep -q AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA '%s/log/slurmctld.log'",
-			     clusterdir), 0);
+			     e2e_clusterdir), 0);
 	ck_assert_int_eq(run(NULL, "scontrol ping | grep -q 'is UP'"), 0);
 	cancel_everything();
 }
@@ -578,7 +578,7 @@ START_TEST(test_files)
 
 	/* hivedctl's own output files: new, the umask's mode. */
 	ck_assert_int_eq(run(&out, "umask 022; '%s/hivedctl' map --html '%s/m.html' && stat -c %%a '%s/m.html' && ls '%s'",
-			     builddir, tooldir, tooldir, tooldir), 0);
+			     e2e_builddir, tooldir, tooldir, tooldir), 0);
 	ck_assert_msg(!strncmp(out, "644\n", 4) && !strstr(out, "m.html."),
 		      "hivedctl map: %s", out);
 	free(out);
@@ -600,7 +600,7 @@ START_TEST(test_private_data)
 			     "--nodes %d --gpus %d --sockets 2 --racks 2 "
 			     "--select hived --priority hived --private-data jobs "
 			     "--plugin-dir '%s/src/slurm/.libs'",
-			     srcdir, clusterdir, NODES, GPUS, builddir), 0);
+			     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir), 0);
 	free(out);
 	other = submit("-A vc1 -N1 --gres=gpu:8");
 	mine = submit_as(USER, &out, "-A vc2 -N1 --gres=gpu:1");
@@ -629,7 +629,7 @@ START_TEST(test_private_data)
 	ck_assert_msg(strstr(out, "PrivateData"), "hivedctl as " USER ": %s", out);
 	fprintf(stderr, "test_security: hivedctl as " USER ": %s", out);
 	free(out);
-	ck_assert_int_eq(run(&out, "'%s/hivedctl' job %d", builddir, other), 0);
+	ck_assert_int_eq(run(&out, "'%s/hivedctl' job %d", e2e_builddir, other), 0);
 	ck_assert_msg(strstr(out, "VC vc1"), "hivedctl as root: %s", out);
 	free(out);
 	/* sbatch still checks --hived-* names (from hived.conf now). */
@@ -638,7 +638,7 @@ START_TEST(test_private_data)
 	free(out);
 
 	/* Back to public when the admin drops PrivateData. */
-	ck_assert_int_eq(run(NULL, "sed -i '/^PrivateData=/d' '%s' && scontrol reconfigure", conf), 0);
+	ck_assert_int_eq(run(NULL, "sed -i '/^PrivateData=/d' '%s' && scontrol reconfigure", e2e_conf), 0);
 	run(NULL, "scancel %d", other);
 	for (int i = 0; i < 40; i++) {
 		run(&out, "stat -c %%a '%s/hived_status.json'", statedir);
@@ -661,7 +661,7 @@ START_TEST(test_down)
 	char *out = NULL;
 
 	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
-			  srcdir, clusterdir) == 0, "down failed: %s", out);
+			  e2e_srcdir, e2e_clusterdir) == 0, "down failed: %s", out);
 	free(out);
 	ck_assert(run(NULL, "scontrol ping >/dev/null 2>&1") != 0);
 }
@@ -669,28 +669,17 @@ END_TEST
 
 int main(void)
 {
-	const char *s = getenv("HIVED_SRCDIR"), *b = getenv("HIVED_BUILDDIR");
-	Suite *suite;
 	TCase *tc;
-	SRunner *sr;
-	int failed;
+	int rc = e2e_init("security");
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_security: needs root for a local Slurm cluster; skipped\n");
-		return 77;
-	}
-	snprintf(srcdir, sizeof(srcdir), "%s", s ? s : HIVED_SRCDIR_DEFAULT);
-	snprintf(builddir, sizeof(builddir), "%s", b ? b : HIVED_BUILDDIR_DEFAULT);
-	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster-security", builddir);
-	snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
-	snprintf(statedir, sizeof(statedir), "%s/state", clusterdir);
-	setenv("SLURM_CONF", conf, 1);
+	if (rc)
+		return rc;
+	snprintf(statedir, sizeof(statedir), "%s/state", e2e_clusterdir);
 	snprintf(tooldir, sizeof(tooldir), "/tmp/hived-e2e-sec-XXXXXX");
 	if (!mkdtemp(tooldir) || chmod(tooldir, 0755)) {
 		fprintf(stderr, "test_security: cannot prepare %s\n", tooldir);
 		return 1;
 	}
-	suite = suite_create("security");
 	tc = tcase_create("security");
 	tcase_set_timeout(tc, 600);
 	tcase_add_checked_fixture(tc, cancel_everything, NULL);
@@ -702,13 +691,7 @@ int main(void)
 	tcase_add_test(tc, test_files);
 	tcase_add_test(tc, test_private_data);
 	tcase_add_test(tc, test_down);
-	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1", srcdir, clusterdir);
+	rc = e2e_run("security", tc);
 	run(NULL, "rm -rf '%s'", tooldir);
-	return failed ? 1 : 0;
+	return rc;
 }

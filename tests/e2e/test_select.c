@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "e2e_main.h"
 #include "run.h"
 #include "slurm_jobs.h"
 
@@ -24,7 +25,6 @@
 #define GPUS 8
 #define MAXJ 64
 
-static char srcdir[2048], builddir[2048], clusterdir[2200];
 
 static int running_gpus_of(const char *account)
 {
@@ -45,31 +45,12 @@ static int running_gpus_of(const char *account)
 	return total;
 }
 
-static long log_mark;	/* log size when the current test started */
-
-/* Only what the current test made slurmctld log; text must not contain a quote. */
-static bool log_has(const char *text)
-{
-	return run(NULL, "tail -c +%ld '%s/log/slurmctld.log' | grep -qF -- '%s'",
-		   log_mark + 1, clusterdir, text) == 0;
-}
-
-static void mark_log(void)
-{
-	char *out = NULL;
-
-	log_mark = 0;
-	if (run(&out, "stat -c %%s '%s/log/slurmctld.log' 2>/dev/null", clusterdir) == 0 && out)
-		log_mark = atol(out);
-	free(out);
-}
-
 /* Before each test: an empty queue, if a cluster is up at all. */
 static void clean_queue(void)
 {
 	if (run(NULL, "scontrol ping 2>/dev/null | grep -q 'is UP'") == 0)
 		cancel_all();
-	mark_log();
+	e2e_mark_log();
 }
 
 START_TEST(test_up)
@@ -81,12 +62,12 @@ START_TEST(test_up)
 		     "--select hived --priority multifactor "
 		     "--sched-params bf_interval=5 "
 		     "--plugin-dir '%s/src/slurm/.libs'",
-		     srcdir, clusterdir, NODES, GPUS, builddir);
+		     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir);
 
 	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
 	free(out);
-	log_mark = 0;	/* "up" may have started a new log */
-	ck_assert(log_has("select/hived: loaded"));
+	e2e_log_from_start();	/* "up" may have started a new log */
+	ck_assert(e2e_log_has("select/hived: loaded"));
 }
 END_TEST
 
@@ -150,7 +131,7 @@ START_TEST(test_opportunistic_preempted)
 		if (!job_has(opp[i], "JobState=RUNNING"))
 			requeued++;
 	ck_assert_int_eq(requeued, 1);
-	ck_assert(log_has("preempts 1 job(s) for its cells"));
+	ck_assert(e2e_log_has("preempts 1 job(s) for its cells"));
 	cancel_all();
 }
 END_TEST
@@ -310,7 +291,7 @@ START_TEST(test_node_down_and_back)
 		job_alloc(id[i], &a);
 		ck_assert_msg(strcmp(a.node[0], "node4"), "job %d placed on DOWN node4", id[i]);
 	}
-	ck_assert(log_has("node node4 is DOWN"));
+	ck_assert(e2e_log_has("node node4 is DOWN"));
 	ck_assert_int_eq(run(NULL, "scontrol update nodename=node4 state=resume"), 0);
 	ck_assert_msg(wait_job(id[NODES - 1], "JobState=RUNNING", 90),
 		      "node4's cells did not come back after RESUME");
@@ -325,7 +306,7 @@ static bool status_has_job_on(int id, const char *node, int seconds)
 {
 	char path[2400], key[64], want[96];
 
-	snprintf(path, sizeof(path), "%s/state/hived_status.json", clusterdir);
+	snprintf(path, sizeof(path), "%s/state/hived_status.json", e2e_clusterdir);
 	snprintf(key, sizeof(key), "{\"job\":\"%d\"", id);
 	snprintf(want, sizeof(want), "\"node\":\"%s\"", node);
 	for (int i = 0; i < seconds * 2; i++) {
@@ -345,29 +326,6 @@ static bool status_has_job_on(int id, const char *node, int seconds)
 	return false;
 }
 
-static void restart_ctld(void)
-{
-	char *pid = NULL, path[2400];
-
-	snprintf(path, sizeof(path), "%s/run/slurmctld.pid", clusterdir);
-	pid = read_file(path);
-	ck_assert_msg(pid && atoi(pid) > 0, "no slurmctld pid file");
-	ck_assert_int_eq(run(NULL, "kill -9 %d", atoi(pid)), 0);
-	for (int i = 0; i < 40 && pid_alive(atoi(pid)); i++)
-		usleep(250 * 1000);
-	free(pid);
-	/* Started the way hived-cluster starts it, so "down" stops it too. */
-	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' setsid slurmctld -f \"$SLURM_CONF\" "
-			     "</dev/null >>'%s/log/slurmctld.out' 2>&1 &",
-			     clusterdir, clusterdir), 0);
-	for (int i = 0; i < 60; i++) {
-		if (run(NULL, "scontrol ping | grep -q 'is UP'") == 0)
-			return;
-		usleep(500 * 1000);
-	}
-	ck_abort_msg("slurmctld did not come back after kill -9");
-}
-
 /* kill -9 slurmctld: running jobs keep their GPUs, and nothing is double-booked. */
 START_TEST(test_restart_keeps_cells)
 {
@@ -381,7 +339,8 @@ START_TEST(test_restart_keeps_cells)
 	job_alloc(a1, &before_a);
 	job_alloc(c1, &before_c);
 	sleep(4);	/* let slurmctld write its job state */
-	restart_ctld();
+	e2e_ctld_kill9();
+	e2e_ctld_start();
 	ck_assert(wait_job(a1, "JobState=RUNNING", 30));
 	job_alloc(a1, &after);
 	ck_assert_str_eq(after.node[0], before_a.node[0]);
@@ -417,18 +376,18 @@ START_TEST(test_reconfigure_bad_conf)
 	char conf[2400];
 	int id;
 
-	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", clusterdir);
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
 	ck_assert_int_eq(run(NULL, "cp '%s' '%s.good' && echo '{\"virtualClusters\": [' > '%s'",
 			     conf, conf, conf), 0);
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 	sleep(2);
 	ck_assert_int_eq(run(NULL, "mv '%s.good' '%s'", conf, conf), 0);
-	ck_assert_msg(log_has("the previous hived.conf stays in force"),
+	ck_assert_msg(e2e_log_has("the previous hived.conf stays in force"),
 		      "no log line about the refused hived.conf");
 	ck_assert(run(NULL, "scontrol ping | grep -q 'is UP'") == 0);
 	id = submit("-A vc2 -N1 --gres=gpu:2");
 	ck_assert(wait_job(id, "JobState=RUNNING", 60));
-	ck_assert_msg(log_has("VC=vc2 class=guaranteed"),
+	ck_assert_msg(e2e_log_has("VC=vc2 class=guaranteed"),
 		      "vc2's job was not placed by HiveD after the refused reload");
 	cancel_all();
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
@@ -446,7 +405,7 @@ START_TEST(test_derived_cells_and_sacctmgr)
 	int small, pair, spare;
 	alloc_t a;
 
-	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", clusterdir);
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
 	/* The accounting database outlives the cluster: start with no limits. */
 	run(NULL, "sacctmgr -i modify account vc1,vc2 set GrpTRES=gres/gpu=-1");
 	ck_assert_int_eq(run(NULL, "cp '%s' '%s.orig' && "
@@ -454,19 +413,19 @@ START_TEST(test_derived_cells_and_sacctmgr)
 			     conf, conf, conf), 0);
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 	sleep(2);
-	ck_assert_msg(log_has("derived cell types: A100-SOCKET, A100-NODE, A100-RACK"),
+	ck_assert_msg(e2e_log_has("derived cell types: A100-SOCKET, A100-NODE, A100-RACK"),
 		      "no derived hierarchy in the log");
 	ck_assert_int_eq(run(NULL, "sacctmgr -i modify account vc1 set GrpTRES=gres/gpu=24"), 0);
 	sleep(6);	/* limits are compared every 5 s, at a job_test */
 	small = submit("-A vc1 -N1 --gres=gpu:4");
 	ck_assert(wait_job(small, "JobState=RUNNING", 60));
-	ck_assert_msg(log_has("sacctmgr GPU limits changed (vc1=24;): applying"),
+	ck_assert_msg(e2e_log_has("sacctmgr GPU limits changed (vc1=24;): applying"),
 		      "vc1's GrpTRES was not turned into cells");
 	job_alloc(small, &a);
 	ck_assert_int_eq(a.cnt[0], 4);
 	ck_assert_msg(a.gpus[0][0] / 4 == a.gpus[0][3] / 4,
 		      "4-GPU job got GPUs %d..%d: not one socket", a.gpus[0][0], a.gpus[0][3]);
-	ck_assert_msg(log_has("VC=vc1 class=guaranteed GPUs="),
+	ck_assert_msg(e2e_log_has("VC=vc1 class=guaranteed GPUs="),
 		      "vc1's job did not run in its derived cells");
 	pair = submit("-A vc1 -N2 --gres=gpu:8 --switches=1");
 	ck_assert_msg(wait_job(pair, "JobState=RUNNING", 60),
@@ -480,7 +439,7 @@ START_TEST(test_derived_cells_and_sacctmgr)
 	sleep(6);
 	spare = submit("-A vc2 -N1 --gres=gpu:1");
 	sleep(3);
-	ck_assert_msg(log_has("cannot be given cells; the previous cells stay"),
+	ck_assert_msg(e2e_log_has("cannot be given cells; the previous cells stay"),
 		      "an impossible GrpTRES was not refused in the log");
 	(void) spare;
 	cancel_all();
@@ -494,7 +453,7 @@ START_TEST(test_down)
 	char *out = NULL;
 
 	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
-			  srcdir, clusterdir) == 0, "down failed: %s", out);
+			  e2e_srcdir, e2e_clusterdir) == 0, "down failed: %s", out);
 	free(out);
 	ck_assert(run(NULL, "scontrol ping >/dev/null 2>&1") != 0);
 }
@@ -502,26 +461,11 @@ END_TEST
 
 int main(void)
 {
-	const char *s = getenv("HIVED_SRCDIR"), *b = getenv("HIVED_BUILDDIR");
-	Suite *suite;
 	TCase *tc;
-	SRunner *sr;
-	int failed;
+	int rc = e2e_init("select");
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_select: needs root for a local Slurm cluster; skipped\n");
-		return 77;
-	}
-	snprintf(srcdir, sizeof(srcdir), "%s", s ? s : HIVED_SRCDIR_DEFAULT);
-	snprintf(builddir, sizeof(builddir), "%s", b ? b : HIVED_BUILDDIR_DEFAULT);
-	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster-select", builddir);
-	setenv("SLURM_CONF", "", 1);
-	{
-		char conf[2400];
-		snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
-		setenv("SLURM_CONF", conf, 1);
-	}
-	suite = suite_create("select");
+	if (rc)
+		return rc;
 	tc = tcase_create("select");
 	tcase_set_timeout(tc, 900);
 	tcase_add_checked_fixture(tc, clean_queue, NULL);
@@ -537,14 +481,5 @@ int main(void)
 	tcase_add_test(tc, test_reconfigure_bad_conf);
 	tcase_add_test(tc, test_derived_cells_and_sacctmgr);
 	tcase_add_test(tc, test_down);
-	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
-	/* One cluster for all: tests run in order in this process. */
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	/* Never leave daemons behind, whatever failed. */
-	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1", srcdir, clusterdir);
-	return failed ? 1 : 0;
+	return e2e_run("select", tc);
 }

@@ -17,13 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "e2e_main.h"
 #include "run.h"
 #include "slurm_jobs.h"
 
 #define NODES 4
 #define GPUS 8
 
-static char srcdir[2048], builddir[2048], clusterdir[2200], conf[2400];
 static char tooldir[64];	/* hivedctl copied where user hivedtest can run it */
 
 static void clean_queue(void)
@@ -36,7 +36,7 @@ static void clean_queue(void)
 static int as_user(char **out, const char *cmd)
 {
 	return run(out, "runuser -u hivedtest -- env SLURM_CONF='%s' PATH=\"$PATH\" sh -c '%s'",
-		   conf, cmd);
+		   e2e_conf, cmd);
 }
 
 /* hived_status.json is rewritten at most once a second after a change. */
@@ -65,11 +65,11 @@ START_TEST(test_up)
 		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
 		     "--select hived --priority hived "
 		     "--plugin-dir '%s/src/slurm/.libs'",
-		     srcdir, clusterdir, NODES, GPUS, builddir);
+		     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir);
 
 	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
 	free(out);
-	ck_assert_int_eq(run(&out, "cat '%s/etc/plugstack.conf'", clusterdir), 0);
+	ck_assert_int_eq(run(&out, "cat '%s/etc/plugstack.conf'", e2e_clusterdir), 0);
 	ck_assert_msg(strstr(out, "hived_spank.so"), "plugstack.conf: %s", out);
 	free(out);
 	ck_assert_int_eq(run(&out, "sbatch --help"), 0);
@@ -140,7 +140,7 @@ START_TEST(test_opportunistic)
 	ck_assert(job_has(id, "SystemComment=hived: asked opportunistic; given "));
 	ck_assert(job_has(id, "(vc3, opportunistic)"));
 	settle();
-	snprintf(cmd, sizeof(cmd), "'%s/hivedctl' job %d", builddir, id);
+	snprintf(cmd, sizeof(cmd), "'%s/hivedctl' job %d", e2e_builddir, id);
 	ck_assert_int_eq(run(&out, "%s", cmd), 0);
 	ck_assert_msg(strstr(out, "VC vc3, opportunistic"), "hivedctl job: %s", out);
 	free(out);
@@ -169,7 +169,7 @@ START_TEST(test_lazy_preempt)
 	ck_assert_msg(job_has(low, "lazy-preempted by job"),
 		      "job %d does not say it was lazy-preempted", low);
 	settle();
-	ck_assert_int_eq(run(&out, "'%s/hivedctl' job %d", builddir, low), 0);
+	ck_assert_int_eq(run(&out, "'%s/hivedctl' job %d", e2e_builddir, low), 0);
 	ck_assert_msg(strstr(out, "opportunistic (lazy-preempted)"), "hivedctl job: %s", out);
 	free(out);
 	/* priority/hived ranks it with opportunistic work now. */
@@ -243,7 +243,7 @@ START_TEST(test_priority_bands)
 		      "sprio shows no HiveD factor in SITE: %s", out);
 	free(out);
 	/* hivedctl's metrics see vc3's full quota and its waiting jobs. */
-	ck_assert_int_eq(run(&out, "'%s/hivedctl' metrics", builddir), 0);
+	ck_assert_int_eq(run(&out, "'%s/hivedctl' metrics", e2e_builddir), 0);
 	ck_assert_msg(strstr(out, "hived_vc_used_gpus{vc=\"vc3\"} 8\n"), "metrics: %s", out);
 	ck_assert(strstr(out, "hived_vc_pending_guaranteed_jobs{vc=\"vc3\"} "));
 	ck_assert(!strstr(out, "hived_vc_pending_guaranteed_jobs{vc=\"vc3\"} 0\n"));
@@ -266,7 +266,7 @@ START_TEST(test_hivedctl_unprivileged)
 	/* reconfigure saves all state, the select plugin's 0600 file included. */
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 	settle();
-	ck_assert_int_eq(run(&out, "stat -c %%a '%s/state/hived_state.json'", clusterdir), 0);
+	ck_assert_int_eq(run(&out, "stat -c %%a '%s/state/hived_state.json'", e2e_clusterdir), 0);
 	ck_assert_msg(!strncmp(out, "600", 3), "state file mode %s", out);
 	free(out);
 	ck_assert_int_ne(as_user(&out, "cat \"$(scontrol show config | sed -n \"s/^StateSaveLocation *= *//p\")/hived_state.json\""), 0);
@@ -329,7 +329,7 @@ START_TEST(test_down)
 	char *out = NULL;
 
 	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
-			  srcdir, clusterdir) == 0, "down failed: %s", out);
+			  e2e_srcdir, e2e_clusterdir) == 0, "down failed: %s", out);
 	free(out);
 	ck_assert(run(NULL, "scontrol ping >/dev/null 2>&1") != 0);
 }
@@ -337,29 +337,18 @@ END_TEST
 
 int main(void)
 {
-	const char *s = getenv("HIVED_SRCDIR"), *b = getenv("HIVED_BUILDDIR");
-	Suite *suite;
 	TCase *tc;
-	SRunner *sr;
-	int failed;
+	int rc = e2e_init("user");
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_user: needs root for a local Slurm cluster; skipped\n");
-		return 77;
-	}
-	snprintf(srcdir, sizeof(srcdir), "%s", s ? s : HIVED_SRCDIR_DEFAULT);
-	snprintf(builddir, sizeof(builddir), "%s", b ? b : HIVED_BUILDDIR_DEFAULT);
-	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster-user", builddir);
-	snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
-	setenv("SLURM_CONF", conf, 1);
+	if (rc)
+		return rc;
 	snprintf(tooldir, sizeof(tooldir), "/tmp/hived-e2e-user-XXXXXX");
 	if (!mkdtemp(tooldir) ||
 	    run(NULL, "cp '%s/hivedctl' '%s/' && chmod 755 '%s' && chown hivedtest '%s' 2>/dev/null; true",
-		builddir, tooldir, tooldir, tooldir) != 0) {
+		e2e_builddir, tooldir, tooldir, tooldir) != 0) {
 		fprintf(stderr, "test_user: cannot prepare %s\n", tooldir);
 		return 1;
 	}
-	suite = suite_create("user");
 	tc = tcase_create("user");
 	tcase_set_timeout(tc, 600);
 	tcase_add_checked_fixture(tc, clean_queue, NULL);
@@ -372,13 +361,7 @@ int main(void)
 	tcase_add_test(tc, test_priority_bands);
 	tcase_add_test(tc, test_hivedctl_unprivileged);
 	tcase_add_test(tc, test_down);
-	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1", srcdir, clusterdir);
+	rc = e2e_run("user", tc);
 	run(NULL, "rm -rf '%s'", tooldir);
-	return failed ? 1 : 0;
+	return rc;
 }

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * e2e_main.c - see e2e_main.h.
+ */
+#define _GNU_SOURCE
+#include "e2e_main.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+
+char e2e_srcdir[2048], e2e_builddir[2048], e2e_clusterdir[2200], e2e_conf[2400];
+static long log_mark;
+
+int e2e_init(const char *name)
+{
+	const char *s = getenv("HIVED_SRCDIR"), *b = getenv("HIVED_BUILDDIR");
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_%s: needs root for a local Slurm cluster; skipped\n", name);
+		return 77;
+	}
+	snprintf(e2e_srcdir, sizeof(e2e_srcdir), "%s", s ? s : HIVED_SRCDIR_DEFAULT);
+	snprintf(e2e_builddir, sizeof(e2e_builddir), "%s", b ? b : HIVED_BUILDDIR_DEFAULT);
+	snprintf(e2e_clusterdir, sizeof(e2e_clusterdir), "%s/tests/e2e/cluster-%s",
+		 e2e_builddir, name);
+	snprintf(e2e_conf, sizeof(e2e_conf), "%s/etc/slurm.conf", e2e_clusterdir);
+	setenv("SLURM_CONF", e2e_conf, 1);
+	return 0;
+}
+
+int e2e_run(const char *name, TCase *tc)
+{
+	Suite *suite = suite_create(name);
+	SRunner *sr;
+	int failed;
+
+	suite_add_tcase(suite, tc);
+	sr = srunner_create(suite);
+	/* One cluster for all: the tests build on each other's state. */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	/* Never leave daemons behind, whatever failed. */
+	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1",
+	    e2e_srcdir, e2e_clusterdir);
+	return failed ? 1 : 0;
+}
+
+void e2e_mark_log(void)
+{
+	char *out = NULL;
+
+	log_mark = 0;
+	if (run(&out, "stat -c %%s '%s/log/slurmctld.log' 2>/dev/null", e2e_clusterdir) == 0 && out)
+		log_mark = atol(out);
+	free(out);
+}
+
+void e2e_log_from_start(void)
+{
+	log_mark = 0;
+}
+
+bool e2e_log_has(const char *text)
+{
+	return run(NULL, "tail -c +%ld '%s/log/slurmctld.log' | grep -qF -- '%s'",
+		   log_mark + 1, e2e_clusterdir, text) == 0;
+}
+
+int e2e_ctld_pid(void)
+{
+	char path[2600], *pid;
+	int p;
+
+	snprintf(path, sizeof(path), "%s/run/slurmctld.pid", e2e_clusterdir);
+	pid = read_file(path);
+	p = pid ? atoi(pid) : 0;
+	free(pid);
+	return p;
+}
+
+void e2e_ctld_kill9(void)
+{
+	int pid = e2e_ctld_pid();
+
+	ck_assert_msg(pid > 0, "no slurmctld pid file");
+	ck_assert_int_eq(run(NULL, "kill -9 %d", pid), 0);
+	for (int i = 0; i < 40 && pid_alive(pid); i++)
+		usleep(250 * 1000);
+	ck_assert_msg(!pid_alive(pid), "slurmctld %d survived kill -9", pid);
+}
+
+void e2e_ctld_start(void)
+{
+	/* Marked the way hived-cluster marks its daemons, so "down" stops it. */
+	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' setsid slurmctld -f '%s' "
+			     "</dev/null >>'%s/log/slurmctld.out' 2>&1 &",
+			     e2e_clusterdir, e2e_conf, e2e_clusterdir), 0);
+	for (int i = 0; i < 120; i++) {
+		if (run(NULL, "scontrol ping | grep -q 'is UP'") == 0)
+			return;
+		usleep(500 * 1000);
+	}
+	ck_abort_msg("slurmctld did not come back");
+}

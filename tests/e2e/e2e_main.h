@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * e2e_main.h - what every end-to-end test does around its tests: run as root
+ * or skip, find the source and build trees, own one local cluster, stop it.
+ */
+#ifndef HIVED_E2E_MAIN_H
+#define HIVED_E2E_MAIN_H
+
+#include <check.h>
+#include <stdbool.h>
+
+/* Set by e2e_init(). */
+extern char e2e_srcdir[2048], e2e_builddir[2048], e2e_clusterdir[2200], e2e_conf[2400];
+
+/*
+ * Root, or a message and 77 (automake's "skipped"); the trees from
+ * HIVED_SRCDIR / HIVED_BUILDDIR (else the build's own); the cluster in
+ * <builddir>/tests/e2e/cluster-<name> with SLURM_CONF pointing at it.
+ * Returns 0 to go on, else the exit status.
+ */
+int e2e_init(const char *name);
+
+/*
+ * Runs tc's tests in order in this process (they share the cluster), then
+ * stops the cluster whatever failed. Returns the exit status.
+ */
+int e2e_run(const char *name, TCase *tc);
+
+/* slurmctld.log: remember its size; then whether it logged text since (no quotes). */
+void e2e_mark_log(void);
+void e2e_log_from_start(void);
+bool e2e_log_has(const char *text);
+
+/* slurmctld's pid (0 if none); kill -9 it; start it the way hived-cluster does. */
+int e2e_ctld_pid(void);
+void e2e_ctld_kill9(void);
+void e2e_ctld_start(void);
+
+#endif
