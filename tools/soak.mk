@@ -9,7 +9,6 @@ hived_soak_SOURCES = tools/hived-soak.cpp tools/soak.cpp tools/soak.h
 hived_soak_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 hived_soak_LDADD = libhived.la $(JANSSON_LIBS)
 dist_man_MANS += doc/man/hived-soak.1
-EXTRA_DIST += scripts/check-valgrind
 
 SOAK_STEPS = 100000
 SOAK_SEED = 1
