@@ -312,12 +312,18 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	hived_engine *e;
 	char *why = NULL;
 	bitstr_t *chosen = NULL, *near;
+	bool quota_marked;
 	int rc, cnt;
 	hived_job_kind_t kind;
 
 	if (!running_in_slurmctld())
 		goto forward;
 	hived_ctld_lock();
+	/*
+	 * A mark speaks only for the job_test right after the RUN_NOW that set
+	 * it; any later one (another pass, backfill) must not see it.
+	 */
+	quota_marked = _quota_wait_take(job_ptr->job_id);
 	e = hived_ctld_engine();
 	if (!e) {
 		hived_ctld_unlock();
@@ -368,12 +374,18 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			 * doomed cells, no idle cells for opportunistic work) is
 			 * no reason to hold back other VCs' jobs.
 			 */
-			_quota_wait_mark(job_ptr->job_id);
+			/*
+			 * _pick_best_nodes() runs the TEST_ONLY on available
+			 * nodes only if they are at least min_nodes; else the
+			 * next TEST_ONLY is the one on all nodes, and failing
+			 * that one would mark the job never runnable.
+			 */
+			if (bit_set_count(bitmap) >= (int) min_nodes)
+				_quota_wait_mark(job_ptr->job_id);
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}
-		if ((mode == SELECT_MODE_TEST_ONLY) &&
-		    _quota_wait_take(job_ptr->job_id)) {
+		if ((mode == SELECT_MODE_TEST_ONLY) && quota_marked) {
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}

@@ -108,3 +108,13 @@ void e2e_ctld_start(void)
 	}
 	ck_abort_msg("slurmctld did not come back");
 }
+
+void e2e_cluster_down(void)
+{
+	char *out = NULL;
+
+	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
+			  e2e_srcdir, e2e_clusterdir) == 0, "down failed: %s", out);
+	free(out);
+	ck_assert(run(NULL, "scontrol ping >/dev/null 2>&1") != 0);
+}

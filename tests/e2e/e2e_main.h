@@ -26,6 +26,9 @@ int e2e_init(const char *name);
  */
 int e2e_run(const char *name, TCase *tc);
 
+/* Stop the cluster; a Check failure if that fails or slurmctld still answers. */
+void e2e_cluster_down(void);
+
 /* slurmctld.log: remember its size; then whether it logged text since (no quotes). */
 void e2e_mark_log(void);
 void e2e_log_from_start(void);

@@ -93,7 +93,7 @@ tests_e2e_test_faults_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS) $(JANSSON_CF
 tests_e2e_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_e2e_test_faults_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS)
 
-HIVED_LOAD_JOBS = 3000
+HIVED_LOAD_JOBS = 1000
 HIVED_LOAD_KILLS = 10
 check-load: tests/e2e/test_faults all
 	HIVED_SRCDIR='$(abs_top_srcdir)' HIVED_BUILDDIR='$(abs_top_builddir)' \

@@ -326,12 +326,7 @@ END_TEST
 
 START_TEST(test_down)
 {
-	char *out = NULL;
-
-	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
-			  e2e_srcdir, e2e_clusterdir) == 0, "down failed: %s", out);
-	free(out);
-	ck_assert(run(NULL, "scontrol ping >/dev/null 2>&1") != 0);
+	e2e_cluster_down();
 }
 END_TEST
 
