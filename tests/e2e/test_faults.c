@@ -563,12 +563,12 @@ START_TEST(test_slurmd_killed)
 		free(out);
 		out = NULL;
 		run(&out, "sinfo -h -n node%d -o %%t", victim);
-		/* DOWN, or not responding ("*") if Slurm had drained it. */
-		if (out && (strstr(out, "down") || strchr(out, '*')))
+		/* DOWN, or "drain*" if Slurm had drained it ("idle*" is not yet). */
+		if (out && (strstr(out, "down") || strstr(out, "drain")))
 			break;
 		sleep(2);
 	}
-	ck_assert_msg(out && (strstr(out, "down") || strchr(out, '*')),
+	ck_assert_msg(out && (strstr(out, "down") || strstr(out, "drain")),
 		      "node%d not DOWN after its slurmd died: %s", victim, out);
 	free(out);
 	out = NULL;
