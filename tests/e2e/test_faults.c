@@ -323,53 +323,48 @@ static void submit_flood(int jobs, bool longer)
 }
 
 /*
- * slurmctld hands out job ids again that it gave before a kill -9 but had not
- * saved; a slurmd still running such a job drains its node ("Duplicate jobid").
- * That is Slurm's own kill -9 fallout, not select/hived's: resume the node as
- * an admin would, and count it.
+ * For each "name|why" line of list whose why contains needle, run fix (a
+ * format with one %s, the name); returns how many fixes succeeded.
  */
-static void resume_duplicate_drains(void)
+static int fix_each(const char *list, const char *needle, const char *fix)
 {
 	char *out = NULL, *line, *save = NULL;
+	int n = 0;
 
-	if (run(&out, "sinfo -h -R -o '%%n|%%E'") != 0 || !out) {
+	if (run(&out, "%s", list) != 0 || !out) {
 		free(out);
-		return;
+		return 0;
 	}
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *bar = strchr(line, '|');
 
-		if (!bar || !strstr(bar, "Duplicate jobid"))
+		if (!bar || !strstr(bar, needle))
 			continue;
 		*bar = '\0';
-		if (run(NULL, "scontrol update nodename='%s' state=resume", line) == 0)
-			dup_drains++;
+		if (run(NULL, fix, line) == 0)
+			n++;
 	}
 	free(out);
+	return n;
 }
 
 /*
- * A job whose launch failed that way is requeued and held by Slurm; release
- * it as an admin would, and count it.
+ * slurmctld hands out job ids again that it gave before a kill -9 but had not
+ * saved; a slurmd still running such a job drains its node ("Duplicate jobid")
+ * and Slurm requeues and holds the job. That is Slurm's own kill -9 fallout,
+ * not select/hived's: resume the node and release the job as an admin would,
+ * and count them.
  */
+static void resume_duplicate_drains(void)
+{
+	dup_drains += fix_each("sinfo -h -R -o '%n|%E'", "Duplicate jobid",
+			       "scontrol update nodename='%s' state=resume");
+}
+
 static void release_held(void)
 {
-	char *out = NULL, *line, *save = NULL;
-
-	if (run(&out, "squeue -h -t PD -n flood -o '%%i|%%r'") != 0 || !out) {
-		free(out);
-		return;
-	}
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *bar = strchr(line, '|');
-
-		if (!bar || !strstr(bar, "Held"))
-			continue;
-		*bar = '\0';
-		if (run(NULL, "scontrol release '%s'", line) == 0)
-			released++;
-	}
-	free(out);
+	released += fix_each("squeue -h -t PD -n flood -o '%i|%r'", "Held",
+			     "scontrol release '%s'");
 }
 
 /* Where the next kill -9 falls: a random point of its share of the flood. */
