@@ -109,6 +109,18 @@ void e2e_ctld_start(void)
 	ck_abort_msg("slurmctld did not come back");
 }
 
+void e2e_cluster_up(int nodes, int gpus, const char *options)
+{
+	char *out = NULL;
+	int rc = run(&out, "'%s/scripts/hived-cluster' up --dir '%s' -q "
+		     "--nodes %d --gpus %d --sockets 2 --racks 2 --select hived "
+		     "--plugin-dir '%s/src/slurm/.libs' %s",
+		     e2e_srcdir, e2e_clusterdir, nodes, gpus, e2e_builddir, options);
+
+	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
+	free(out);
+}
+
 void e2e_cluster_down(void)
 {
 	char *out = NULL;

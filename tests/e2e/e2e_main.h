@@ -26,6 +26,13 @@ int e2e_init(const char *name);
  */
 int e2e_run(const char *name, TCase *tc);
 
+/*
+ * Start the test's cluster: hived-cluster up with nodes x gpus fake GPUs, 2
+ * sockets, 2 racks, select/hived from this build, and the extra options; a
+ * Check failure (with its output) if that fails.
+ */
+void e2e_cluster_up(int nodes, int gpus, const char *options);
+
 /* Stop the cluster; a Check failure if that fails or slurmctld still answers. */
 void e2e_cluster_down(void);
 

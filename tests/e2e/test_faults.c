@@ -367,6 +367,25 @@ static void release_held(void)
 			     "scontrol release '%s'");
 }
 
+/*
+ * Polls sinfo's state of node<n> up to tries times, pause seconds apart,
+ * until it contains a or b; returns the last state (free it).
+ */
+static char *wait_node_state(int n, const char *a, const char *b, int tries, int pause)
+{
+	char *out = NULL;
+
+	for (int i = 0; i < tries; i++) {
+		free(out);
+		out = NULL;
+		run(&out, "sinfo -h -n node%d -o %%t", n);
+		if (out && (strstr(out, a) || strstr(out, b)))
+			break;
+		sleep(pause);
+	}
+	return out;
+}
+
 /* Where the next kill -9 falls: a random point of its share of the flood. */
 static int kill_point(int base, int jobs, int kills, int k)
 {
@@ -436,17 +455,8 @@ static int submit_anchor(const char *args)
 
 START_TEST(test_up)
 {
-	char *out = NULL;
-	int rc = run(&out,
-		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
-		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
-		     "--select hived --priority multifactor "
-		     "--sched-params bf_interval=5 --cred-expire 10 "
-		     "--plugin-dir '%s/src/slurm/.libs'",
-		     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir);
-
-	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
-	free(out);
+	e2e_cluster_up(NODES, GPUS,
+		       "--fresh --priority multifactor --sched-params bf_interval=5 --cred-expire 10");
 	/* The accounting database outlives the cluster: no GrpTRES left over. */
 	run(NULL, "sacctmgr -i modify account vc1,vc2,vc3 set GrpTRES=gres/gpu=-1");
 	/* The invariant checker after every decision (hived.conf's debug switch). */
@@ -537,32 +547,18 @@ START_TEST(test_slurmd_killed)
 	ck_assert(victim);
 	/* Not a node Slurm drained after a kill -9 (see drain()). */
 	resume_duplicate_drains();
-	for (int i = 0; i < 30; i++) {
-		free(out);
-		out = NULL;
-		run(&out, "sinfo -h -n node%d -o %%t", victim);
-		if (out && (strstr(out, "idle") || strstr(out, "mix")))
-			break;
-		sleep(1);
-	}
-	free(out);
-	out = NULL;
+	free(wait_node_state(victim, "idle", "mix", 30, 1));
 	e2e_mark_log();
 	snprintf(path, sizeof(path), "%s/run/slurmd-node%d.pid", e2e_clusterdir, victim);
 	pid = read_file(path);
 	ck_assert_msg(pid && atoi(pid) > 0, "no pid file %s", path);
 	ck_assert_int_eq(run(NULL, "kill -9 %d", atoi(pid)), 0);
 	free(pid);
-	/* SlurmdTimeout=60: slurmctld notices within about 80 s. */
-	for (int i = 0; i < 90; i++) {
-		free(out);
-		out = NULL;
-		run(&out, "sinfo -h -n node%d -o %%t", victim);
-		/* DOWN, or "drain*" if Slurm had drained it ("idle*" is not yet). */
-		if (out && (strstr(out, "down") || strstr(out, "drain")))
-			break;
-		sleep(2);
-	}
+	/*
+	 * SlurmdTimeout=60: slurmctld notices within about 80 s. DOWN, or
+	 * "drain*" if Slurm had drained it ("idle*" is not yet).
+	 */
+	out = wait_node_state(victim, "down", "drain", 90, 2);
 	ck_assert_msg(out && (strstr(out, "down") || strstr(out, "drain")),
 		      "node%d not DOWN after its slurmd died: %s", victim, out);
 	free(out);
@@ -589,14 +585,7 @@ START_TEST(test_slurmd_killed)
 	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' SLURM_CONF='%s' setsid slurmd -N node%d "
 			     "-f '%s' </dev/null >>'%s/log/slurmd-node%d.out' 2>&1",
 			     e2e_clusterdir, e2e_conf, victim, e2e_conf, e2e_clusterdir, victim), 0);
-	for (int i = 0; i < 60; i++) {
-		free(out);
-		out = NULL;
-		run(&out, "sinfo -h -n node%d -o %%t", victim);
-		if (out && (strstr(out, "idle") || strstr(out, "mix")))
-			break;
-		sleep(1);
-	}
+	out = wait_node_state(victim, "idle", "mix", 60, 1);
 	ck_assert_msg(out && (strstr(out, "idle") || strstr(out, "mix")),
 		      "node%d did not come back: %s", victim, out);
 	free(out);

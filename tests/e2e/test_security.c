@@ -267,15 +267,9 @@ static bool wait_status(const char *text, int seconds)
 START_TEST(test_up)
 {
 	char *out = NULL;
-	int rc = run(&out,
-		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
-		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
-		     "--select hived --priority hived "
-		     "--plugin-dir '%s/src/slurm/.libs'",
-		     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir);
+	int rc;
 
-	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
-	free(out);
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority hived");
 	write_pinned_conf();
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 	ck_assert_msg(wait_status("VC1-PIN", 20),
@@ -595,13 +589,7 @@ START_TEST(test_private_data)
 	char *out = NULL;
 	int mine, other;
 
-	ck_assert_int_eq(run(&out,
-			     "'%s/scripts/hived-cluster' up --dir '%s' -q "
-			     "--nodes %d --gpus %d --sockets 2 --racks 2 "
-			     "--select hived --priority hived --private-data jobs "
-			     "--plugin-dir '%s/src/slurm/.libs'",
-			     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir), 0);
-	free(out);
+	e2e_cluster_up(NODES, GPUS, "--priority hived --private-data jobs");
 	other = submit("-A vc1 -N1 --gres=gpu:8");
 	mine = submit_as(USER, &out, "-A vc2 -N1 --gres=gpu:1");
 	ck_assert(mine > 0);

@@ -55,17 +55,7 @@ static void clean_queue(void)
 
 START_TEST(test_up)
 {
-	char *out = NULL;
-	int rc = run(&out,
-		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
-		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
-		     "--select hived --priority multifactor "
-		     "--sched-params bf_interval=5 "
-		     "--plugin-dir '%s/src/slurm/.libs'",
-		     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir);
-
-	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
-	free(out);
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority multifactor --sched-params bf_interval=5");
 	e2e_log_from_start();	/* "up" may have started a new log */
 	ck_assert(e2e_log_has("select/hived: loaded"));
 }

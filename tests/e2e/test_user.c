@@ -60,15 +60,8 @@ static long priority_of(int id)
 START_TEST(test_up)
 {
 	char *out = NULL;
-	int rc = run(&out,
-		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
-		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
-		     "--select hived --priority hived "
-		     "--plugin-dir '%s/src/slurm/.libs'",
-		     e2e_srcdir, e2e_clusterdir, NODES, GPUS, e2e_builddir);
 
-	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
-	free(out);
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority hived");
 	ck_assert_int_eq(run(&out, "cat '%s/etc/plugstack.conf'", e2e_clusterdir), 0);
 	ck_assert_msg(strstr(out, "hived_spank.so"), "plugstack.conf: %s", out);
 	free(out);
