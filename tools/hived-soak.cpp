@@ -100,15 +100,17 @@ int main(int argc, char **argv) {
   hived_tools::SoakResult r = hived_tools::RunSoak(opt, &std::cerr);
   std::cout << hived_tools::SoakResultJson(opt, r) << std::endl;
   if (r.ok) return 0;
-  std::cerr << "hived-soak: FAILED at step " << r.failed_step << " (seed " << opt.seed << ", " << r.gpus
-            << " GPUs), operation " << r.failed_op << ": " << r.message << "\n"
-            << "hived-soak: reproduce with: hived-soak --seed " << opt.seed << " --gpus " << opt.gpus
-            << " --vcs " << opt.vcs << " --steps " << r.failed_step;
+  std::cerr << "hived-soak: FAILED at step " << r.failed_step << " (seed " << opt.seed << ", "
+            << r.gpus << " GPUs), operation " << r.failed_op << ": " << r.message << "\n"
+            << "hived-soak: reproduce with: hived-soak --seed " << opt.seed << " --gpus "
+            << opt.gpus << " --vcs " << opt.vcs << " --steps " << r.failed_step;
   // The random draws do not depend on how often the checks run, but what is caught
   // between sweeps does.
-  if (opt.sweep_every != hived_tools::SoakOptions().sweep_every) std::cerr << " --sweep-every " << opt.sweep_every;
+  if (opt.sweep_every != hived_tools::SoakOptions().sweep_every)
+    std::cerr << " --sweep-every " << opt.sweep_every;
   if (opt.check_every != 1) std::cerr << " --check-every " << opt.check_every;
-  if (!opt.fault.empty()) std::cerr << " --fault " << opt.fault << " --fault-step " << opt.fault_step;
+  if (!opt.fault.empty())
+    std::cerr << " --fault " << opt.fault << " --fault-step " << opt.fault_step;
   std::cerr << "\n";
   return 1;
 }

@@ -79,8 +79,9 @@ bool ReadAll(const std::string& path, std::string* text, std::string* err) {
     *err = path + ": " + strerror(errno);
     if (errno == ENOENT) *err += " (is slurmctld running select/hived with a valid hived.conf?)";
     if (errno == EACCES)
-      *err += " (select/hived keeps it to SlurmUser when slurm.conf's PrivateData hides jobs,"
-              " accounts or usage; squeue shows your own jobs, an administrator can run hivedctl)";
+      *err +=
+          " (select/hived keeps it to SlurmUser when slurm.conf's PrivateData hides jobs,"
+          " accounts or usage; squeue shows your own jobs, an administrator can run hivedctl)";
     return false;
   }
   std::ostringstream ss;
@@ -150,7 +151,9 @@ int main(int argc, char** argv) {
       *slot = argv[++i];
       return true;
     };
-    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
+    auto is = [&](const char* name) {
+      return a == name || a.rfind(std::string(name) + "=", 0) == 0;
+    };
     if (a == "-h" || a == "--help") {
       fputs(kUsage, stdout);
       return 0;
@@ -172,21 +175,25 @@ int main(int argc, char** argv) {
   }
   if (args.empty()) return Usage("no command");
   const std::string cmd = args[0];
-  const bool known = cmd == "status" || cmd == "vc" || cmd == "job" || cmd == "map" || cmd == "metrics";
+  const bool known =
+      cmd == "status" || cmd == "vc" || cmd == "job" || cmd == "map" || cmd == "metrics";
   if (!known) return Usage("unknown command '" + cmd + "'");
   if ((cmd == "job" && args.size() != 2) || (cmd == "vc" && args.size() > 2) ||
       ((cmd == "status" || cmd == "map" || cmd == "metrics") && args.size() != 1))
     return Usage("wrong number of arguments for '" + cmd + "'");
-  if (cmd == "map" && html.empty() && svg.empty()) return Usage("map needs --html FILE or --svg FILE");
+  if (cmd == "map" && html.empty() && svg.empty())
+    return Usage("map needs --html FILE or --svg FILE");
   if (cmd != "map" && (!html.empty() || !svg.empty())) return Usage("--html/--svg go with 'map'");
   if (cmd != "metrics" && !output.empty()) return Usage("-o goes with 'metrics'");
 
   std::string why;
-  if (status_path.empty() && getenv("HIVED_STATUS") && *getenv("HIVED_STATUS")) status_path = getenv("HIVED_STATUS");
+  if (status_path.empty() && getenv("HIVED_STATUS") && *getenv("HIVED_STATUS"))
+    status_path = getenv("HIVED_STATUS");
   if (status_path.empty()) {
     std::string dir = StateSaveLocation(&why);
     if (dir.empty()) {
-      fprintf(stderr, "hivedctl: cannot find hived_status.json: %s; pass --status FILE\n", why.c_str());
+      fprintf(stderr, "hivedctl: cannot find hived_status.json: %s; pass --status FILE\n",
+              why.c_str());
       return 2;
     }
     status_path = dir + "/hived_status.json";
@@ -210,7 +217,8 @@ int main(int argc, char** argv) {
     std::string name = args.size() > 1 ? args[1] : "";
     ok = json ? hivedctl::VcJson(st, name, &out, &err) : hivedctl::VcText(st, name, &out, &err);
   } else if (cmd == "job") {
-    ok = json ? hivedctl::JobJson(st, args[1], &out, &err) : hivedctl::JobText(st, args[1], &out, &err);
+    ok = json ? hivedctl::JobJson(st, args[1], &out, &err)
+              : hivedctl::JobText(st, args[1], &out, &err);
   } else if (cmd == "metrics") {
     if (!WriteFile(output.empty() ? "-" : output, hivedctl::Metrics(st), &err)) {
       fprintf(stderr, "hivedctl: %s\n", err.c_str());

@@ -35,13 +35,20 @@ std::string Generated(size_t i) {
   double c = v * s, x = c * (1 - std::fabs(std::fmod(h, 2.0) - 1)), m = v - c;
   double r = 0, g = 0, b = 0;
   int k = static_cast<int>(h);
-  if (k == 0) r = c, g = x;
-  else if (k == 1) r = x, g = c;
-  else if (k == 2) g = c, b = x;
-  else if (k == 3) g = x, b = c;
-  else if (k == 4) r = x, b = c;
-  else r = c, b = x;
-  return Hex(static_cast<int>((r + m) * 255), static_cast<int>((g + m) * 255), static_cast<int>((b + m) * 255));
+  if (k == 0)
+    r = c, g = x;
+  else if (k == 1)
+    r = x, g = c;
+  else if (k == 2)
+    g = c, b = x;
+  else if (k == 3)
+    g = x, b = c;
+  else if (k == 4)
+    r = x, b = c;
+  else
+    r = c, b = x;
+  return Hex(static_cast<int>((r + m) * 255), static_cast<int>((g + m) * 255),
+             static_cast<int>((b + m) * 255));
 }
 
 // Mix a colour with white: the opportunistic shade of a VC.
@@ -128,12 +135,23 @@ std::string Xml(const std::string& text) {
   std::string o;
   for (char c : text) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -211,14 +229,16 @@ std::string MapSvg(const Status& s, int64_t now) {
             title += "idle";
           title += g.vc.empty() ? "; cell not bound to a VC" : "; cell bound to " + g.vc;
           if (bad) title += "; bad";
-          nodes << "<rect class=\"gpu " << state << "\" x=\"" << gx << "\" y=\"" << gy << "\" width=\"" << kGpu
-                << "\" height=\"" << kGpu << "\" fill=\"" << fill << "\" stroke=\"" << stroke
-                << "\" stroke-width=\"" << sw << "\" data-node=\"" << Xml(n.name) << "\" data-gpu=\"" << g.gpu
-                << "\" data-state=\"" << state << "\" data-vc=\"" << Xml(g.vc) << "\" data-job=\"" << Xml(g.job)
-                << "\"><title>" << Xml(title) << "</title></rect>";
+          nodes << "<rect class=\"gpu " << state << "\" x=\"" << gx << "\" y=\"" << gy
+                << "\" width=\"" << kGpu << "\" height=\"" << kGpu << "\" fill=\"" << fill
+                << "\" stroke=\"" << stroke << "\" stroke-width=\"" << sw << "\" data-node=\""
+                << Xml(n.name) << "\" data-gpu=\"" << g.gpu << "\" data-state=\"" << state
+                << "\" data-vc=\"" << Xml(g.vc) << "\" data-job=\"" << Xml(g.job) << "\"><title>"
+                << Xml(title) << "</title></rect>";
           if (bad && !g.job.empty())  // a job still running on a bad node: mark the GPU
-            nodes << "<path d=\"M" << gx << " " << gy << "l" << kGpu << " " << kGpu << "\" stroke=\""
-                  << MapColors::kBad << "\" stroke-width=\"2\" pointer-events=\"none\"/>";
+            nodes << "<path d=\"M" << gx << " " << gy << "l" << kGpu << " " << kGpu
+                  << "\" stroke=\"" << MapColors::kBad
+                  << "\" stroke-width=\"2\" pointer-events=\"none\"/>";
           gx += kGpu;
         }
       }
@@ -229,10 +249,10 @@ std::string MapSvg(const Status& s, int64_t now) {
     }
     int rack_h = row_y + row_h + kRackPad - y;
     body << "<g class=\"rack\" data-rack=\"" << Xml(rack.label) << "\">";
-    body << "<rect x=\"0\" y=\"" << y << "\" width=\"" << rack_w + kRackPad - kNodeGap << "\" height=\"" << rack_h
-         << "\" rx=\"5\" fill=\"#f3f5f8\" stroke=\"#c5ccd6\"/>";
-    body << "<text x=\"" << kRackPad << "\" y=\"" << y + 14 << "\" font-size=\"12\" font-weight=\"bold\">"
-         << Xml(rack.label) << "</text>\n";
+    body << "<rect x=\"0\" y=\"" << y << "\" width=\"" << rack_w + kRackPad - kNodeGap
+         << "\" height=\"" << rack_h << "\" rx=\"5\" fill=\"#f3f5f8\" stroke=\"#c5ccd6\"/>";
+    body << "<text x=\"" << kRackPad << "\" y=\"" << y + 14
+         << "\" font-size=\"12\" font-weight=\"bold\">" << Xml(rack.label) << "</text>\n";
     body << nodes.str() << "</g>\n";
     width = std::max(width, rack_w + kRackPad);
     y += rack_h + 10;
@@ -249,9 +269,11 @@ std::string MapSvg(const Status& s, int64_t now) {
     legend.push_back({MapColors::Vc(i), "#9a9a9a", vc.name + " guaranteed", 0.5});
     std::string doomed;
     for (const auto& c : vc.cells)
-      if (c.doomed) doomed += (doomed.empty() ? "" : ", ") + std::to_string(c.doomed) + " " + c.cell_type;
-    legend.push_back({MapColors::VcOpportunistic(i), "#9a9a9a",
-                      vc.name + " opportunistic" + (doomed.empty() ? "" : "  \u2014 doomed: " + doomed), 0.5});
+      if (c.doomed)
+        doomed += (doomed.empty() ? "" : ", ") + std::to_string(c.doomed) + " " + c.cell_type;
+    legend.push_back(
+        {MapColors::VcOpportunistic(i), "#9a9a9a",
+         vc.name + " opportunistic" + (doomed.empty() ? "" : "  \u2014 doomed: " + doomed), 0.5});
   }
   if (any_no_vc) legend.push_back({MapColors::kNoVc, "#9a9a9a", "no VC (opportunistic)", 0.5});
   std::ostringstream leg;
@@ -259,10 +281,11 @@ std::string MapSvg(const Status& s, int64_t now) {
   leg << "<g class=\"legend\">";
   for (const auto& l : legend) {
     bool doomed = l.text.find("doomed") != std::string::npos;
-    leg << "<rect class=\"swatch\" x=\"0\" y=\"" << ly << "\" width=\"" << kGpu << "\" height=\"" << kGpu
-        << "\" fill=\"" << l.fill << "\" stroke=\"" << l.stroke << "\" stroke-width=\"" << l.stroke_width
-        << "\"/><text x=\"" << kGpu + 6 << "\" y=\"" << ly + 11 << "\" font-size=\"11\""
-        << (doomed ? " fill=\"#b00020\"" : "") << ">" << Xml(l.text) << "</text>";
+    leg << "<rect class=\"swatch\" x=\"0\" y=\"" << ly << "\" width=\"" << kGpu << "\" height=\""
+        << kGpu << "\" fill=\"" << l.fill << "\" stroke=\"" << l.stroke << "\" stroke-width=\""
+        << l.stroke_width << "\"/><text x=\"" << kGpu + 6 << "\" y=\"" << ly + 11
+        << "\" font-size=\"11\"" << (doomed ? " fill=\"#b00020\"" : "") << ">" << Xml(l.text)
+        << "</text>";
     ly += kGpu + 4;
   }
   leg << "</g>\n";
@@ -273,7 +296,8 @@ std::string MapSvg(const Status& s, int64_t now) {
   int height = ly + 6;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
     << "\" viewBox=\"0 0 " << width << " " << height << "\" font-family=\"sans-serif\">\n";
-  o << "<rect x=\"0\" y=\"0\" width=\"" << width << "\" height=\"" << height << "\" fill=\"#ffffff\"/>\n";
+  o << "<rect x=\"0\" y=\"0\" width=\"" << width << "\" height=\"" << height
+    << "\" fill=\"#ffffff\"/>\n";
   o << "<text x=\"0\" y=\"16\" font-size=\"14\" font-weight=\"bold\">" << Xml(title) << "</text>\n";
   o << body.str() << leg.str() << "</svg>\n";
   return o.str();
@@ -295,7 +319,8 @@ std::string MapHtml(const Status& s, int64_t now) {
   o << "<p>Racks, nodes and GPUs as select/hived holds them; hover a GPU for its job. "
     << s.jobs.size() << " jobs hold cells, " << s.pending.size() << " wait.</p>\n";
   o << MapSvg(s, now);
-  o << "<table id=\"vcs\">\n<tr><th>VC</th><th>colour</th><th>quota</th><th>bound</th><th>doomed</th>"
+  o << "<table "
+       "id=\"vcs\">\n<tr><th>VC</th><th>colour</th><th>quota</th><th>bound</th><th>doomed</th>"
        "<th>guaranteed GPUs</th><th>opportunistic GPUs</th><th>waiting</th></tr>\n";
   for (size_t i = 0; i < s.vcs.size(); i++) {
     const Vc& vc = s.vcs[i];
@@ -307,14 +332,18 @@ std::string MapHtml(const Status& s, int64_t now) {
       doomed += (doomed.empty() ? "" : ", ") + std::to_string(c.doomed) + " " + c.cell_type;
       doomed_n += c.doomed;
     }
-    o << "<tr data-vc=\"" << Xml(vc.name) << "\"><td>" << Xml(vc.name) << "</td><td><span class=\"sw\" style=\"background:"
-      << MapColors::Vc(i) << "\"></span><span class=\"sw\" style=\"background:" << MapColors::VcOpportunistic(i)
+    o << "<tr data-vc=\"" << Xml(vc.name) << "\"><td>" << Xml(vc.name)
+      << "</td><td><span class=\"sw\" style=\"background:" << MapColors::Vc(i)
+      << "\"></span><span class=\"sw\" style=\"background:" << MapColors::VcOpportunistic(i)
       << "\"></span></td><td>" << Xml(quota) << "</td><td>" << Xml(bound) << "</td><td"
-      << (doomed_n ? " class=\"doomed\"" : "") << ">" << Xml(doomed) << "</td><td>" << vc.used_leaves << "</td><td>"
-      << vc.opp_leaves << "</td><td>" << s.WaitingGuaranteed(vc.name) << "</td></tr>\n";
+      << (doomed_n ? " class=\"doomed\"" : "") << ">" << Xml(doomed) << "</td><td>"
+      << vc.used_leaves << "</td><td>" << vc.opp_leaves << "</td><td>"
+      << s.WaitingGuaranteed(vc.name) << "</td></tr>\n";
   }
-  o << "</table>\n<p style=\"font-size:12px;color:#555\">Doomed: quota cells of a VC that no healthy free "
-       "physical cell can serve now (bad hardware); the VC's guaranteed jobs needing them wait.</p>\n";
+  o << "</table>\n<p style=\"font-size:12px;color:#555\">Doomed: quota cells of a VC that no "
+       "healthy free "
+       "physical cell can serve now (bad hardware); the VC's guaranteed jobs needing them "
+       "wait.</p>\n";
   o << "</body>\n</html>\n";
   return o.str();
 }

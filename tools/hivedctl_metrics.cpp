@@ -15,10 +15,14 @@ namespace {
 std::string Label(const std::string& v) {
   std::string o;
   for (char c : v) {
-    if (c == '\\') o += "\\\\";
-    else if (c == '"') o += "\\\"";
-    else if (c == '\n') o += "\\n";
-    else o += c;
+    if (c == '\\')
+      o += "\\\\";
+    else if (c == '"')
+      o += "\\\"";
+    else if (c == '\n')
+      o += "\\n";
+    else
+      o += c;
   }
   return o;
 }
@@ -45,8 +49,8 @@ class Out {
 std::string VcLabel(const std::string& vc) { return "vc=\"" + Label(vc) + "\""; }
 
 std::string CellLabels(const std::string& vc, const VcCell& c) {
-  return VcLabel(vc) + ",chain=\"" + Label(c.chain) + "\",cell_type=\"" + Label(c.cell_type) + "\",level=\"" +
-         std::to_string(c.level) + "\"";
+  return VcLabel(vc) + ",chain=\"" + Label(c.chain) + "\",cell_type=\"" + Label(c.cell_type) +
+         "\",level=\"" + std::to_string(c.level) + "\"";
 }
 
 }  // namespace
@@ -55,14 +59,17 @@ std::string Metrics(const Status& s) {
   Out m;
   m.Family("hived_vc_quota_cells", "gauge", "Cells of the VC's quota, by chain and cell type.");
   for (const auto& vc : s.vcs)
-    for (const auto& c : vc.cells) m.Sample("hived_vc_quota_cells", CellLabels(vc.name, c), c.total);
+    for (const auto& c : vc.cells)
+      m.Sample("hived_vc_quota_cells", CellLabels(vc.name, c), c.total);
   m.Family("hived_vc_bound_cells", "gauge", "Quota cells bound to physical cells.");
   for (const auto& vc : s.vcs)
-    for (const auto& c : vc.cells) m.Sample("hived_vc_bound_cells", CellLabels(vc.name, c), c.bound);
+    for (const auto& c : vc.cells)
+      m.Sample("hived_vc_bound_cells", CellLabels(vc.name, c), c.bound);
   m.Family("hived_vc_doomed_cells", "gauge",
            "Unbound quota cells that the healthy free cells can no longer serve (bad hardware).");
   for (const auto& vc : s.vcs)
-    for (const auto& c : vc.cells) m.Sample("hived_vc_doomed_cells", CellLabels(vc.name, c), c.doomed);
+    for (const auto& c : vc.cells)
+      m.Sample("hived_vc_doomed_cells", CellLabels(vc.name, c), c.doomed);
   m.Family("hived_vc_quota_gpus", "gauge", "GPUs in the VC's quota cells.");
   for (const auto& vc : s.vcs) {
     int64_t n = 0;
@@ -75,16 +82,20 @@ std::string Metrics(const Status& s) {
   m.Family("hived_vc_used_gpus", "gauge", "GPUs used by the VC's guaranteed jobs.");
   for (const auto& vc : s.vcs) m.Sample("hived_vc_used_gpus", VcLabel(vc.name), vc.used_leaves);
   m.Family("hived_vc_opportunistic_gpus", "gauge", "GPUs used by the VC's opportunistic jobs.");
-  for (const auto& vc : s.vcs) m.Sample("hived_vc_opportunistic_gpus", VcLabel(vc.name), vc.opp_leaves);
+  for (const auto& vc : s.vcs)
+    m.Sample("hived_vc_opportunistic_gpus", VcLabel(vc.name), vc.opp_leaves);
   m.Family("hived_vc_running_jobs", "gauge", "Jobs of the VC holding cells.");
   for (const auto& vc : s.vcs)
     m.Sample("hived_vc_running_jobs", VcLabel(vc.name), static_cast<double>(vc.jobs.size()));
-  m.Family("hived_vc_pending_guaranteed_jobs", "gauge", "Guaranteed jobs of the VC that select/hived made wait.");
+  m.Family("hived_vc_pending_guaranteed_jobs", "gauge",
+           "Guaranteed jobs of the VC that select/hived made wait.");
   for (const auto& vc : s.vcs)
-    m.Sample("hived_vc_pending_guaranteed_jobs", VcLabel(vc.name), static_cast<double>(s.WaitingGuaranteed(vc.name)));
+    m.Sample("hived_vc_pending_guaranteed_jobs", VcLabel(vc.name),
+             static_cast<double>(s.WaitingGuaranteed(vc.name)));
 
   GpuCount g = CountGpus(s);
-  m.Family("hived_gpus", "gauge", "GPUs of the cluster by state (bad counts GPUs on bad nodes, in use or not).");
+  m.Family("hived_gpus", "gauge",
+           "GPUs of the cluster by state (bad counts GPUs on bad nodes, in use or not).");
   m.Sample("hived_gpus", "state=\"total\"", g.total);
   m.Sample("hived_gpus", "state=\"guaranteed\"", g.guaranteed);
   m.Sample("hived_gpus", "state=\"opportunistic\"", g.opportunistic);
@@ -95,29 +106,34 @@ std::string Metrics(const Status& s) {
   for (const auto& ch : s.chains)
     for (const auto& l : ch.levels) {
       const LevelCount& c = counts[ch.chain][l.level];
-      std::string base = "chain=\"" + Label(ch.chain) + "\",cell_type=\"" + Label(l.cell_type) + "\",level=\"" +
-                         std::to_string(l.level) + "\"";
+      std::string base = "chain=\"" + Label(ch.chain) + "\",cell_type=\"" + Label(l.cell_type) +
+                         "\",level=\"" + std::to_string(l.level) + "\"";
       m.Sample("hived_cells", base + ",state=\"total\"", l.cells);
       m.Sample("hived_cells", base + ",state=\"idle\"", c.idle);
       m.Sample("hived_cells", base + ",state=\"in_use\"", c.in_use);
       m.Sample("hived_cells", base + ",state=\"bad\"", l.bad);
     }
-  m.Family("hived_bad_nodes", "gauge", "Nodes whose cells are bad (DOWN, DRAIN, FAIL or not in slurm.conf).");
+  m.Family("hived_bad_nodes", "gauge",
+           "Nodes whose cells are bad (DOWN, DRAIN, FAIL or not in slurm.conf).");
   m.Sample("hived_bad_nodes", "", static_cast<double>(s.bad_nodes.size()));
   m.Family("hived_pending_jobs", "gauge", "Jobs select/hived made wait, all classes.");
   m.Sample("hived_pending_jobs", "", static_cast<double>(s.pending.size()));
 
-  m.Family("hived_preemptions_total", "counter", "Jobs preempted (killed or requeued) for HiveD's cells.");
+  m.Family("hived_preemptions_total", "counter",
+           "Jobs preempted (killed or requeued) for HiveD's cells.");
   m.Sample("hived_preemptions_total", "", static_cast<double>(s.preemptions));
-  m.Family("hived_lazy_preemptions_total", "counter", "Guaranteed jobs demoted to opportunistic instead of preempted.");
+  m.Family("hived_lazy_preemptions_total", "counter",
+           "Guaranteed jobs demoted to opportunistic instead of preempted.");
   m.Sample("hived_lazy_preemptions_total", "", static_cast<double>(s.lazy_preemptions));
   m.Family("hived_job_test_calls_total", "counter", "select_p_job_test calls HiveD decided.");
   m.Sample("hived_job_test_calls_total", "", static_cast<double>(s.job_test_calls));
-  m.Family("hived_job_test_seconds", "gauge", "Time of select_p_job_test calls HiveD decided (recent calls).");
+  m.Family("hived_job_test_seconds", "gauge",
+           "Time of select_p_job_test calls HiveD decided (recent calls).");
   m.Sample("hived_job_test_seconds", "stat=\"mean\"", s.job_test_mean_us / 1e6);
   m.Sample("hived_job_test_seconds", "stat=\"p99\"", s.job_test_p99_us / 1e6);
   m.Sample("hived_job_test_seconds", "stat=\"max\"", s.job_test_max_us / 1e6);
-  m.Family("hived_status_written_timestamp_seconds", "gauge", "When slurmctld wrote the status these numbers come from.");
+  m.Family("hived_status_written_timestamp_seconds", "gauge",
+           "When slurmctld wrote the status these numbers come from.");
   m.Sample("hived_status_written_timestamp_seconds", "", static_cast<double>(s.written));
   return m.Str();
 }

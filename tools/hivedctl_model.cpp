@@ -94,7 +94,8 @@ void ReadVc(Reader& r, json_t* o, const std::string& p, Vc* vc) {
   vc->used_leaves = r.Int(o, "usedLeaves", p);
   vc->opp_leaves = r.Int(o, "opportunisticLeaves", p, false);
   json_t* jobs = r.Arr(o, "jobs", p, false);
-  if (jobs) json_array_foreach(jobs, i, c) if (json_is_string(c)) vc->jobs.push_back(json_string_value(c));
+  if (jobs)
+    json_array_foreach(jobs, i, c) if (json_is_string(c)) vc->jobs.push_back(json_string_value(c));
 }
 
 void ReadCluster(Reader& r, json_t* o, Status* s) {
@@ -126,7 +127,9 @@ void ReadCluster(Reader& r, json_t* o, Status* s) {
   s->used_leaves = r.Int(o, "usedLeaves", p);
   s->opp_leaves = r.Int(o, "opportunisticLeaves", p, false);
   json_t* bad = r.Arr(o, "badNodes", p, false);
-  if (bad) json_array_foreach(bad, i, c) if (json_is_string(c)) s->bad_nodes.push_back(json_string_value(c));
+  if (bad)
+    json_array_foreach(bad, i, c) if (json_is_string(c))
+        s->bad_nodes.push_back(json_string_value(c));
   json_t* vcs = r.Arr(o, "vcs", p);
   if (vcs) json_array_foreach(vcs, i, c) {
       Vc vc;
@@ -159,7 +162,8 @@ void ReadTopology(Reader& r, json_t* o, Status* s) {
           json_t* groups = r.Arr(gpu, "groups", gq, false);
           if (groups) json_array_foreach(groups, g, grp) {
               std::string grq = Idx(gq + ".groups", g);
-              gp.groups.push_back({r.Str(grp, "cellType", grq), static_cast<int>(r.Int(grp, "index", grq))});
+              gp.groups.push_back(
+                  {r.Str(grp, "cellType", grq), static_cast<int>(r.Int(grp, "index", grq))});
             }
           gp.vc = r.Str(gpu, "vc", gq, false);
           gp.job = r.Str(gpu, "job", gq, false);
@@ -185,8 +189,9 @@ void ReadJob(Reader& r, json_t* o, const std::string& p, Job* job) {
       std::string q = Idx(p + ".placement", i);
       pd.node = r.Str(pod, "node", q);
       json_t* leaves = r.Arr(pod, "leaves", q);
-      if (leaves) json_array_foreach(leaves, k, leaf) if (json_is_integer(leaf)) pd.leaves.push_back(
-            static_cast<int>(json_integer_value(leaf)));
+      if (leaves)
+        json_array_foreach(leaves, k, leaf) if (json_is_integer(leaf))
+            pd.leaves.push_back(static_cast<int>(json_integer_value(leaf)));
       job->placement.push_back(pd);
     }
 }
@@ -286,8 +291,10 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
   out->written = r.Int(root, "written", "status", false);
   out->hived_conf = r.Str(root, "hivedConf", "status", false);
   json_t* cluster = r.Obj(root, "cluster", "status");
-  if (cluster && json_is_object(cluster)) ReadCluster(r, cluster, out);
-  else if (cluster) r.Fail("cluster", "not an object (select/hived has no valid hived.conf loaded)");
+  if (cluster && json_is_object(cluster))
+    ReadCluster(r, cluster, out);
+  else if (cluster)
+    r.Fail("cluster", "not an object (select/hived has no valid hived.conf loaded)");
   json_t* topo = r.Obj(root, "topology", "status", false);
   if (topo && json_is_object(topo)) ReadTopology(r, topo, out);
   json_t* jobs = r.Arr(root, "jobs", "status", false);

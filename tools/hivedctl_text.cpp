@@ -95,7 +95,8 @@ std::string Dump(json_t* j) {
 json_t* Get(const Status& s, const char* key) { return json_object_get(s.root.get(), key); }
 
 // Map "node" -> per-GPU topology entries (all chains of the node).
-std::vector<const Gpu*> GpusOf(const Status& s, const std::string& node, const std::vector<int>& want) {
+std::vector<const Gpu*> GpusOf(const Status& s, const std::string& node,
+                               const std::vector<int>& want) {
   std::vector<const Gpu*> out;
   for (const auto& n : s.nodes)
     if (n.name == node)
@@ -136,7 +137,8 @@ std::string CellOf(const Status& s, const Node& node, const std::vector<const Gp
     for (size_t d = 0; same && d < depth; d++) same = g.groups[d].index == gpus[0]->groups[d].index;
     in_cell += same;
   }
-  return std::string(in_cell == gpus.size() ? "" : "within ") + (type.empty() ? "node" : type) + " " + path;
+  return std::string(in_cell == gpus.size() ? "" : "within ") + (type.empty() ? "node" : type) +
+         " " + path;
 }
 
 std::string ClassText(const Job& j) {
@@ -151,7 +153,9 @@ std::string PlacementText(const Job& j) {
   return parts.empty() ? "-" : Join(parts, " ");
 }
 
-std::string Clip(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
+std::string Clip(const std::string& s, size_t n) {
+  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
 
 }  // namespace
 
@@ -182,7 +186,8 @@ Counts CountCells(const Status& s) {
         mark(level_of(grp.cell_type), path);
       }
       mark(node_level, n.name);
-      for (const auto& a : n.above) mark(level_of(a.cell_type), "@" + a.cell_type + "/" + a.address);
+      for (const auto& a : n.above)
+        mark(level_of(a.cell_type), "@" + a.cell_type + "/" + a.address);
     }
   }
   Counts out;
@@ -207,9 +212,12 @@ GpuCount CountGpus(const Status& s) {
     for (const auto& g : n.gpus) {
       c.total++;
       const bool bad = g.bad || n.bad;
-      if (g.job.empty()) c.idle += !bad;
-      else if (g.cls == "opportunistic") c.opportunistic++;
-      else c.guaranteed++;
+      if (g.job.empty())
+        c.idle += !bad;
+      else if (g.cls == "opportunistic")
+        c.opportunistic++;
+      else
+        c.guaranteed++;
       c.bad += bad;
     }
   if (s.nodes.empty()) {  // no topology: the engine's totals
@@ -248,21 +256,26 @@ std::string StatusText(const Status& s, int64_t now) {
   for (const auto& ch : s.chains)
     for (auto it = ch.levels.rbegin(); it != ch.levels.rend(); ++it) {
       const LevelCount& c = counts[ch.chain][it->level];
-      t.Row({ch.chain, N(it->level), it->cell_type, N(it->cells), N(c.idle), N(c.in_use), N(it->bad), N(c.doomed)});
+      t.Row({ch.chain, N(it->level), it->cell_type, N(it->cells), N(c.idle), N(c.in_use),
+             N(it->bad), N(c.doomed)});
     }
   o << t.Str() << "\n";
-  Table v({"VC", "QUOTA", "GPUS", "BOUND", "DOOMED", "USED", "OPPORTUNISTIC", "RUNNING", "WAITING"});
+  Table v(
+      {"VC", "QUOTA", "GPUS", "BOUND", "DOOMED", "USED", "OPPORTUNISTIC", "RUNNING", "WAITING"});
   for (const auto& vc : s.vcs) {
     int64_t bound = 0, doomed = 0;
     for (const auto& c : vc.cells) bound += c.bound, doomed += c.doomed;
-    v.Row({vc.name, Quota(vc), N(QuotaGpus(s, vc)), N(bound), N(doomed), N(vc.used_leaves), N(vc.opp_leaves),
-           N(static_cast<int64_t>(vc.jobs.size())), N(s.WaitingGuaranteed(vc.name))});
+    v.Row({vc.name, Quota(vc), N(QuotaGpus(s, vc)), N(bound), N(doomed), N(vc.used_leaves),
+           N(vc.opp_leaves), N(static_cast<int64_t>(vc.jobs.size())),
+           N(s.WaitingGuaranteed(vc.name))});
   }
   o << v.Str();
   if (s.job_test_calls)
-    o << "\njob_test: " << s.job_test_calls << " calls, mean " << static_cast<int64_t>(s.job_test_mean_us + 0.5)
-      << " us, p99 " << static_cast<int64_t>(s.job_test_p99_us) << " us, max " << static_cast<int64_t>(s.job_test_max_us)
-      << " us; preemptions " << s.preemptions << ", lazy " << s.lazy_preemptions << "\n";
+    o << "\njob_test: " << s.job_test_calls << " calls, mean "
+      << static_cast<int64_t>(s.job_test_mean_us + 0.5) << " us, p99 "
+      << static_cast<int64_t>(s.job_test_p99_us) << " us, max "
+      << static_cast<int64_t>(s.job_test_max_us) << " us; preemptions " << s.preemptions
+      << ", lazy " << s.lazy_preemptions << "\n";
   return o.str();
 }
 
@@ -310,12 +323,14 @@ bool VcText(const Status& s, const std::string& name, std::string* out, std::str
   std::ostringstream o;
   if (name.empty()) {
     o << "VCs as of " << AsOf(s, 0) << "\n";
-    Table v({"VC", "QUOTA", "GPUS", "BOUND", "DOOMED", "USED", "OPPORTUNISTIC", "RUNNING", "WAITING"});
+    Table v(
+        {"VC", "QUOTA", "GPUS", "BOUND", "DOOMED", "USED", "OPPORTUNISTIC", "RUNNING", "WAITING"});
     for (const auto& vc : s.vcs) {
       int64_t bound = 0, doomed = 0;
       for (const auto& c : vc.cells) bound += c.bound, doomed += c.doomed;
-      v.Row({vc.name, Quota(vc), N(QuotaGpus(s, vc)), N(bound), N(doomed), N(vc.used_leaves), N(vc.opp_leaves),
-             N(static_cast<int64_t>(vc.jobs.size())), N(s.WaitingGuaranteed(vc.name))});
+      v.Row({vc.name, Quota(vc), N(QuotaGpus(s, vc)), N(bound), N(doomed), N(vc.used_leaves),
+             N(vc.opp_leaves), N(static_cast<int64_t>(vc.jobs.size())),
+             N(s.WaitingGuaranteed(vc.name))});
     }
     o << v.Str();
     *out = o.str();
@@ -331,9 +346,10 @@ bool VcText(const Status& s, const std::string& name, std::string* out, std::str
   int64_t bound = 0, doomed = 0;
   for (const auto& c : vc->cells) bound += c.bound, doomed += c.doomed;
   o << "VC " << vc->name << " as of " << AsOf(s, 0) << "\n";
-  o << "Quota: " << Quota(*vc) << " (" << QuotaGpus(s, *vc) << " GPUs); " << bound << " bound, " << doomed
-    << " doomed\n";
-  o << "In use: " << vc->used_leaves << " GPUs guaranteed, " << vc->opp_leaves << " GPUs opportunistic\n\n";
+  o << "Quota: " << Quota(*vc) << " (" << QuotaGpus(s, *vc) << " GPUs); " << bound << " bound, "
+    << doomed << " doomed\n";
+  o << "In use: " << vc->used_leaves << " GPUs guaranteed, " << vc->opp_leaves
+    << " GPUs opportunistic\n\n";
   Table cells({"CHAIN", "LEVEL", "CELL TYPE", "QUOTA", "BOUND", "DOOMED", "GPUS/CELL"});
   for (const auto& c : vc->cells) {
     const Chain* ch = s.FindChain(c.chain);
@@ -421,7 +437,8 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
   if (!j) {
     const Waiting* w = s.FindWaiting(id);
     if (!w) {
-      *err = "HiveD holds no job " + id + " (not a GPU job, not started or placed by select/hived, or already ended)";
+      *err = "HiveD holds no job " + id +
+             " (not a GPU job, not started or placed by select/hived, or already ended)";
       return false;
     }
     o << "Job " << w->job << ": waiting" << (w->vc.empty() ? "" : " (VC " + w->vc + ")") << "\n"
@@ -429,10 +446,11 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
     *out = o.str();
     return true;
   }
-  o << "Job " << j->job << ": VC " << (j->vc.empty() ? "-" : j->vc) << ", " << ClassText(*j) << ", HiveD priority "
-    << j->priority << ", " << j->Gpus() << " GPUs\n";
+  o << "Job " << j->job << ": VC " << (j->vc.empty() ? "-" : j->vc) << ", " << ClassText(*j)
+    << ", HiveD priority " << j->priority << ", " << j->Gpus() << " GPUs\n";
   if (j->lazy_preempted)
-    o << "Lazy-preempted: it lost its VC cells to a higher-priority job and runs on as opportunistic\n";
+    o << "Lazy-preempted: it lost its VC cells to a higher-priority job and runs on as "
+         "opportunistic\n";
   Table t({"NODE", "GPUS", "CELL", "BOUND TO"});
   for (const auto& p : j->placement) {
     const Node* n = NodeOf(s, p.node);
@@ -440,7 +458,8 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
     std::set<std::string> vcs;
     for (const Gpu* g : gpus) vcs.insert(g->vc.empty() ? "-" : g->vc);
     std::vector<std::string> bound(vcs.begin(), vcs.end());
-    t.Row({p.node, Ranges(p.leaves), n ? CellOf(s, *n, gpus) : "-", bound.empty() ? "-" : Join(bound, ",")});
+    t.Row({p.node, Ranges(p.leaves), n ? CellOf(s, *n, gpus) : "-",
+           bound.empty() ? "-" : Join(bound, ",")});
   }
   o << t.Str();
   *out = o.str();

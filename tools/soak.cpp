@@ -58,7 +58,7 @@ struct MJob {
 struct Req {
   MJob job;
   std::vector<uint8_t> allowed;  // empty: none
-  bool expect_fit = false;  // the model says it must be placed (see MustFit)
+  bool expect_fit = false;       // the model says it must be placed (see MustFit)
   hived_job_request c{};
   const hived_job_request *Fill() {
     c = hived_job_request{};
@@ -92,7 +92,8 @@ std::string Take(char *s) {
 
 class Soak {
  public:
-  Soak(const SoakOptions &opt, std::ostream *progress) : opt_(opt), progress_(progress), rng_(opt.seed) {}
+  Soak(const SoakOptions &opt, std::ostream *progress)
+      : opt_(opt), progress_(progress), rng_(opt.seed) {}
   ~Soak() {
     if (engine_) hived_engine_free(engine_);
   }
@@ -105,8 +106,9 @@ class Soak {
         res_.steps_done = step_;
         if (opt_.progress_every > 0 && step_ % opt_.progress_every == 0 && progress_) {
           double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          *progress_ << "hived-soak: step " << step_ << ", " << jobs_.size() << " jobs, " << used_gpus_
-                     << " GPUs used, " << bad_.size() << " bad nodes, " << s << " s\n";
+          *progress_ << "hived-soak: step " << step_ << ", " << jobs_.size() << " jobs, "
+                     << used_gpus_ << " GPUs used, " << bad_.size() << " bad nodes, " << s
+                     << " s\n";
           progress_->flush();
         }
       }
@@ -177,7 +179,8 @@ class Soak {
         std::to_string(kNodesPerRack) + "}},\"physicalCells\":[";
     for (int r = 0; r < racks_; r++) {
       if (r > 0) j.push_back(',');
-      j += "{\"cellType\":\"RACK\",\"cellAddress\":\"rack" + std::to_string(r) + "\",\"cellChildren\":[";
+      j += "{\"cellType\":\"RACK\",\"cellAddress\":\"rack" + std::to_string(r) +
+           "\",\"cellChildren\":[";
       for (int n = 0; n < kNodesPerRack; n++) {
         int node = r * kNodesPerRack + n;
         if (n > 0) j.push_back(',');
@@ -232,7 +235,8 @@ class Soak {
       const char *n = hived_node_name(engine_, i);
       if (!n || n[0] != 'n') return Fail("unexpected node name");
       int m = std::atoi(n + 1);
-      if (m < 0 || m >= nodes_ || to_engine_[m] >= 0) return Fail(std::string("unexpected node name ") + n);
+      if (m < 0 || m >= nodes_ || to_engine_[m] >= 0)
+        return Fail(std::string("unexpected node name ") + n);
       to_model_[i] = m;
       to_engine_[m] = i;
     }
@@ -250,7 +254,8 @@ class Soak {
     j.slot = names_.size();
     names_.push_back(j.name);
     for (const auto &p : j.pods)
-      for (int32_t l : p.leaves) owner_[static_cast<size_t>(to_model_[p.node]) * kGpusPerNode + l] = 1;
+      for (int32_t l : p.leaves)
+        owner_[static_cast<size_t>(to_model_[p.node]) * kGpusPerNode + l] = 1;
     used_gpus_ += j.gpus;
     if (j.guaranteed) Charge(j, +1);
     std::string name = j.name;
@@ -264,7 +269,8 @@ class Soak {
     if (it == jobs_.end()) return;
     MJob &j = it->second;
     for (const auto &p : j.pods)
-      for (int32_t l : p.leaves) owner_[static_cast<size_t>(to_model_[p.node]) * kGpusPerNode + l] = -1;
+      for (int32_t l : p.leaves)
+        owner_[static_cast<size_t>(to_model_[p.node]) * kGpusPerNode + l] = -1;
     used_gpus_ -= j.gpus;
     if (j.guaranteed) Charge(j, -1);
     size_t slot = j.slot;
@@ -299,8 +305,9 @@ class Soak {
       return true;
     }
     if (used_[j.vc] > quotas_[j.vc].Gpus())
-      return Fail("VC " + VcName(j.vc) + " holds " + std::to_string(used_[j.vc]) + " guaranteed GPUs, quota " +
-                  std::to_string(quotas_[j.vc].Gpus()) + " (after job '" + j.name + "')");
+      return Fail("VC " + VcName(j.vc) + " holds " + std::to_string(used_[j.vc]) +
+                  " guaranteed GPUs, quota " + std::to_string(quotas_[j.vc].Gpus()) +
+                  " (after job '" + j.name + "')");
     return true;
   }
 
@@ -389,7 +396,8 @@ class Soak {
     std::string s = "job " + j.name + " vc=" + (j.vc >= 0 ? VcName(j.vc) : "-") +
                     " priority=" + std::to_string(j.priority) + " members=[";
     for (size_t i = 0; i < j.members.size(); i++)
-      s += (i ? "," : "") + std::to_string(j.members[i].pod_number) + "x" + std::to_string(j.members[i].leaf_cell_number);
+      s += (i ? "," : "") + std::to_string(j.members[i].pod_number) + "x" +
+           std::to_string(j.members[i].leaf_cell_number);
     s += "]";
     if (!j.pinned.empty()) s += " pinned=" + j.pinned;
     if (!j.within.empty()) s += " within=" + j.within;
@@ -402,34 +410,41 @@ class Soak {
   }
 
   // Checks a placement against the request; `victims` may hold GPUs it takes.
-  bool CheckPlacement(const Req &r, const std::vector<MPod> &pods, const std::set<std::string> &victims) {
+  bool CheckPlacement(const Req &r, const std::vector<MPod> &pods,
+                      const std::set<std::string> &victims) {
     const MJob &j = r.job;
     size_t want = 0;
     for (const auto &m : j.members) want += static_cast<size_t>(m.pod_number);
     if (pods.size() != want)
-      return Fail(std::to_string(pods.size()) + " pods for " + std::to_string(want) + ": " + Describe(r));
+      return Fail(std::to_string(pods.size()) + " pods for " + std::to_string(want) + ": " +
+                  Describe(r));
     std::set<int32_t> nodes, racks;
     std::set<std::pair<int32_t, int32_t>> gpus;
     size_t p = 0;
     for (const auto &m : j.members) {
       for (int k = 0; k < m.pod_number; k++, p++) {
         const MPod &pod = pods[p];
-        if (pod.node < 0 || pod.node >= nodes_) return Fail("pod on node index out of range: " + Describe(r));
+        if (pod.node < 0 || pod.node >= nodes_)
+          return Fail("pod on node index out of range: " + Describe(r));
         int mn = to_model_[pod.node];
         std::string where = " (n" + std::to_string(mn) + ") for " + Describe(r);
         if (static_cast<int>(pod.leaves.size()) != m.leaf_cell_number)
           return Fail("pod of " + std::to_string(pod.leaves.size()) + " GPUs" + where);
         if (is_bad_[mn]) return Fail("new pod placed on a bad node" + where);
-        if (!r.allowed.empty() && !r.allowed[pod.node]) return Fail("pod on a node the job excluded" + where);
-        if (j.distinct && !nodes.insert(mn).second) return Fail("two pods on one node with distinct nodes" + where);
+        if (!r.allowed.empty() && !r.allowed[pod.node])
+          return Fail("pod on a node the job excluded" + where);
+        if (j.distinct && !nodes.insert(mn).second)
+          return Fail("two pods on one node with distinct nodes" + where);
         racks.insert(Rack(mn));
-        if (!j.pinned.empty() && mn != quotas_[j.vc].pin_node) return Fail("pinned job outside its pinned cell" + where);
+        if (!j.pinned.empty() && mn != quotas_[j.vc].pin_node)
+          return Fail("pinned job outside its pinned cell" + where);
         int group = j.pod_within == "PAIR" ? 2 : (j.pod_within == "SOCKET" ? 4 : 0);
         for (size_t i = 0; i < pod.leaves.size(); i++) {
           int32_t l = pod.leaves[i];
           if (l < 0 || l >= kGpusPerNode) return Fail("GPU index " + std::to_string(l) + where);
           if (i > 0 && l <= pod.leaves[i - 1]) return Fail("GPU indices not ascending" + where);
-          if (group && l / group != pod.leaves[0] / group) return Fail("pod not within one " + j.pod_within + where);
+          if (group && l / group != pod.leaves[0] / group)
+            return Fail("pod not within one " + j.pod_within + where);
           if (!gpus.insert({mn, l}).second) return Fail("GPU given twice to one job" + where);
           int o = owner_[static_cast<size_t>(mn) * kGpusPerNode + l];
           if (o >= 0) {
@@ -439,7 +454,8 @@ class Soak {
               auto it = jobs_.find(v);
               if (it == jobs_.end()) continue;
               for (const auto &vp : it->second.pods)
-                if (vp.node == pod.node && std::count(vp.leaves.begin(), vp.leaves.end(), l)) victim_holds = true;
+                if (vp.node == pod.node && std::count(vp.leaves.begin(), vp.leaves.end(), l))
+                  victim_holds = true;
             }
             if (!victim_holds)
               return Fail("GPU " + std::to_string(l) + " of n" + std::to_string(mn) +
@@ -448,7 +464,9 @@ class Soak {
         }
       }
     }
-    if (j.within == "RACK" && racks.size() != 1) return Fail("rack-bound job spans " + std::to_string(racks.size()) + " racks: " + Describe(r));
+    if (j.within == "RACK" && racks.size() != 1)
+      return Fail("rack-bound job spans " + std::to_string(racks.size()) +
+                  " racks: " + Describe(r));
     return true;
   }
 
@@ -456,7 +474,8 @@ class Soak {
     int e = to_engine_[mn];
     for (const auto &kv : jobs_)
       for (const auto &p : kv.second.pods)
-        if (p.node == e && std::count(p.leaves.begin(), p.leaves.end(), l)) return "'" + kv.first + "'";
+        if (p.node == e && std::count(p.leaves.begin(), p.leaves.end(), l))
+          return "'" + kv.first + "'";
     return "?";
   }
 
@@ -465,7 +484,8 @@ class Soak {
     for (size_t i = 0; i < d->n_pods; i++) {
       MPod p;
       p.node = d->pods[i].node;
-      if (d->pods[i].leaves) p.leaves.assign(d->pods[i].leaves, d->pods[i].leaves + d->pods[i].n_leaves);
+      if (d->pods[i].leaves)
+        p.leaves.assign(d->pods[i].leaves, d->pods[i].leaves + d->pods[i].n_leaves);
       pods.push_back(std::move(p));
     }
     return pods;
@@ -474,10 +494,13 @@ class Soak {
   bool Matches(const MJob &j) {
     std::vector<hived_pod> pods;
     for (const auto &p : j.pods)
-      pods.push_back(hived_pod{p.node, nullptr, p.leaves.data(), static_cast<int32_t>(p.leaves.size())});
+      pods.push_back(
+          hived_pod{p.node, nullptr, p.leaves.data(), static_cast<int32_t>(p.leaves.size())});
     if (hived_job_matches(engine_, j.name.c_str(), pods.data(), pods.size())) return true;
     char *js = nullptr;
-    std::string now = hived_inspect_job(engine_, j.name.c_str(), &js) == HIVED_OK ? Take(js) : "(unknown to the engine)";
+    std::string now = hived_inspect_job(engine_, j.name.c_str(), &js) == HIVED_OK
+                          ? Take(js)
+                          : "(unknown to the engine)";
     return Fail("job '" + j.name + "' moved or lost; engine has: " + now.substr(0, 600));
   }
 
@@ -487,7 +510,8 @@ class Soak {
     size_t before = jobs_.size();
     hived_rc rc = hived_submit(engine_, r.Fill(), dry_run ? 1 : 0, &d);
     if (rc != HIVED_OK || !d)
-      return Fail(std::string("submit failed: ") + hived_rc_str(rc) + ": " + Err() + " for " + Describe(r));
+      return Fail(std::string("submit failed: ") + hived_rc_str(rc) + ": " + Err() + " for " +
+                  Describe(r));
     // Copy now: the decision lives until the next call that changes the engine.
     hived_outcome outcome = d->outcome;
     std::string reason = d->reason ? d->reason : "";
@@ -498,10 +522,12 @@ class Soak {
     if (outcome != HIVED_PLACED) {
       res_.outcomes[tag + (outcome == HIVED_WAITING ? "waiting" : "rejected")]++;
       if (r.expect_fit)
-        return Fail("guaranteed job within its VC's free quota (" + std::to_string(used_[r.job.vc]) + " of " +
-                    std::to_string(quotas_[r.job.vc].Gpus()) + " GPUs used) not placed: " + reason + "; " +
-                    Describe(r));
-      if (hived_job_exists(engine_, r.job.name.c_str())) return Fail("a job that was not placed exists: " + Describe(r));
+        return Fail("guaranteed job within its VC's free quota (" +
+                    std::to_string(used_[r.job.vc]) + " of " +
+                    std::to_string(quotas_[r.job.vc].Gpus()) + " GPUs used) not placed: " + reason +
+                    "; " + Describe(r));
+      if (hived_job_exists(engine_, r.job.name.c_str()))
+        return Fail("a job that was not placed exists: " + Describe(r));
       return true;
     }
     res_.outcomes[tag + "placed"]++;
@@ -518,12 +544,15 @@ class Soak {
                     std::to_string(vj.priority) + ") may not be preempted by " + Describe(r));
     }
     for (const auto &v : demoted)
-      if (!jobs_[v].lazy || !jobs_[v].guaranteed) return Fail("'" + v + "' demoted without lazy preemption");
+      if (!jobs_[v].lazy || !jobs_[v].guaranteed)
+        return Fail("'" + v + "' demoted without lazy preemption");
     if (!CheckPlacement(r, pods, victims)) return false;
     if (dry_run) {
-      if (hived_job_exists(engine_, r.job.name.c_str())) return Fail("dry run created " + r.job.name);
+      if (hived_job_exists(engine_, r.job.name.c_str()))
+        return Fail("dry run created " + r.job.name);
       for (const auto &v : victims)
-        if (!hived_job_exists(engine_, v.c_str())) return Fail("dry run removed victim '" + v + "'");
+        if (!hived_job_exists(engine_, v.c_str()))
+          return Fail("dry run removed victim '" + v + "'");
       return jobs_.size() == before || Fail("model changed by a dry run");
     }
     res_.outcomes["preempted"] += static_cast<long>(killed.size());
@@ -540,7 +569,8 @@ class Soak {
       res_.ops["finish-victim"]++;
       hived_rc frc = hived_finish(engine_, v.c_str());
       if (frc != HIVED_ENOENT)
-        return Fail("finish of released victim '" + v + "': " + hived_rc_str(frc) + " (want ENOENT)");
+        return Fail("finish of released victim '" + v + "': " + hived_rc_str(frc) +
+                    " (want ENOENT)");
     }
     r.job.pods = std::move(pods);
     r.job.guaranteed = r.job.priority >= 0;
@@ -554,25 +584,38 @@ class Soak {
   bool InvalidSubmit() {
     Req r = MakeReq("guaranteed");
     int kind = U(8);
-    static const char *const kKinds[] = {"unknown-vc", "unknown-leaf-type", "foreign-pinned", "priority",
-                                         "no-members", "duplicate", "zero-pods", "unknown-within"};
+    static const char *const kKinds[] = {"unknown-vc", "unknown-leaf-type", "foreign-pinned",
+                                         "priority",   "no-members",        "duplicate",
+                                         "zero-pods",  "unknown-within"};
     switch (kind) {
-      case 0: r.vc_name = "no-such-vc"; break;
-      case 1: r.job.leaf_type = "A100"; break;
+      case 0:
+        r.vc_name = "no-such-vc";
+        break;
+      case 1:
+        r.job.leaf_type = "A100";
+        break;
       case 2:
         if (pins_ < 2) return true;
         r.job.vc = U(pins_);
         r.job.pinned = PinName((r.job.vc + 1 + U(pins_ - 1)) % pins_);
         r.vc_name = VcName(r.job.vc);
         break;
-      case 3: r.job.priority = P(0.5) ? 5000 : -7; break;
-      case 4: r.job.members.clear(); break;
+      case 3:
+        r.job.priority = P(0.5) ? 5000 : -7;
+        break;
+      case 4:
+        r.job.members.clear();
+        break;
       case 5:
         if (names_.empty()) return true;
         r.job.name = RandomJob();
         break;
-      case 6: r.job.members = {hived_member{0, 1}}; break;
-      case 7: r.job.within = "NOPE"; break;
+      case 6:
+        r.job.members = {hived_member{0, 1}};
+        break;
+      case 7:
+        r.job.within = "NOPE";
+        break;
     }
     res_.ops[std::string("invalid-submit-") + kKinds[kind]]++;
     size_t before = jobs_.size();
@@ -581,9 +624,11 @@ class Soak {
     if (rc == HIVED_OK && d && d->outcome == HIVED_PLACED)
       return Fail(std::string("invalid request (") + kKinds[kind] + ") placed: " + Describe(r));
     if (rc == HIVED_OK && d && d->outcome == HIVED_WAITING)
-      return Fail(std::string("invalid request (") + kKinds[kind] + ") left waiting: " + Describe(r));
+      return Fail(std::string("invalid request (") + kKinds[kind] +
+                  ") left waiting: " + Describe(r));
     if (kind == 5) {
-      if (rc != HIVED_EEXIST) return Fail(std::string("duplicate job name: ") + hived_rc_str(rc) + ", want EEXIST");
+      if (rc != HIVED_EEXIST)
+        return Fail(std::string("duplicate job name: ") + hived_rc_str(rc) + ", want EEXIST");
       return Matches(jobs_[r.job.name]);
     }
     if (hived_job_exists(engine_, r.job.name.c_str())) return Fail("refused request left a job");
@@ -597,7 +642,8 @@ class Soak {
     hived_rc rc = hived_finish(engine_, name.c_str());
     if (rc != HIVED_OK) return Fail("finish '" + name + "': " + hived_rc_str(rc) + ": " + Err());
     Remove(name);
-    if (hived_job_exists(engine_, name.c_str())) return Fail("finished job '" + name + "' still held");
+    if (hived_job_exists(engine_, name.c_str()))
+      return Fail("finished job '" + name + "' still held");
     return true;
   }
 
@@ -605,17 +651,21 @@ class Soak {
   bool Readd() {
     if (names_.empty()) return true;
     MJob j = jobs_[RandomJob()];
-    if (hived_finish(engine_, j.name.c_str()) != HIVED_OK) return Fail("finish before re-add: " + Err());
+    if (hived_finish(engine_, j.name.c_str()) != HIVED_OK)
+      return Fail("finish before re-add: " + Err());
     Remove(j.name);
     Req r;
     r.job = j;
     r.vc_name = j.vc >= 0 ? VcName(j.vc) : "";
     std::vector<hived_pod> pods;
     for (const auto &p : j.pods)
-      pods.push_back(hived_pod{p.node, nullptr, p.leaves.data(), static_cast<int32_t>(p.leaves.size())});
+      pods.push_back(
+          hived_pod{p.node, nullptr, p.leaves.data(), static_cast<int32_t>(p.leaves.size())});
     int demoted = 0;
     hived_rc rc = hived_add_running(engine_, r.Fill(), pods.data(), pods.size(), &demoted);
-    if (rc != HIVED_OK) return Fail("running job '" + j.name + "' refused on re-add: " + hived_rc_str(rc) + ": " + Err());
+    if (rc != HIVED_OK)
+      return Fail("running job '" + j.name + "' refused on re-add: " + hived_rc_str(rc) + ": " +
+                  Err());
     j.guaranteed = j.priority >= 0 && !demoted;
     if (demoted) res_.outcomes["readd-demoted"]++;
     std::string name = j.name;
@@ -636,7 +686,8 @@ class Soak {
     }
     std::string name = "n" + std::to_string(m);
     hived_rc rc = hived_set_node_health(engine_, name.c_str(), bad ? 0 : 1);
-    if (rc != HIVED_OK) return Fail("set health of " + name + ": " + hived_rc_str(rc) + ": " + Err());
+    if (rc != HIVED_OK)
+      return Fail("set health of " + name + ": " + hived_rc_str(rc) + ": " + Err());
     is_bad_[m] = bad;
     if (bad)
       bad_.insert(m);
@@ -650,7 +701,8 @@ class Soak {
   bool Snapshot(std::string *out, hived_engine *e) {
     char *js = nullptr;
     hived_rc rc = hived_snapshot(e, &js);
-    if (rc != HIVED_OK || !js) return Fail(std::string("snapshot: ") + hived_rc_str(rc) + ": " + hived_last_error(e));
+    if (rc != HIVED_OK || !js)
+      return Fail(std::string("snapshot: ") + hived_rc_str(rc) + ": " + hived_last_error(e));
     *out = Take(js);
     return true;
   }
@@ -675,7 +727,8 @@ class Soak {
     hived_engine *restored = nullptr;
     char errbuf[2048] = "";
     hived_rc rc = hived_engine_restore(snap.c_str(), &restored, errbuf, sizeof errbuf);
-    if (rc != HIVED_OK) return Fail(std::string("restore of the engine's own snapshot refused: ") + errbuf);
+    if (rc != HIVED_OK)
+      return Fail(std::string("restore of the engine's own snapshot refused: ") + errbuf);
     hived_engine_free(engine_);
     engine_ = restored;
     if (!Snapshot(&again, engine_)) return false;
@@ -693,14 +746,18 @@ class Soak {
     // "What if" on the clone must leave the engine alone.
     Req r = MakeReq(P(0.5) ? "high-priority" : "guaranteed");
     const hived_decision *d = nullptr;
-    if (hived_submit(c, r.Fill(), 0, &d) != HIVED_OK) return Fail(std::string("submit on clone: ") + hived_last_error(c));
+    if (hived_submit(c, r.Fill(), 0, &d) != HIVED_OK)
+      return Fail(std::string("submit on clone: ") + hived_last_error(c));
     std::string gone = names_.empty() ? "" : RandomJob();
-    if (!gone.empty() && hived_finish(c, gone.c_str()) != HIVED_OK && hived_job_exists(c, gone.c_str()))
+    if (!gone.empty() && hived_finish(c, gone.c_str()) != HIVED_OK &&
+        hived_job_exists(c, gone.c_str()))
       return Fail("finish on clone failed");
     char errbuf[2048] = "";
-    if (hived_check_invariants(c, errbuf, sizeof errbuf) != HIVED_OK) return Fail(std::string("clone: ") + errbuf);
+    if (hived_check_invariants(c, errbuf, sizeof errbuf) != HIVED_OK)
+      return Fail(std::string("clone: ") + errbuf);
     guard.reset();
-    if (hived_job_exists(engine_, r.job.name.c_str())) return Fail("job submitted on the clone is in the engine");
+    if (hived_job_exists(engine_, r.job.name.c_str()))
+      return Fail("job submitted on the clone is in the engine");
     if (!gone.empty() && !Matches(jobs_[gone])) return false;
     std::string after;
     if (!Snapshot(&after, engine_)) return false;
@@ -714,21 +771,25 @@ class Soak {
   }
 
   bool Reconfigure() {
-    std::vector<VcQuota> q = MakeQuotas(0.6 + 0.3 * (U(1000) / 1000.0), RandomWeights(), racks_ >= 8 ? U(3) : 0);
+    std::vector<VcQuota> q =
+        MakeQuotas(0.6 + 0.3 * (U(1000) / 1000.0), RandomWeights(), racks_ >= 8 ? U(3) : 0);
     std::string text = ConfigJson(q);
     char *lazy = nullptr;
     hived_rc rc = hived_reconfigure(engine_, text.c_str(), &lazy);
     std::string lazy_text = Take(lazy);
-    if (rc != HIVED_OK) return Fail(std::string("valid config refused: ") + hived_rc_str(rc) + ": " + Err());
+    if (rc != HIVED_OK)
+      return Fail(std::string("valid config refused: ") + hived_rc_str(rc) + ": " + Err());
     quotas_ = q;
     config_ = text;
     json_error_t err;
     Json arr(json_loads(lazy_text.c_str(), 0, &err));
-    if (!json_is_array(arr.get())) return Fail("reconfigure: demoted jobs not a JSON array: " + lazy_text);
+    if (!json_is_array(arr.get()))
+      return Fail("reconfigure: demoted jobs not a JSON array: " + lazy_text);
     for (size_t i = 0; i < json_array_size(arr.get()); i++) {
       const char *n = json_string_value(json_array_get(arr.get(), i));
       auto it = n ? jobs_.find(n) : jobs_.end();
-      if (it == jobs_.end()) return Fail("reconfigure demoted unknown job: " + lazy_text.substr(0, 200));
+      if (it == jobs_.end())
+        return Fail("reconfigure demoted unknown job: " + lazy_text.substr(0, 200));
       Demote(it->second);
       res_.outcomes["reconfigure-demoted"]++;
     }
@@ -742,22 +803,25 @@ class Soak {
   bool ReconfigureInvalid() {
     std::string text;
     int kind = U(5);
-    static const char *const kKinds[] = {"overcommitted", "unknown-cell-type", "truncated", "unknown-pinned",
-                                         "negative-count"};
+    static const char *const kKinds[] = {"overcommitted", "unknown-cell-type", "truncated",
+                                         "unknown-pinned", "negative-count"};
     std::vector<VcQuota> q = quotas_;
     switch (kind) {
       case 0:
         q[U(opt_.vcs)].nodes += nodes_;
         text = ConfigJson(q);
         break;
-      case 1: text = ConfigJson(q, "RACK.NODE.GPU"); break;
+      case 1:
+        text = ConfigJson(q, "RACK.NODE.GPU");
+        break;
       case 2:
         text = ConfigJson(q);
         text.resize(U(static_cast<int>(text.size())));
         break;
       case 3:
         text = ConfigJson(q);
-        text.replace(text.rfind("\"virtualCells\":["), 16, "\"pinnedCells\":[{\"pinnedCellId\":\"NOPE\"}],\"virtualCells\":[");
+        text.replace(text.rfind("\"virtualCells\":["), 16,
+                     "\"pinnedCells\":[{\"pinnedCellId\":\"NOPE\"}],\"virtualCells\":[");
         break;
       case 4:
         text = ConfigJson(q);
@@ -772,10 +836,12 @@ class Soak {
     std::string lazy_text = Take(lazy);
     if (rc == HIVED_OK) return Fail(std::string("invalid config (") + kKinds[kind] + ") accepted");
     if (rc != HIVED_ECONFIG)
-      return Fail(std::string("invalid config (") + kKinds[kind] + "): " + hived_rc_str(rc) + ", want ECONFIG");
+      return Fail(std::string("invalid config (") + kKinds[kind] + "): " + hived_rc_str(rc) +
+                  ", want ECONFIG");
     if (!lazy_text.empty()) return Fail("refused config demoted jobs: " + lazy_text);
     if (!Snapshot(&after, engine_)) return false;
-    return after == before || Fail(std::string("refused config (") + kKinds[kind] + ") changed the engine");
+    return after == before ||
+           Fail(std::string("refused config (") + kKinds[kind] + ") changed the engine");
   }
 
   // ------------------------------------------------------------ checks
@@ -789,7 +855,8 @@ class Soak {
     const char *const *names = nullptr;
     size_t n = hived_job_list(engine_, &names);
     if (n != jobs_.size())
-      return Fail("engine holds " + std::to_string(n) + " jobs, the soak's record " + std::to_string(jobs_.size()));
+      return Fail("engine holds " + std::to_string(n) + " jobs, the soak's record " +
+                  std::to_string(jobs_.size()));
     if (opt_.sweep_every > 0 && step_ % opt_.sweep_every == 0) return Sweep();
     return true;
   }
@@ -801,7 +868,8 @@ class Soak {
       if (!Matches(jobs_[name])) return false;
     std::vector<int> used(opt_.vcs, 0);
     for (const auto &kv : jobs_)
-      if (kv.second.guaranteed && kv.second.vc >= 0 && kv.second.pinned.empty()) used[kv.second.vc] += kv.second.gpus;
+      if (kv.second.guaranteed && kv.second.vc >= 0 && kv.second.pinned.empty())
+        used[kv.second.vc] += kv.second.gpus;
     if (used != used_) return Fail("the soak's VC use counters drifted");
     return true;
   }
@@ -844,8 +912,9 @@ class Soak {
       if (!names_.empty() && P(p_finish)) {
         ok = run("finish", [&] { return Finish(); });
       } else {
-        static const char *const kKinds[] = {"guaranteed",   "opportunistic", "high-priority", "pinned",
-                                             "rack-gang",    "pod-within",    "allowed-nodes", "multi-member"};
+        static const char *const kKinds[] = {"guaranteed",    "opportunistic", "high-priority",
+                                             "pinned",        "rack-gang",     "pod-within",
+                                             "allowed-nodes", "multi-member"};
         static const int kCum[] = {40, 55, 65, 72, 80, 88, 95, 100};
         int k = U(100), i = 0;
         while (k >= kCum[i]) i++;
@@ -906,9 +975,10 @@ std::string SoakResultJson(const SoakOptions &opt, const SoakResult &r) {
   };
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.2f", r.seconds);
-  o << "{\"result\":\"" << (r.ok ? "ok" : "FAILED") << "\",\"seed\":" << opt.seed << ",\"gpus\":" << r.gpus
-    << ",\"nodes\":" << r.nodes << ",\"racks\":" << r.racks << ",\"vcs\":" << r.vcs << ",\"steps\":" << r.steps_done
-    << ",\"seconds\":" << secs << ",\"invariantChecks\":" << r.invariant_checks << ",\"sweeps\":" << r.sweeps
+  o << "{\"result\":\"" << (r.ok ? "ok" : "FAILED") << "\",\"seed\":" << opt.seed
+    << ",\"gpus\":" << r.gpus << ",\"nodes\":" << r.nodes << ",\"racks\":" << r.racks
+    << ",\"vcs\":" << r.vcs << ",\"steps\":" << r.steps_done << ",\"seconds\":" << secs
+    << ",\"invariantChecks\":" << r.invariant_checks << ",\"sweeps\":" << r.sweeps
     << ",\"maxJobs\":" << r.max_jobs << ",\"maxUsedGpus\":" << r.max_used_gpus << ",\"ops\":";
   map(r.ops);
   o << ",\"outcomes\":";

@@ -27,9 +27,10 @@ void CopyErr(char* buf, size_t len, const std::string& msg) {
 
 }  // namespace
 
-extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* slurm_conf, const char* gres_conf,
-                                           const char* topology_conf, const hived_account_quota* quotas,
-                                           size_t n_quotas, char** config_json, char** summary, char* errbuf,
+extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* slurm_conf,
+                                           const char* gres_conf, const char* topology_conf,
+                                           const hived_account_quota* quotas, size_t n_quotas,
+                                           char** config_json, char** summary, char* errbuf,
                                            size_t errlen) {
   if (config_json) *config_json = nullptr;
   if (summary) *summary = nullptr;
@@ -58,7 +59,8 @@ extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* s
     }
     std::vector<hived::topo::AccountQuota> q;
     for (size_t i = 0; i < n_quotas; i++)
-      if (quotas[i].account && quotas[i].grptres) q.push_back({quotas[i].account, quotas[i].grptres});
+      if (quotas[i].account && quotas[i].grptres)
+        q.push_back({quotas[i].account, quotas[i].grptres});
     hived::topo::ClusterConfig out;
     err = hived::topo::build_cluster_config(nodes, topology, explicit_cfg.cluster, q, &out);
     if (!err.empty()) {

@@ -32,11 +32,16 @@ namespace {
 
 hived_rc ToRc(hived::Code c) {
   switch (c) {
-    case hived::Code::kOk: return HIVED_OK;
-    case hived::Code::kInval: return HIVED_EINVAL;
-    case hived::Code::kConfig: return HIVED_ECONFIG;
-    case hived::Code::kNoEnt: return HIVED_ENOENT;
-    case hived::Code::kExist: return HIVED_EEXIST;
+    case hived::Code::kOk:
+      return HIVED_OK;
+    case hived::Code::kInval:
+      return HIVED_EINVAL;
+    case hived::Code::kConfig:
+      return HIVED_ECONFIG;
+    case hived::Code::kNoEnt:
+      return HIVED_ENOENT;
+    case hived::Code::kExist:
+      return HIVED_EEXIST;
   }
   return HIVED_EINVAL;
 }
@@ -80,8 +85,10 @@ hived::Status ToRequest(const hived_engine* e, const hived_job_request* r, hived
   q->distinct_nodes = r->distinct_nodes != 0;
   if (r->n_members && !r->members) return hived::Status::Err(hived::Code::kInval, "members: NULL");
   if (r->n_members > 100000) return hived::Status::Err(hived::Code::kInval, "members: too many");
-  for (size_t i = 0; i < r->n_members; i++) q->members.push_back({r->members[i].pod_number, r->members[i].leaf_cell_number});
-  if (r->allowed_nodes) q->allowed.assign(r->allowed_nodes, r->allowed_nodes + e->engine->NodeCount());
+  for (size_t i = 0; i < r->n_members; i++)
+    q->members.push_back({r->members[i].pod_number, r->members[i].leaf_cell_number});
+  if (r->allowed_nodes)
+    q->allowed.assign(r->allowed_nodes, r->allowed_nodes + e->engine->NodeCount());
   return hived::Status::Ok();
 }
 
@@ -91,18 +98,26 @@ extern "C" {
 
 const char* hived_rc_str(hived_rc rc) {
   switch (rc) {
-    case HIVED_OK: return "ok";
-    case HIVED_EINVAL: return "invalid request";
-    case HIVED_ECONFIG: return "invalid configuration";
-    case HIVED_ENOENT: return "not found";
-    case HIVED_EEXIST: return "already exists";
-    case HIVED_ENOMEM: return "out of memory";
-    case HIVED_EINVARIANT: return "invariant violated";
+    case HIVED_OK:
+      return "ok";
+    case HIVED_EINVAL:
+      return "invalid request";
+    case HIVED_ECONFIG:
+      return "invalid configuration";
+    case HIVED_ENOENT:
+      return "not found";
+    case HIVED_EEXIST:
+      return "already exists";
+    case HIVED_ENOMEM:
+      return "out of memory";
+    case HIVED_EINVARIANT:
+      return "invariant violated";
   }
   return "unknown error";
 }
 
-hived_rc hived_engine_new(const char* config_json, hived_engine** out, char* errbuf, size_t errlen) {
+hived_rc hived_engine_new(const char* config_json, hived_engine** out, char* errbuf,
+                          size_t errlen) {
   if (out) *out = nullptr;
   if (!config_json || !out) {
     CopyErr(errbuf, errlen, "config: NULL");
@@ -127,7 +142,8 @@ hived_rc hived_engine_new(const char* config_json, hived_engine** out, char* err
   }
 }
 
-hived_rc hived_engine_restore(const char* snapshot_json, hived_engine** out, char* errbuf, size_t errlen) {
+hived_rc hived_engine_restore(const char* snapshot_json, hived_engine** out, char* errbuf,
+                              size_t errlen) {
   if (out) *out = nullptr;
   if (!snapshot_json || !out) {
     CopyErr(errbuf, errlen, "snapshot: NULL");
@@ -160,7 +176,9 @@ hived_rc hived_engine_restore(const char* snapshot_json, hived_engine** out, cha
       for (size_t p = 0; p < rj.pods.size(); p++) {
         rj.pods[p].node = e->engine->NodeIndex(sj.node_names[p]);
         if (rj.pods[p].node < 0) {
-          CopyErr(errbuf, errlen, "snapshot.jobs[" + std::to_string(i) + "]: unknown node '" + sj.node_names[p] + "'");
+          CopyErr(
+              errbuf, errlen,
+              "snapshot.jobs[" + std::to_string(i) + "]: unknown node '" + sj.node_names[p] + "'");
           return HIVED_ENOENT;
         }
       }
@@ -171,8 +189,9 @@ hived_rc hived_engine_restore(const char* snapshot_json, hived_engine** out, cha
         return ToRc(st.code);
       }
       if (demoted != rj.demoted) {
-        CopyErr(errbuf, errlen, "snapshot.jobs[" + std::to_string(i) + "]: job '" + rj.req.job +
-                                    "' no longer fits the cells recorded for it");
+        CopyErr(errbuf, errlen,
+                "snapshot.jobs[" + std::to_string(i) + "]: job '" + rj.req.job +
+                    "' no longer fits the cells recorded for it");
         return HIVED_EINVAL;
       }
     }
@@ -203,9 +222,12 @@ hived_rc hived_engine_clone(const hived_engine* e, hived_engine** out) {
 
 void hived_engine_free(hived_engine* e) { delete e; }
 
-const char* hived_last_error(const hived_engine* e) { return e ? e->last_error.c_str() : "engine: NULL"; }
+const char* hived_last_error(const hived_engine* e) {
+  return e ? e->last_error.c_str() : "engine: NULL";
+}
 
-hived_rc hived_submit(hived_engine* e, const hived_job_request* req, int dry_run, const hived_decision** out) {
+hived_rc hived_submit(hived_engine* e, const hived_job_request* req, int dry_run,
+                      const hived_decision** out) {
   if (!e) return HIVED_EINVAL;
   if (out) *out = nullptr;
   try {
@@ -218,7 +240,8 @@ hived_rc hived_submit(hived_engine* e, const hived_job_request* req, int dry_run
     const hived::Decision& d = e->decision;
     e->pods.clear();
     for (const auto& p : d.pods)
-      e->pods.push_back({p.node, e->engine->NodeName(p.node).c_str(), p.gpus.data(), static_cast<int32_t>(p.gpus.size())});
+      e->pods.push_back({p.node, e->engine->NodeName(p.node).c_str(), p.gpus.data(),
+                         static_cast<int32_t>(p.gpus.size())});
     e->preempted.clear();
     for (const auto& s : d.preempted) e->preempted.push_back(s.c_str());
     e->lazy.clear();
@@ -255,8 +278,8 @@ hived_rc hived_finish(hived_engine* e, const char* job) {
   }
 }
 
-hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const hived_pod* pods, size_t n_pods,
-                           int* demoted) {
+hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const hived_pod* pods,
+                           size_t n_pods, int* demoted) {
   if (!e) return HIVED_EINVAL;
   try {
     hived::RunningJob rj;
@@ -267,7 +290,8 @@ hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const 
       hived::PlacedPod p;
       p.node = pods[i].node;
       if (pods[i].n_leaves < 0 || (pods[i].n_leaves && !pods[i].leaves))
-        return Fail(e, hived::Status::Err(hived::Code::kInval, "placement[" + std::to_string(i) + "].leaves: invalid"));
+        return Fail(e, hived::Status::Err(hived::Code::kInval,
+                                          "placement[" + std::to_string(i) + "].leaves: invalid"));
       p.gpus.assign(pods[i].leaves, pods[i].leaves + pods[i].n_leaves);
       rj.pods.push_back(std::move(p));
     }
@@ -282,16 +306,20 @@ hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const 
   }
 }
 
-int hived_job_exists(const hived_engine* e, const char* job) { return e && job && e->engine->HasJob(job) ? 1 : 0; }
+int hived_job_exists(const hived_engine* e, const char* job) {
+  return e && job && e->engine->HasJob(job) ? 1 : 0;
+}
 
-int hived_job_matches(const hived_engine* e, const char* job, const hived_pod* pods, size_t n_pods) {
+int hived_job_matches(const hived_engine* e, const char* job, const hived_pod* pods,
+                      size_t n_pods) {
   if (!e || !job || (n_pods && !pods)) return 0;
   try {
     std::vector<hived::PlacedPod> v;
     for (size_t i = 0; i < n_pods; i++) {
       hived::PlacedPod p;
       p.node = pods[i].node;
-      if (pods[i].n_leaves > 0 && pods[i].leaves) p.gpus.assign(pods[i].leaves, pods[i].leaves + pods[i].n_leaves);
+      if (pods[i].n_leaves > 0 && pods[i].leaves)
+        p.gpus.assign(pods[i].leaves, pods[i].leaves + pods[i].n_leaves);
       v.push_back(std::move(p));
     }
     return e->engine->JobMatches(job, v) ? 1 : 0;
@@ -450,7 +478,9 @@ const char* hived_vc_name(const hived_engine* e, size_t vc) {
   return e->engine->VcName(vc).c_str();
 }
 
-int hived_has_leaf_type(const hived_engine* e, const char* t) { return e && t && e->engine->HasLeafType(t) ? 1 : 0; }
+int hived_has_leaf_type(const hived_engine* e, const char* t) {
+  return e && t && e->engine->HasLeafType(t) ? 1 : 0;
+}
 
 int32_t hived_node_leaf_count(const hived_engine* e, size_t node) {
   if (!e || node >= e->engine->NodeCount()) return 0;
@@ -469,7 +499,8 @@ const char* hived_node_child_type(const hived_engine* e, size_t node, int32_t le
   return t ? t->c_str() : nullptr;
 }
 
-hived_rc hived_settings_load(const char* config_json, hived_settings** out, char* errbuf, size_t errlen) {
+hived_rc hived_settings_load(const char* config_json, hived_settings** out, char* errbuf,
+                             size_t errlen) {
   if (out) *out = nullptr;
   if (!config_json || !out) {
     CopyErr(errbuf, errlen, "config: NULL");
@@ -486,10 +517,12 @@ hived_rc hived_settings_load(const char* config_json, hived_settings** out, char
     if (!s) return HIVED_ENOMEM;
     const hived::SlurmSettings& ss = cfg.slurm;
     s->n_opportunistic_qos = ss.opportunistic_qos.size();
-    s->opportunistic_qos = static_cast<char**>(calloc(ss.opportunistic_qos.size() + 1, sizeof(char*)));
+    s->opportunistic_qos =
+        static_cast<char**>(calloc(ss.opportunistic_qos.size() + 1, sizeof(char*)));
     for (size_t i = 0; s->opportunistic_qos && i < ss.opportunistic_qos.size(); i++)
       s->opportunistic_qos[i] = Dup(ss.opportunistic_qos[i]);
-    s->accounts_without_cells_reject = ss.accounts_without_cells == hived::UnquotaedAccounts::kReject;
+    s->accounts_without_cells_reject =
+        ss.accounts_without_cells == hived::UnquotaedAccounts::kReject;
     s->quota_from_sacctmgr = ss.quota_from_sacctmgr;
     s->check_invariants = ss.check_invariants;
     s->verbose_cell_trace = ss.verbose_cell_trace;
@@ -505,7 +538,8 @@ hived_rc hived_settings_load(const char* config_json, hived_settings** out, char
 
 void hived_settings_free(hived_settings* s) {
   if (!s) return;
-  for (size_t i = 0; s->opportunistic_qos && i < s->n_opportunistic_qos; i++) free(s->opportunistic_qos[i]);
+  for (size_t i = 0; s->opportunistic_qos && i < s->n_opportunistic_qos; i++)
+    free(s->opportunistic_qos[i]);
   free(s->opportunistic_qos);
   free(s->state_file);
   free(s);

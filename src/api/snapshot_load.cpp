@@ -35,11 +35,14 @@ std::string ParseJob(json_t* o, const std::string& where, SnapshotJob* sj) {
   if (!json_is_object(o)) return where + ": must be an object";
   RunningJob& rj = sj->job;
   json_int_t prio = 0, seq = 0;
-  if (!GetString(o, "job", &rj.req.job) || rj.req.job.empty()) return where + ".job: must be a non-empty string";
+  if (!GetString(o, "job", &rj.req.job) || rj.req.job.empty())
+    return where + ".job: must be a non-empty string";
   if (!GetString(o, "vc", &rj.req.vc)) return where + ".vc: must be a string";
-  if (!GetInt(o, "priority", -1, 1000, &prio)) return where + ".priority: must be an integer -1..1000";
+  if (!GetInt(o, "priority", -1, 1000, &prio))
+    return where + ".priority: must be an integer -1..1000";
   rj.req.priority = static_cast<int>(prio);
-  if (!GetInt(o, "seq", 0, (json_int_t{1} << 62), &seq)) return where + ".seq: must be a non-negative integer";
+  if (!GetInt(o, "seq", 0, (json_int_t{1} << 62), &seq))
+    return where + ".seq: must be a non-negative integer";
   rj.seq = static_cast<uint64_t>(seq);
   json_t* b = json_object_get(o, "lazyPreemptionEnable");
   if (!json_is_boolean(b)) return where + ".lazyPreemptionEnable: must be true or false";
@@ -47,18 +50,23 @@ std::string ParseJob(json_t* o, const std::string& where, SnapshotJob* sj) {
   b = json_object_get(o, "demoted");
   if (!json_is_boolean(b)) return where + ".demoted: must be true or false";
   rj.demoted = json_is_true(b);
-  if (!GetString(o, "pinnedCellId", &rj.req.pinned_id, false)) return where + ".pinnedCellId: must be a string";
-  if (!GetString(o, "leafCellType", &rj.req.leaf_type, false)) return where + ".leafCellType: must be a string";
+  if (!GetString(o, "pinnedCellId", &rj.req.pinned_id, false))
+    return where + ".pinnedCellId: must be a string";
+  if (!GetString(o, "leafCellType", &rj.req.leaf_type, false))
+    return where + ".leafCellType: must be a string";
   json_t* pl = json_object_get(o, "placement");
-  if (!json_is_array(pl) || json_array_size(pl) == 0) return where + ".placement: must be a non-empty array";
+  if (!json_is_array(pl) || json_array_size(pl) == 0)
+    return where + ".placement: must be a non-empty array";
   size_t i;
   json_t* pod;
   json_array_foreach(pl, i, pod) {
     std::string pw = where + ".placement[" + std::to_string(i) + "]";
     std::string node;
-    if (!json_is_object(pod) || !GetString(pod, "node", &node)) return pw + ".node: must be a string";
+    if (!json_is_object(pod) || !GetString(pod, "node", &node))
+      return pw + ".node: must be a string";
     json_t* leaves = json_object_get(pod, "leaves");
-    if (!json_is_array(leaves) || json_array_size(leaves) == 0) return pw + ".leaves: must be a non-empty array";
+    if (!json_is_array(leaves) || json_array_size(leaves) == 0)
+      return pw + ".leaves: must be a non-empty array";
     PlacedPod pp;
     size_t k;
     json_t* g;
@@ -74,7 +82,8 @@ std::string ParseJob(json_t* o, const std::string& where, SnapshotJob* sj) {
   if (!json_is_array(vl)) return where + ".vleaves: must be an array";
   json_t* v;
   json_array_foreach(vl, i, v) {
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > (json_int_t{1} << 30))
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        json_integer_value(v) > (json_int_t{1} << 30))
       return where + ".vleaves[" + std::to_string(i) + "]: must be a cell id";
     rj.vleaves.push_back(static_cast<CellId>(json_integer_value(v)));
   }
@@ -87,8 +96,8 @@ std::string ParseSnapshot(const std::string& text, SnapshotData* out) {
   json_error_t err;
   JsonPtr root(json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES, &err));
   if (!root)
-    return "snapshot: not valid JSON at line " + std::to_string(err.line) + " column " + std::to_string(err.column) +
-           ": " + err.text;
+    return "snapshot: not valid JSON at line " + std::to_string(err.line) + " column " +
+           std::to_string(err.column) + ": " + err.text;
   if (!json_is_object(root.get())) return "snapshot: must be a JSON object";
   json_int_t version = 0;
   if (!GetInt(root.get(), "version", 1, 1, &version)) return "snapshot.version: must be 1";
@@ -105,7 +114,8 @@ std::string ParseSnapshot(const std::string& text, SnapshotData* out) {
   size_t i;
   json_t* v;
   json_array_foreach(bad, i, v) {
-    if (!json_is_string(v)) return "snapshot.state.badNodes[" + std::to_string(i) + "]: must be a string";
+    if (!json_is_string(v))
+      return "snapshot.state.badNodes[" + std::to_string(i) + "]: must be a string";
     out->bad_nodes.push_back(json_string_value(v));
   }
   json_t* jobs = json_object_get(state, "jobs");

@@ -68,8 +68,8 @@ bool Engine::BindExact(CellId vleaf, CellId pleaf) {
   };
   for (;;) {
     if (vcells_[v].bound == p) break;
-    if (vcells_[v].bound != kNone || pcells_[p].bound != kNone || vcells_[v].level != pcells_[p].level ||
-        vcells_[v].chain != pcells_[p].chain)
+    if (vcells_[v].bound != kNone || pcells_[p].bound != kNone ||
+        vcells_[v].level != pcells_[p].level || vcells_[v].chain != pcells_[p].chain)
       return undo();
     if (vcells_[v].root == v) {
       if (vcells_[v].pinned || !CanTakeSafely(p) || !BuddyTake(p)) return undo();
@@ -146,7 +146,8 @@ CellId Engine::FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root,
     }
     if (v == kNone) return kNone;
     ppath.clear();
-    for (CellId x = pleaf; pcells_[x].level < vcells_[v].level; x = pcells_[x].parent) ppath.push_back(x);
+    for (CellId x = pleaf; pcells_[x].level < vcells_[v].level; x = pcells_[x].parent)
+      ppath.push_back(x);
   }
   // Descend: reuse the virtual child bound to the path's physical cell, else an unbound one.
   const Chain& ch = chains_[chain];

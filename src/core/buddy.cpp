@@ -140,7 +140,8 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
         if (next == kNone) next = k_id;
         const PCell& a = pcells_[k_id];
         const PCell& b = pcells_[next];
-        if ((a.bad != 0) < (b.bad != 0) || ((a.bad != 0) == (b.bad != 0) && a.opp < b.opp)) next = k_id;
+        if ((a.bad != 0) < (b.bad != 0) || ((a.bad != 0) == (b.bad != 0) && a.opp < b.opp))
+          next = k_id;
       }
       if (next == kNone) next = first;
       c = next;
@@ -168,7 +169,8 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
       if (p.level > level)
         for (int k = 0; k < ch.level_children[p.level]; k++) stack.push_back(p.first_child + k);
     }
-    if (best != kNone && (pcells_[best].level == level || CanSplitSafely(chain, pcells_[best].level, level)))
+    if (best != kNone &&
+        (pcells_[best].level == level || CanSplitSafely(chain, pcells_[best].level, level)))
       return split_to(best, level);
   }
   CellId c = pick_healthy(level);

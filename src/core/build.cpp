@@ -110,7 +110,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     ch.desc.assign(ch.levels + 1, std::vector<int64_t>(ch.levels + 1, 0));
     for (int hi = 1; hi <= ch.levels; hi++) {
       ch.desc[hi][hi] = 1;
-      for (int lo = hi - 1; lo >= 1; lo--) ch.desc[hi][lo] = ch.desc[hi][lo + 1] * ch.level_children[lo + 1];
+      for (int lo = hi - 1; lo >= 1; lo--)
+        ch.desc[hi][lo] = ch.desc[hi][lo + 1] * ch.level_children[lo + 1];
     }
     if (ch.desc[ch.levels][1] > (int64_t{1} << 24))
       return err(types_[it->second].where, "a cell of this type would hold over 16M GPUs");
@@ -134,7 +135,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     PCell& c = pcells_[id];
     c.chain = static_cast<int16_t>(chain);
     c.level = static_cast<int8_t>(level);
-    if (level >= ch.node_level) ch.cells_at_level[level].push_back(id);  // lower levels: never searched
+    if (level >= ch.node_level)
+      ch.cells_at_level[level].push_back(id);  // lower levels: never searched
     if (level == ch.node_level) {
       if (s.address.empty())
         return err(s.where + ".cellAddress", "a node-level cell needs the node name");
@@ -179,8 +181,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
       auto& seen = node_gpu_seen[node];
       if (static_cast<size_t>(gpu) >= seen.size()) seen.resize(gpu + 1, 0);
       if (seen[gpu])
-        return err(s.where + ".cellAddress",
-                   "GPU index " + std::to_string(gpu) + " used twice on node '" + node_names_[node] + "'");
+        return err(s.where + ".cellAddress", "GPU index " + std::to_string(gpu) +
+                                                 " used twice on node '" + node_names_[node] + "'");
       seen[gpu] = 1;
       pcells_[id].addr = gpu;
       pcells_[id].avail = 1;
@@ -204,7 +206,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
       if (!s.children.empty()) {
         cs = &s.children[k];
         if (!cs->cell_type.empty() && cs->cell_type != ch.level_type[level - 1])
-          return err(cs->where + ".cellType", "is '" + cs->cell_type + "' but the parent's child type is '" +
+          return err(cs->where + ".cellType", "is '" + cs->cell_type +
+                                                  "' but the parent's child type is '" +
                                                   ch.level_type[level - 1] + "'");
       } else {
         generated.where = s.where + ".cellChildren[" + std::to_string(k) + "]";
@@ -231,7 +234,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
   // Cells under a pinned cell never enter the buddy system.
   for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
     CellId p = pcells_[c].parent;
-    if (p != kNone && (pcells_[p].flags & (kPinned | kUnderPinned))) pcells_[c].flags |= kUnderPinned;
+    if (p != kNone && (pcells_[p].flags & (kPinned | kUnderPinned)))
+      pcells_[c].flags |= kUnderPinned;
   }
   std::function<void(CellId)> seed_free = [&](CellId c) {
     if (pcells_[c].flags & kPinned) return;
@@ -314,15 +318,18 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
           for (int l = 1; l <= chains_[c].levels; l++)
             if (chains_[c].level_type[l] == path[0]) {
               if (chain >= 0 && chain != static_cast<int>(c))
-                return err(cs.where + ".cellType", "'" + path[0] +
-                                                       "' is in several chains; write the path from the chain's top, e.g. '" +
-                                                       chains_[chain].top + "." + path[0] + "'");
+                return err(
+                    cs.where + ".cellType",
+                    "'" + path[0] +
+                        "' is in several chains; write the path from the chain's top, e.g. '" +
+                        chains_[chain].top + "." + path[0] + "'");
               chain = static_cast<int>(c);
               level = l;
             }
         if (chain < 0) return err(cs.where + ".cellType", "unknown cell type '" + path[0] + "'");
       } else {
-        return err(cs.where + ".cellType", "'" + path[0] + "' is not the top cell type of any physical cell");
+        return err(cs.where + ".cellType",
+                   "'" + path[0] + "' is not the top cell type of any physical cell");
       }
       VcChain* vch = nullptr;
       for (auto& x : vcs_[vc].chains)
@@ -337,7 +344,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
       }
       vch->quota[level] += cs.count;
       chains_[chain].unbound_demand[level] += cs.count;
-      if (static_cast<int64_t>(vcells_.size()) + cs.count * 2 * chains_[chain].desc[level][1] > (int64_t{1} << 28))
+      if (static_cast<int64_t>(vcells_.size()) + cs.count * 2 * chains_[chain].desc[level][1] >
+          (int64_t{1} << 28))
         return err(cs.where + ".cellNumber", "too many virtual cells");
       for (int k = 0; k < cs.count; k++) {
         CellId r = new_root(vc, chain, level, false);
@@ -352,12 +360,14 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     }
     for (size_t k = 0; k < vs.pinned_cells.size(); k++) {
       const std::string& id = vs.pinned_cells[k];
-      std::string where = k < vs.pinned_cells_where.size() ? vs.pinned_cells_where[k] : vs.where + ".pinnedCells";
+      std::string where =
+          k < vs.pinned_cells_where.size() ? vs.pinned_cells_where[k] : vs.where + ".pinnedCells";
       auto it = pinned_physical_.find(id);
       if (it == pinned_physical_.end())
         return err(where + ".pinnedCellId", "no physical cell has pinnedCellId '" + id + "'");
       if (pinned_owner.count(id))
-        return err(where + ".pinnedCellId", "'" + id + "' is already pinned to VC '" + pinned_owner[id] + "'");
+        return err(where + ".pinnedCellId",
+                   "'" + id + "' is already pinned to VC '" + pinned_owner[id] + "'");
       pinned_owner[id] = vs.name;
       const PCell& p = pcells_[it->second];
       CellId r = new_root(vc, p.chain, p.level, true);
@@ -376,7 +386,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
         }
       }
       for (CellId u : vch.cells_at_level[nl])
-        if (vcells_[u].level == nl && vcells_[vcells_[u].root].level > nl) vch.unit_by_free[vcells_[u].vfree].insert(u);
+        if (vcells_[u].level == nl && vcells_[vcells_[u].root].level > nl)
+          vch.unit_by_free[vcells_[u].vfree].insert(u);
     }
 
   // Trees grew by doubling; at 100k GPUs the slack would be tens of MB.
@@ -392,7 +403,8 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
   for (size_t c = 0; c < chains_.size(); c++) {
     const Chain& ch = chains_[c];
     for (int l = ch.levels; l >= 1; l--) {
-      int64_t need = Demand(static_cast<int>(c), l), have = Obtainable(static_cast<int>(c), l, false);
+      int64_t need = Demand(static_cast<int>(c), l),
+              have = Obtainable(static_cast<int>(c), l, false);
       if (need <= have) continue;
       std::string who;
       for (const auto& vc : vcs_)
@@ -402,10 +414,11 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
           for (int j = l; j <= ch.levels; j++) n += vch.quota[j] * ch.desc[j][l];
           if (n) who += (who.empty() ? "" : ", ") + vc.name + " " + std::to_string(n);
         }
-      return err("virtualClusters", "cell type '" + ch.level_type[l] + "' (level " + std::to_string(l) +
-                                        " of chain '" + ch.top + "') is over-committed: the VCs need " +
-                                        std::to_string(need) + " (" + who + ") but the free physical cells give " +
-                                        std::to_string(have));
+      return err("virtualClusters",
+                 "cell type '" + ch.level_type[l] + "' (level " + std::to_string(l) +
+                     " of chain '" + ch.top + "') is over-committed: the VCs need " +
+                     std::to_string(need) + " (" + who + ") but the free physical cells give " +
+                     std::to_string(have));
     }
   }
   return Status::Ok();
@@ -424,7 +437,8 @@ bool Engine::HasLeafType(const std::string& t) const {
 
 int32_t Engine::NodeLeafCount(size_t node) const {
   int32_t n = 0;
-  for (CellId c : node_cells_[node]) n += static_cast<int32_t>(chains_[pcells_[c].chain].desc[pcells_[c].level][1]);
+  for (CellId c : node_cells_[node])
+    n += static_cast<int32_t>(chains_[pcells_[c].chain].desc[pcells_[c].level][1]);
   return n;
 }
 
@@ -453,7 +467,8 @@ bool Engine::IsUnit(CellId v) const {
 }
 
 size_t Engine::MemoryBytes() const {
-  size_t b = sizeof(*this) + pcells_.capacity() * sizeof(PCell) + vcells_.capacity() * sizeof(VCell);
+  size_t b =
+      sizeof(*this) + pcells_.capacity() * sizeof(PCell) + vcells_.capacity() * sizeof(VCell);
   const size_t set_node = 40;  // red-black tree node with an int32 key
   for (const auto& ch : chains_) {
     for (const auto& v : ch.cells_at_level) b += v.capacity() * sizeof(CellId);

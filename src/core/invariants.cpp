@@ -23,16 +23,20 @@ std::string Engine::CheckInvariants() const {
     const Job& j = jobs_[s];
     if (!j.live) continue;
     auto idx = job_index_.find(j.name);
-    if (idx == job_index_.end() || idx->second != static_cast<int>(s)) return "job index out of step for '" + j.name + "'";
+    if (idx == job_index_.end() || idx->second != static_cast<int>(s))
+      return "job index out of step for '" + j.name + "'";
     size_t nleaves = 0;
     for (const auto& p : j.pods)
       for (CellId l : p.leaves) {
         nleaves++;
         if (owner[l] >= 0)
-          return "double-booked: " + cell(l) + " held by '" + jobs_[owner[l]].name + "' and '" + j.name + "'";
+          return "double-booked: " + cell(l) + " held by '" + jobs_[owner[l]].name + "' and '" +
+                 j.name + "'";
         owner[l] = static_cast<int>(s);
-        if (pcells_[l].job != static_cast<int>(s)) return cell(l) + " does not record job '" + j.name + "'";
-        if (pcells_[l].node != p.node) return "job '" + j.name + "' pod node differs from its GPU's node";
+        if (pcells_[l].job != static_cast<int>(s))
+          return cell(l) + " does not record job '" + j.name + "'";
+        if (pcells_[l].node != p.node)
+          return "job '" + j.name + "' pod node differs from its GPU's node";
       }
     if (j.guaranteed()) {
       if (j.vleaves.size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";
@@ -40,15 +44,18 @@ std::string Engine::CheckInvariants() const {
       for (const auto& p : j.pods)
         for (CellId l : p.leaves) {
           CellId v = j.vleaves[i++];
-          if (vcells_[v].job != static_cast<int>(s)) return "virtual leaf of '" + j.name + "' does not record it";
-          if (vcells_[v].bound != l) return "virtual leaf of '" + j.name + "' is not bound to its GPU " + cell(l);
+          if (vcells_[v].job != static_cast<int>(s))
+            return "virtual leaf of '" + j.name + "' does not record it";
+          if (vcells_[v].bound != l)
+            return "virtual leaf of '" + j.name + "' is not bound to its GPU " + cell(l);
           if (vcells_[v].vc != j.vc) return "job '" + j.name + "' uses another VC's cell";
         }
     } else if (!j.vleaves.empty()) {
       return "opportunistic job '" + j.name + "' holds virtual cells";
     }
   }
-  if (job_index_.size() != static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.live; })))
+  if (job_index_.size() != static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(),
+                                                             [](const Job& j) { return j.live; })))
     return "job index holds finished jobs";
   // 2. Physical counters and bindings.
   for (CellId c = static_cast<CellId>(pcells_.size()) - 1; c >= 0; c--) {
@@ -59,7 +66,8 @@ std::string Engine::CheckInvariants() const {
       bad = p.bad;
       avail = (!p.bad && p.job < 0) ? 1 : 0;
       opp = (p.job >= 0 && !jobs_[p.job].guaranteed()) ? 1 : 0;
-      if (p.bad != (p.node >= 0 && node_bad_[p.node] ? 1 : 0)) return cell(c) + " health differs from its node";
+      if (p.bad != (p.node >= 0 && node_bad_[p.node] ? 1 : 0))
+        return cell(c) + " health differs from its node";
     } else {
       for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++) {
         const PCell& ch = pcells_[p.first_child + k];
@@ -69,7 +77,8 @@ std::string Engine::CheckInvariants() const {
         bad += ch.bad;
       }
     }
-    if (avail != p.avail || opp != p.opp || bad != p.bad) return "counters of " + cell(c) + " are out of step";
+    if (avail != p.avail || opp != p.opp || bad != p.bad)
+      return "counters of " + cell(c) + " are out of step";
     if (p.bound != kNone) {
       const VCell& v = vcells_[p.bound];
       if (v.bound != c) return "binding of " + cell(c) + " is not mutual";
@@ -86,11 +95,15 @@ std::string Engine::CheckInvariants() const {
       for (const auto* set : {&ch.free_clean[l], &ch.free_busy[l], &ch.free_bad[l]})
         for (CellId c : *set) {
           const PCell& p = pcells_[c];
-          if (!(p.flags & kFree) || p.level != l) return cell(c) + " is listed free but not marked free";
-          bool right = set == &ch.free_bad[l] ? p.bad > 0 : set == &ch.free_busy[l] ? (!p.bad && p.opp > 0) : (!p.bad && !p.opp);
+          if (!(p.flags & kFree) || p.level != l)
+            return cell(c) + " is listed free but not marked free";
+          bool right = set == &ch.free_bad[l]    ? p.bad > 0
+                       : set == &ch.free_busy[l] ? (!p.bad && p.opp > 0)
+                                                 : (!p.bad && !p.opp);
           if (!right) return cell(c) + " is in the wrong free list";
           for (CellId a = p.parent; a != kNone; a = pcells_[a].parent)
-            if ((pcells_[a].flags & kFree) || pcells_[a].bound != kNone) return cell(c) + " is free under a free or bound cell";
+            if ((pcells_[a].flags & kFree) || pcells_[a].bound != kNone)
+              return cell(c) + " is free under a free or bound cell";
           if (p.flags & (kPinned | kUnderPinned)) return cell(c) + " is pinned yet free";
         }
     }
@@ -98,7 +111,8 @@ std::string Engine::CheckInvariants() const {
   for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
     const PCell& p = pcells_[c];
     const Chain& ch = chains_[p.chain];
-    bool listed = ch.free_clean[p.level].count(c) || ch.free_busy[p.level].count(c) || ch.free_bad[p.level].count(c);
+    bool listed = ch.free_clean[p.level].count(c) || ch.free_busy[p.level].count(c) ||
+                  ch.free_bad[p.level].count(c);
     if (((p.flags & kFree) != 0) != listed) return cell(c) + " is marked free but not listed";
   }
   for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
@@ -110,7 +124,8 @@ std::string Engine::CheckInvariants() const {
       int n = chains_[p.chain].level_children[p.level];
       bool all_free = n > 0;
       for (int k = 0; k < n; k++) all_free &= (pcells_[p.first_child + k].flags & kFree) != 0;
-      if (all_free && !(p.flags & kPinned)) return cell(c) + " has all children free but was not merged";
+      if (all_free && !(p.flags & kPinned))
+        return cell(c) + " has all children free but was not merged";
     }
   }
   // 4. Virtual cells: counters, bindings mirror the trees, bound iff in use.
@@ -120,7 +135,8 @@ std::string Engine::CheckInvariants() const {
     bool any_bound_child = false;
     if (c.level == 1) {
       vfree = c.job < 0 ? 1 : 0;
-      if (c.job >= 0 && (!jobs_[c.job].live || !jobs_[c.job].guaranteed())) return "virtual leaf held by a non-guaranteed job";
+      if (c.job >= 0 && (!jobs_[c.job].live || !jobs_[c.job].guaranteed()))
+        return "virtual leaf held by a non-guaranteed job";
     } else {
       for (int k = 0; k < chains_[c.chain].level_children[c.level]; k++) {
         vfree += vcells_[c.first_child + k].vfree;
@@ -130,11 +146,14 @@ std::string Engine::CheckInvariants() const {
     if (vfree != c.vfree) return "virtual counters of VC '" + vcs_[c.vc].name + "' are out of step";
     bool in_use = c.level == 1 ? c.job >= 0 : any_bound_child;
     if (!c.pinned && (c.bound != kNone) != in_use)
-      return "virtual cell of VC '" + vcs_[c.vc].name + "' is " + (in_use ? "used but unbound" : "bound but unused");
+      return "virtual cell of VC '" + vcs_[c.vc].name + "' is " +
+             (in_use ? "used but unbound" : "bound but unused");
     if (c.bound != kNone) {
       const PCell& p = pcells_[c.bound];
-      if (p.bound != v || p.level != c.level || p.chain != c.chain) return "binding of a virtual cell is not mutual";
-      if (c.root != v && vcells_[c.parent].bound != p.parent) return "binding of a virtual cell breaks its parent's";
+      if (p.bound != v || p.level != c.level || p.chain != c.chain)
+        return "binding of a virtual cell is not mutual";
+      if (c.root != v && vcells_[c.parent].bound != p.parent)
+        return "binding of a virtual cell breaks its parent's";
     }
   }
   // 5. Unit index and demand counters.
@@ -144,7 +163,8 @@ std::string Engine::CheckInvariants() const {
       for (size_t f = 0; f < vch.unit_by_free.size(); f++)
         for (CellId u : vch.unit_by_free[f]) {
           units++;
-          if (vcells_[u].vfree != static_cast<int32_t>(f) || !IsUnit(u)) return "unit index of VC '" + vc.name + "' is out of step";
+          if (vcells_[u].vfree != static_cast<int32_t>(f) || !IsUnit(u))
+            return "unit index of VC '" + vc.name + "' is out of step";
         }
       (void)units;
     }
@@ -157,12 +177,15 @@ std::string Engine::CheckInvariants() const {
           for (CellId r : vch.roots)
             if (vcells_[r].bound == kNone) demand[vcells_[r].level]++;
     for (int l = 1; l <= ch.levels; l++) {
-      if (demand[l] != ch.unbound_demand[l]) return "unbound-cell count of chain '" + ch.top + "' is out of step";
+      if (demand[l] != ch.unbound_demand[l])
+        return "unbound-cell count of chain '" + ch.top + "' is out of step";
       // 6. Safety: the VCs' unbound cells are always obtainable.
       if (Demand(static_cast<int>(ci), l) > Obtainable(static_cast<int>(ci), l, false))
-        return "safety broken: chain '" + ch.top + "' level " + std::to_string(l) + " (" + ch.level_type[l] + ") has " +
-               std::to_string(Obtainable(static_cast<int>(ci), l, false)) + " obtainable cells for " +
-               std::to_string(Demand(static_cast<int>(ci), l)) + " unbound VC cells";
+        return "safety broken: chain '" + ch.top + "' level " + std::to_string(l) + " (" +
+               ch.level_type[l] + ") has " +
+               std::to_string(Obtainable(static_cast<int>(ci), l, false)) +
+               " obtainable cells for " + std::to_string(Demand(static_cast<int>(ci), l)) +
+               " unbound VC cells";
     }
   }
   // 7. Per-VC usage totals.
@@ -170,8 +193,10 @@ std::string Engine::CheckInvariants() const {
     int64_t used = 0, opp = 0;
     for (const auto& j : jobs_)
       if (j.live && j.vc == static_cast<int>(v))
-        for (const auto& p : j.pods) (j.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
-    if (used != vcs_[v].used_leaves || opp != vcs_[v].opp_leaves) return "usage totals of VC '" + vcs_[v].name + "' are out of step";
+        for (const auto& p : j.pods)
+          (j.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
+    if (used != vcs_[v].used_leaves || opp != vcs_[v].opp_leaves)
+      return "usage totals of VC '" + vcs_[v].name + "' are out of step";
     int64_t free_v = 0, held = 0;
     for (const auto& vch : vcs_[v].chains)
       for (CellId r : vch.roots) free_v += vcells_[r].vfree;

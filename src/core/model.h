@@ -26,12 +26,12 @@ struct CellType {
 
 // A chain is one top-level cell type and every type below it, level 1 = GPU.
 struct Chain {
-  std::string top;                 // cell type name of the top level
-  std::string leaf_type;           // GPU model
-  int levels = 0;                  // top level number
-  int node_level = 0;              // level whose cells are nodes
-  std::vector<std::string> level_type;   // [level] -> cell type name (index 0 unused)
-  std::vector<int32_t> level_children;   // [level] -> child count (0 at level 1)
+  std::string top;                         // cell type name of the top level
+  std::string leaf_type;                   // GPU model
+  int levels = 0;                          // top level number
+  int node_level = 0;                      // level whose cells are nodes
+  std::vector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
+  std::vector<int32_t> level_children;     // [level] -> child count (0 at level 1)
   std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
   std::vector<std::vector<CellId>> cells_at_level;  // physical cells per level >= node level
   // Buddy free lists per level, split by what a binding prefers to take first.
@@ -70,7 +70,7 @@ struct VCell {
   int32_t vc = 0;
   int16_t chain = 0;
   int8_t level = 0;
-  uint8_t pinned = 0;    // root of a pinned cell
+  uint8_t pinned = 0;  // root of a pinned cell
 };
 
 // The part of a VC in one chain: its preassigned cells and placement index.
@@ -85,11 +85,11 @@ struct VcChain {
 
 struct Vc {
   std::string name;
-  std::vector<VcChain> chains;  // non-pinned cells
+  std::vector<VcChain> chains;                         // non-pinned cells
   std::vector<std::pair<std::string, CellId>> pinned;  // pinnedCellId -> virtual root
   int64_t used_leaves = 0;
   int64_t opp_leaves = 0;
-  int64_t free_leaves = 0;  // non-pinned virtual leaves without a job
+  int64_t free_leaves = 0;                  // non-pinned virtual leaves without a job
   std::map<int, int64_t> used_by_priority;  // virtual leaves held, per job priority
 };
 
@@ -100,7 +100,7 @@ struct Pod {
 
 struct Job {
   std::string name;
-  int vc = -1;  // -1: none
+  int vc = -1;       // -1: none
   int priority = 0;  // -1 opportunistic
   int original_priority = 0;
   bool lazy = false;

@@ -32,8 +32,8 @@ struct PodAsk {
 struct VirtualView {
   const Engine& e;
   int chain;
-  const VcChain* vch;       // null for a pinned placement
-  CellId pinned_root;       // kNone unless pinned
+  const VcChain* vch;  // null for a pinned placement
+  CellId pinned_root;  // kNone unless pinned
   bool preempt;
   int priority;
   const std::vector<uint8_t>& allowed;
@@ -163,7 +163,9 @@ struct PhysicalView {
     int32_t n = e.pcells_[u].node;
     return !e.node_bad_[n] && (allowed.empty() || allowed[n]);
   }
-  const std::vector<CellId>& CellsAtLevel(int l) const { return e.chains_[chain].cells_at_level[l]; }
+  const std::vector<CellId>& CellsAtLevel(int l) const {
+    return e.chains_[chain].cells_at_level[l];
+  }
   void UnitsUnder(CellId g, std::vector<CellId>* out) const {
     if (Level(g) <= UnitLevel()) {
       out->push_back(g);
@@ -188,12 +190,14 @@ class Placer {
 
   // Fills leaves[pod index]; false if the gang does not fit.
   bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<CellId>>* leaves) {
-    std::stable_sort(pods.begin(), pods.end(), [](const PodAsk& a, const PodAsk& b) { return a.size > b.size; });
+    std::stable_sort(pods.begin(), pods.end(),
+                     [](const PodAsk& a, const PodAsk& b) { return a.size > b.size; });
     int total = 0;
     for (const auto& p : pods) total += p.size;
     leaves->assign(pods.size(), {});
     const int ul = v_.UnitLevel();
-    if (within_level > 0 && within_level <= ul) return PlaceInOneCell(pods, total, within_level, leaves);
+    if (within_level > 0 && within_level <= ul)
+      return PlaceInOneCell(pods, total, within_level, leaves);
     if (pods.size() == 1 && within_level == 0) {
       // Spread: the emptiest unit without guaranteed work, else the one with the
       // least; scanning from the emptiest, the first without any is the best.
@@ -397,7 +401,8 @@ class Placer {
       for (CellId u : units) {
         if (!v_.UnitOk(u)) continue;
         int32_t node = v_.UnitNode(u);
-        if (distinct_ && node >= 0 && std::find(nodes_used.begin(), nodes_used.end(), node) != nodes_used.end())
+        if (distinct_ && node >= 0 &&
+            std::find(nodes_used.begin(), nodes_used.end(), node) != nodes_used.end())
           continue;
         CellId c = BestCellAt(u, pod_level_, p.size);
         if (c == kNone) continue;
@@ -444,7 +449,8 @@ class Placer {
         if (distinct_) {
           if (used[i]) continue;
           int32_t n = v_.UnitNode(units[i]);
-          if (n >= 0 && std::find(nodes_used.begin(), nodes_used.end(), n) != nodes_used.end()) continue;
+          if (n >= 0 && std::find(nodes_used.begin(), nodes_used.end(), n) != nodes_used.end())
+            continue;
         }
         if (best < 0) {
           best = static_cast<int>(i);
@@ -461,7 +467,8 @@ class Placer {
       if (v_.UnitNode(units[best]) >= 0) nodes_used.push_back(v_.UnitNode(units[best]));
       choice[p] = best;
     }
-    for (size_t p = 0; p < pods.size(); p++) Pick(units[choice[p]], pods[p].size, &(*leaves)[pods[p].index]);
+    for (size_t p = 0; p < pods.size(); p++)
+      Pick(units[choice[p]], pods[p].size, &(*leaves)[pods[p].index]);
     return true;
   }
 
@@ -508,10 +515,13 @@ bool Engine::PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_r
   if (within < 0) return false;
   // A VC without cells at the asked level (node cells, a job asking for one rack):
   // binding decides the racks, and CommitGuaranteed checks the physical result.
-  if (within > chains_[chain].node_level && pinned_root == kNone && vch->cells_at_level[within].empty()) within = 0;
+  if (within > chains_[chain].node_level && pinned_root == kNone &&
+      vch->cells_at_level[within].empty())
+    within = 0;
   VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}};
   view.Prepare();
-  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes, PodLevel(chains_[chain], req));
+  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes,
+                             PodLevel(chains_[chain], req));
   std::vector<std::vector<CellId>> per_pod;
   if (!placer.Place(Pods(req), within, &per_pod)) return false;
   Flatten(per_pod, vleaves);
@@ -522,7 +532,8 @@ bool Engine::PlacePhysical(const Request& req, int chain, std::vector<CellId>* p
   int within = WithinLevel(chains_[chain], req.within_type);
   if (within < 0) return false;
   PhysicalView view{*this, chain, req.allowed};
-  Placer<PhysicalView> placer(view, /*pack=*/false, req.distinct_nodes, PodLevel(chains_[chain], req));
+  Placer<PhysicalView> placer(view, /*pack=*/false, req.distinct_nodes,
+                              PodLevel(chains_[chain], req));
   std::vector<std::vector<CellId>> per_pod;
   if (!placer.Place(Pods(req), within, &per_pod)) return false;
   Flatten(per_pod, pleaves);

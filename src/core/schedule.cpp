@@ -22,9 +22,11 @@ int Engine::NewJobSlot() {
 Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* d) const {
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
-  if (job_index_.count(req.job)) return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
+  if (job_index_.count(req.job))
+    return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
   if (req.priority < -1 || req.priority > 1000)
-    return inval("priority: must be -1 (opportunistic) or 0..1000, got " + std::to_string(req.priority));
+    return inval("priority: must be -1 (opportunistic) or 0..1000, got " +
+                 std::to_string(req.priority));
   if (req.members.empty()) return inval("members: at least one member is needed");
   int64_t total = 0, pods = 0;
   for (size_t i = 0; i < req.members.size(); i++) {
@@ -49,15 +51,19 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   if (!req.leaf_type.empty()) {
     bool known = false;
     for (const auto& ch : chains_) known |= ch.leaf_type == req.leaf_type;
-    if (!known) return Status::Err(Code::kNoEnt, "leafCellType: unknown GPU model '" + req.leaf_type + "'");
+    if (!known)
+      return Status::Err(Code::kNoEnt, "leafCellType: unknown GPU model '" + req.leaf_type + "'");
   }
   if (!req.within_type.empty() && !type_index_.count(req.within_type)) {
     bool leaf = false;
     for (const auto& ch : chains_) leaf |= ch.leaf_type == req.within_type;
-    if (!leaf) return Status::Err(Code::kNoEnt, "withinCellType: unknown cell type '" + req.within_type + "'");
+    if (!leaf)
+      return Status::Err(Code::kNoEnt,
+                         "withinCellType: unknown cell type '" + req.within_type + "'");
   }
   if (!req.pod_within_type.empty() && !type_index_.count(req.pod_within_type))
-    return Status::Err(Code::kNoEnt, "podWithinCellType: unknown cell type '" + req.pod_within_type + "'");
+    return Status::Err(Code::kNoEnt,
+                       "podWithinCellType: unknown cell type '" + req.pod_within_type + "'");
   auto chain_fits = [&](int c) {
     const Chain& ch = chains_[c];
     if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
@@ -70,12 +76,14 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   };
   d->outcome = Outcome::kRejected;
   if (!req.pinned_id.empty()) {
-    if (req.priority < 0) return inval("pinnedCellId: an opportunistic job cannot ask for a pinned cell");
+    if (req.priority < 0)
+      return inval("pinnedCellId: an opportunistic job cannot ask for a pinned cell");
     CellId root = kNone;
     for (const auto& [id, r] : vcs_[vc].pinned)
       if (id == req.pinned_id) root = r;
     if (root == kNone)
-      return Status::Err(Code::kNoEnt, "pinnedCellId: '" + req.pinned_id + "' is not a pinned cell of VC '" + req.vc + "'");
+      return Status::Err(Code::kNoEnt, "pinnedCellId: '" + req.pinned_id +
+                                           "' is not a pinned cell of VC '" + req.vc + "'");
     if (chain_fits(vcells_[root].chain)) chains->push_back(vcells_[root].chain);
   } else if (req.priority >= 0) {
     for (const auto& vch : vcs_[vc].chains)
@@ -85,8 +93,9 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
       if (chain_fits(static_cast<int>(c))) chains->push_back(static_cast<int>(c));
   }
   if (chains->empty()) {
-    d->reason = req.priority >= 0 ? "VC '" + req.vc + "' has no cells of that GPU model and cell type"
-                                  : "the cluster has no cells of that GPU model and cell type";
+    d->reason = req.priority >= 0
+                    ? "VC '" + req.vc + "' has no cells of that GPU model and cell type"
+                    : "the cluster has no cells of that GPU model and cell type";
     return Status::Ok();
   }
   // Shapes that can never fit are rejected rather than left waiting forever.
@@ -132,13 +141,15 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
     if (max_pod <= unit && total <= cap) any = true;
   }
   if (!any && pod_too_big) {
-    d->reason = "a pod of " + std::to_string(max_pod) + " GPUs cannot fit inside one " + req.pod_within_type + " cell";
+    d->reason = "a pod of " + std::to_string(max_pod) + " GPUs cannot fit inside one " +
+                req.pod_within_type + " cell";
     return Status::Ok();
   }
   if (!any) {
-    d->reason = req.priority >= 0 ? "the job needs " + std::to_string(total) + " GPUs (largest pod " +
-                                        std::to_string(max_pod) + ") which VC '" + req.vc + "' can never hold"
-                                  : "the job needs more GPUs per pod or in total than the cluster has";
+    d->reason = req.priority >= 0
+                    ? "the job needs " + std::to_string(total) + " GPUs (largest pod " +
+                          std::to_string(max_pod) + ") which VC '" + req.vc + "' can never hold"
+                    : "the job needs more GPUs per pod or in total than the cluster has";
     return Status::Ok();
   }
   d->outcome = Outcome::kWaiting;
@@ -158,7 +169,8 @@ CellId Engine::FindPleaf(int32_t node, int32_t gpu, int chain) const {
         if (p.addr == gpu) return c;
         continue;
       }
-      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++) stack.push_back(p.first_child + k);
+      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++)
+        stack.push_back(p.first_child + k);
     }
   }
   return kNone;
@@ -221,7 +233,8 @@ void Engine::Rollback(int slot, const std::vector<Job>& undo) {
 }
 
 namespace {
-std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves, const std::vector<PCell>& pcells) {
+std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves,
+                           const std::vector<PCell>& pcells) {
   std::vector<Pod> pods;
   size_t i = 0;
   for (const auto& m : req.members)
@@ -237,12 +250,14 @@ std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves
 
 // Victims among the VC's own jobs are those whose virtual leaves the placement took;
 // opportunistic victims are those on the physical leaves the binding lands on.
-bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
-                              Decision* d, std::vector<Job>* undo, int* slot_out) {
+bool Engine::CommitGuaranteed(const Request& req, int vc, int chain,
+                              const std::vector<CellId>& vleaves, Decision* d,
+                              std::vector<Job>* undo, int* slot_out) {
   std::vector<int> vvictims;
   for (CellId v : vleaves) {
     int j = vcells_[v].job;
-    if (j >= 0 && std::find(vvictims.begin(), vvictims.end(), j) == vvictims.end()) vvictims.push_back(j);
+    if (j >= 0 && std::find(vvictims.begin(), vvictims.end(), j) == vvictims.end())
+      vvictims.push_back(j);
   }
   for (int s : vvictims) undo->push_back(jobs_[s]);
   for (int s : vvictims) {
@@ -308,7 +323,8 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::
   for (size_t i = 0; ok && i < pleaves.size(); i++) {
     const PCell& p = pcells_[pleaves[i]];
     if (p.bad || (!req.allowed.empty() && !req.allowed[p.node])) ok = false;
-    if (p.job >= 0 && jobs_[p.job].guaranteed()) ok = false;  // cannot happen while bindings are exclusive
+    if (p.job >= 0 && jobs_[p.job].guaranteed())
+      ok = false;  // cannot happen while bindings are exclusive
   }
   if (ok && !req.within_type.empty()) {
     // Every GPU inside one physical cell of the asked type.
@@ -356,7 +372,8 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain, const std::
   std::vector<int> ovictims;
   for (CellId p : pleaves) {
     int j = pcells_[p].job;
-    if (j >= 0 && std::find(ovictims.begin(), ovictims.end(), j) == ovictims.end()) ovictims.push_back(j);
+    if (j >= 0 && std::find(ovictims.begin(), ovictims.end(), j) == ovictims.end())
+      ovictims.push_back(j);
   }
   for (int s : ovictims) {
     const std::string& name = jobs_[s].name;
@@ -433,7 +450,8 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
           std::vector<CellId> racks;
           for (CellId r : ch.cells_at_level[wl])
             if (room(r) >= need_gpus) racks.push_back(r);
-          std::stable_sort(racks.begin(), racks.end(), [&](CellId a, CellId b) { return room(a) < room(b); });
+          std::stable_sort(racks.begin(), racks.end(),
+                           [&](CellId a, CellId b) { return room(a) < room(b); });
           for (CellId r : racks) {
             Request t = req;
             std::vector<uint8_t> mask(node_names_.size(), 0);
@@ -476,14 +494,17 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
       int64_t free_v = vcs_[vc].free_leaves;
       if (found_virtual) {
         d.wait = Wait::kNoCell;
-        d.reason = "VC '" + req.vc + "' has the cells but no healthy, allowed physical GPUs of that shape are bound to them";
+        d.reason =
+            "VC '" + req.vc +
+            "' has the cells but no healthy, allowed physical GPUs of that shape are bound to them";
       } else if (free_v >= need) {
         d.wait = Wait::kNoCell;
-        d.reason = "VC '" + req.vc + "' has " + std::to_string(free_v) + " free GPUs but not in cells of that shape";
+        d.reason = "VC '" + req.vc + "' has " + std::to_string(free_v) +
+                   " free GPUs but not in cells of that shape";
       } else {
         d.wait = Wait::kVcQuota;
-        d.reason = "VC '" + req.vc + "' quota is in use: " + std::to_string(free_v) + " free GPUs in its cells, the job needs " +
-                   std::to_string(need);
+        d.reason = "VC '" + req.vc + "' quota is in use: " + std::to_string(free_v) +
+                   " free GPUs in its cells, the job needs " + std::to_string(need);
       }
     }
   } else {
@@ -535,13 +556,16 @@ Status Engine::Finish(const std::string& job) {
   return Status::Ok();
 }
 
-Status Engine::AddRunning(const RunningJob& rj, bool* demoted) { return AddRunningImpl(rj, demoted); }
+Status Engine::AddRunning(const RunningJob& rj, bool* demoted) {
+  return AddRunningImpl(rj, demoted);
+}
 
 Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
   const Request& req = rj.req;
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
-  if (job_index_.count(req.job)) return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
+  if (job_index_.count(req.job))
+    return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
   if (req.priority < -1 || req.priority > 1000) return inval("priority: must be -1..1000");
   if (rj.pods.empty()) return inval("placement: a running job needs at least one pod");
   std::vector<std::vector<CellId>> leaves;
@@ -549,19 +573,23 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
   for (size_t i = 0; i < rj.pods.size(); i++) {
     const auto& pp = rj.pods[i];
     std::string w = "placement[" + std::to_string(i) + "]";
-    if (pp.node < 0 || static_cast<size_t>(pp.node) >= node_names_.size()) return Status::Err(Code::kNoEnt, w + ".node: unknown node");
+    if (pp.node < 0 || static_cast<size_t>(pp.node) >= node_names_.size())
+      return Status::Err(Code::kNoEnt, w + ".node: unknown node");
     if (pp.gpus.empty()) return inval(w + ".leaves: empty");
     leaves.emplace_back();
     for (int32_t g : pp.gpus) {
       CellId l = FindPleaf(pp.node, g, chain);
       if (l == kNone)
-        return Status::Err(Code::kNoEnt, w + ".leaves: node '" + node_names_[pp.node] + "' has no GPU " + std::to_string(g) +
+        return Status::Err(Code::kNoEnt, w + ".leaves: node '" + node_names_[pp.node] +
+                                             "' has no GPU " + std::to_string(g) +
                                              (chain >= 0 ? " in the job's chain" : ""));
       if (pcells_[l].job >= 0)
-        return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" + node_names_[pp.node] +
-                                             "' is already held by job '" + jobs_[pcells_[l].job].name + "'");
+        return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" +
+                                             node_names_[pp.node] + "' is already held by job '" +
+                                             jobs_[pcells_[l].job].name + "'");
       for (const auto& prev : leaves)
-        if (std::find(prev.begin(), prev.end(), l) != prev.end()) return inval(w + ".leaves: a GPU is listed twice");
+        if (std::find(prev.begin(), prev.end(), l) != prev.end())
+          return inval(w + ".leaves: a GPU is listed twice");
       chain = pcells_[l].chain;
       leaves.back().push_back(l);
     }
@@ -612,10 +640,12 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
         lca = std::max(lca, static_cast<int>(pcells_[a].level));
       }
       for (CellId l : pl) {
-        CellId v = i < rj.vleaves.size() ? rj.vleaves[i] : FindVleafFor(vc, chain, l, pinned_root, lca);
+        CellId v =
+            i < rj.vleaves.size() ? rj.vleaves[i] : FindVleafFor(vc, chain, l, pinned_root, lca);
         i++;
-        if (v == kNone || v < 0 || static_cast<size_t>(v) >= vcells_.size() || vcells_[v].vc != vc ||
-            vcells_[v].level != 1 || vcells_[v].job >= 0 || !BindExact(v, l)) {
+        if (v == kNone || v < 0 || static_cast<size_t>(v) >= vcells_.size() ||
+            vcells_[v].vc != vc || vcells_[v].level != 1 || vcells_[v].job >= 0 ||
+            !BindExact(v, l)) {
           guaranteed = false;
           break;
         }
@@ -648,7 +678,8 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
 
 Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
   auto it = node_index_.find(node);
-  if (it == node_index_.end()) return Status::Err(Code::kNoEnt, "node: unknown node '" + node + "'");
+  if (it == node_index_.end())
+    return Status::Err(Code::kNoEnt, "node: unknown node '" + node + "'");
   int32_t n = it->second;
   if ((node_bad_[n] == 0) == healthy) return Status::Ok();
   node_bad_[n] = healthy ? 0 : 1;
@@ -663,7 +694,8 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
         leaves.push_back(c);
         continue;
       }
-      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++) stack.push_back(p.first_child + k);
+      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++)
+        stack.push_back(p.first_child + k);
     }
     for (CellId l : leaves) {
       pcells_[l].bad = healthy ? 0 : 1;
@@ -739,7 +771,8 @@ std::vector<RunningJob> Engine::RunningJobs() const {
 Status Engine::TransferJobsTo(Engine* next, std::vector<std::string>* demoted,
                               std::vector<std::string>* dropped) const {
   for (size_t n = 0; n < node_names_.size(); n++)
-    if (node_bad_[n] && next->NodeIndex(node_names_[n]) >= 0) next->SetNodeHealth(node_names_[n], false);
+    if (node_bad_[n] && next->NodeIndex(node_names_[n]) >= 0)
+      next->SetNodeHealth(node_names_[n], false);
   std::vector<RunningJob> jobs = RunningJobs();
   // Guaranteed jobs first, highest priority first, so they keep their VC cells.
   std::stable_sort(jobs.begin(), jobs.end(), [](const RunningJob& a, const RunningJob& b) {

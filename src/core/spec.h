@@ -36,7 +36,7 @@ struct VcSpec {
   std::string where;  // e.g. "virtualClusters.VC1"
   std::string name;
   std::vector<VirtualCellSpec> virtual_cells;
-  std::vector<std::string> pinned_cells;       // pinnedCellId values
+  std::vector<std::string> pinned_cells;        // pinnedCellId values
   std::vector<std::string> pinned_cells_where;  // key path of each pinned cell entry
 };
 

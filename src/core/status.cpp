@@ -23,7 +23,8 @@ void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed)
     for (int l = ch.levels; l >= 1; l--) {
       int64_t covered = 0;
       for (int j = l + 1; j <= ch.levels; j++) covered += doomed_at[j] * ch.desc[j][l];
-      int64_t remaining = Demand(static_cast<int>(c), l) - Obtainable(static_cast<int>(c), l, true) - covered;
+      int64_t remaining =
+          Demand(static_cast<int>(c), l) - Obtainable(static_cast<int>(c), l, true) - covered;
       for (size_t v = 0; v < vcs_.size() && remaining > 0; v++)
         for (size_t k = 0; k < vcs_[v].chains.size() && remaining > 0; k++) {
           const VcChain& vch = vcs_[v].chains[k];
@@ -40,7 +41,8 @@ void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed)
   }
 }
 
-std::string Engine::VcJson(int v, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const {
+std::string Engine::VcJson(int v,
+                           const std::vector<std::vector<std::vector<int64_t>>>& doomed) const {
   const Vc& vc = vcs_[v];
   JsonOut j;
   j.Open('{').Key("vc").Val(vc.name).Key("cells").Open('[');
@@ -52,8 +54,20 @@ std::string Engine::VcJson(int v, const std::vector<std::vector<std::vector<int6
       int64_t bound = 0;
       for (CellId r : vch.roots)
         if (vcells_[r].level == l && vcells_[r].bound != kNone) bound++;
-      j.Open('{').Key("chain").Val(ch.top).Key("cellType").Val(ch.level_type[l]).Key("level").Val(l);
-      j.Key("total").Val(vch.quota[l]).Key("bound").Val(bound).Key("doomed").Val(doomed[v][k][l]).Close('}');
+      j.Open('{')
+          .Key("chain")
+          .Val(ch.top)
+          .Key("cellType")
+          .Val(ch.level_type[l])
+          .Key("level")
+          .Val(l);
+      j.Key("total")
+          .Val(vch.quota[l])
+          .Key("bound")
+          .Val(bound)
+          .Key("doomed")
+          .Val(doomed[v][k][l])
+          .Close('}');
     }
   }
   j.Close(']');
@@ -61,8 +75,14 @@ std::string Engine::VcJson(int v, const std::vector<std::vector<std::vector<int6
     j.Key("pinnedCells").Open('[');
     for (const auto& [id, r] : vc.pinned) {
       const VCell& root = vcells_[r];
-      j.Open('{').Key("pinnedCellId").Val(id).Key("cellType").Val(chains_[root.chain].level_type[root.level]);
-      j.Key("usedLeaves").Val(static_cast<int64_t>(chains_[root.chain].desc[root.level][1] - root.vfree)).Close('}');
+      j.Open('{')
+          .Key("pinnedCellId")
+          .Val(id)
+          .Key("cellType")
+          .Val(chains_[root.chain].level_type[root.level]);
+      j.Key("usedLeaves")
+          .Val(static_cast<int64_t>(chains_[root.chain].desc[root.level][1] - root.vfree))
+          .Close('}');
     }
     j.Close(']');
   }
@@ -84,16 +104,29 @@ std::string Engine::InspectCluster() const {
   j.Open('{').Key("chains").Open('[');
   int64_t total = 0;
   for (const auto& ch : chains_) {
-    j.Open('{').Key("chain").Val(ch.top).Key("leafCellType").Val(ch.leaf_type).Key("levels").Open('[');
+    j.Open('{')
+        .Key("chain")
+        .Val(ch.top)
+        .Key("leafCellType")
+        .Val(ch.leaf_type)
+        .Key("levels")
+        .Open('[');
     const int64_t tops = static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
     std::vector<int64_t> bad_at(ch.levels + 1, 0);
     for (const PCell& p : pcells_)
       if (&chains_[p.chain] == &ch && p.bad) bad_at[p.level]++;
     for (int l = 1; l <= ch.levels; l++) {
       int64_t bad = bad_at[l];
-      int64_t free_n = static_cast<int64_t>(ch.free_clean[l].size() + ch.free_busy[l].size() + ch.free_bad[l].size());
+      int64_t free_n = static_cast<int64_t>(ch.free_clean[l].size() + ch.free_busy[l].size() +
+                                            ch.free_bad[l].size());
       j.Open('{').Key("level").Val(l).Key("cellType").Val(ch.level_type[l]);
-      j.Key("cells").Val(tops * ch.desc[ch.levels][l]).Key("free").Val(free_n).Key("bad").Val(bad).Close('}');
+      j.Key("cells")
+          .Val(tops * ch.desc[ch.levels][l])
+          .Key("free")
+          .Val(free_n)
+          .Key("bad")
+          .Val(bad)
+          .Close('}');
     }
     total += tops * ch.desc[ch.levels][1];
     j.Close(']').Close('}');
@@ -103,7 +136,8 @@ std::string Engine::InspectCluster() const {
   for (const auto& job : jobs_) {
     if (!job.live) continue;
     njobs++;
-    for (const auto& p : job.pods) (job.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
+    for (const auto& p : job.pods)
+      (job.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
   }
   j.Key("totalLeaves").Val(total).Key("usedLeaves").Val(used).Key("opportunisticLeaves").Val(opp);
   j.Key("badNodes").Open('[');
@@ -121,14 +155,21 @@ std::string Engine::InspectTopology() const {
   for (size_t n = 0; n < node_names_.size(); n++)
     for (CellId nc : node_cells_[n]) {
       const Chain& ch = chains_[pcells_[nc].chain];
-      j.Open('{').Key("node").Val(node_names_[n]).Key("chain").Val(ch.top).Key("bad").Bool(node_bad_[n] != 0);
+      j.Open('{')
+          .Key("node")
+          .Val(node_names_[n])
+          .Key("chain")
+          .Val(ch.top)
+          .Key("bad")
+          .Bool(node_bad_[n] != 0);
       std::vector<CellId> above;
       for (CellId a = pcells_[nc].parent; a != kNone; a = pcells_[a].parent) above.push_back(a);
       j.Key("above").Open('[');
       for (size_t k = above.size(); k-- > 0;) {
         const PCell& a = pcells_[above[k]];
         j.Open('{').Key("cellType").Val(ch.level_type[a.level]);
-        j.Key("address").Val(a.addr >= 0 ? addresses_[a.addr] : ch.level_type[a.level] + "#" + std::to_string(above[k]));
+        j.Key("address").Val(a.addr >= 0 ? addresses_[a.addr]
+                                         : ch.level_type[a.level] + "#" + std::to_string(above[k]));
         j.Close('}');
       }
       j.Close(']').Key("gpus").Open('[');
@@ -140,7 +181,8 @@ std::string Engine::InspectTopology() const {
           leaves.push_back(c);
           continue;
         }
-        for (int k = ch.level_children[pcells_[c].level] - 1; k >= 0; k--) stack.push_back(pcells_[c].first_child + k);
+        for (int k = ch.level_children[pcells_[c].level] - 1; k >= 0; k--)
+          stack.push_back(pcells_[c].first_child + k);
       }
       for (CellId l : leaves) {
         const PCell& p = pcells_[l];
@@ -149,7 +191,12 @@ std::string Engine::InspectTopology() const {
         for (CellId a = p.parent; a != nc && a != kNone; a = pcells_[a].parent) path.push_back(a);
         for (size_t k = path.size(); k-- > 0;) {
           const PCell& a = pcells_[path[k]];
-          j.Open('{').Key("cellType").Val(ch.level_type[a.level]).Key("index").Val(path[k] - pcells_[a.parent].first_child).Close('}');
+          j.Open('{')
+              .Key("cellType")
+              .Val(ch.level_type[a.level])
+              .Key("index")
+              .Val(path[k] - pcells_[a.parent].first_child)
+              .Close('}');
         }
         j.Close(']');
         std::string vc;
@@ -163,7 +210,15 @@ std::string Engine::InspectTopology() const {
           job = jobs_[p.job].name;
           cls = jobs_[p.job].guaranteed() ? "guaranteed" : "opportunistic";
         }
-        j.Key("vc").Val(vc).Key("job").Val(job).Key("class").Val(cls).Key("bad").Bool(p.bad != 0).Close('}');
+        j.Key("vc")
+            .Val(vc)
+            .Key("job")
+            .Val(job)
+            .Key("class")
+            .Val(cls)
+            .Key("bad")
+            .Bool(p.bad != 0)
+            .Close('}');
       }
       j.Close(']').Close('}');
     }
@@ -202,7 +257,10 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
   const Job& job = jobs_[it->second];
   JsonOut j;
   j.Open('{').Key("job").Val(job.name).Key("vc").Val(job.vc >= 0 ? vcs_[job.vc].name : "");
-  j.Key("priority").Val(job.priority).Key("class").Val(job.guaranteed() ? "guaranteed" : "opportunistic");
+  j.Key("priority")
+      .Val(job.priority)
+      .Key("class")
+      .Val(job.guaranteed() ? "guaranteed" : "opportunistic");
   j.Key("lazyPreempted").Bool(job.demoted).Key("placement");
   PodsJson(j, job.pods, pcells_, node_names_);
   j.Close('}');
@@ -217,7 +275,13 @@ std::string Engine::SnapshotState() const {
     if (node_bad_[n]) j.Val(node_names_[n]);
   j.Close(']').Key("jobs").Open('[');
   for (const RunningJob& rj : RunningJobs()) {
-    j.Open('{').Key("job").Val(rj.req.job).Key("vc").Val(rj.req.vc).Key("priority").Val(rj.req.priority);
+    j.Open('{')
+        .Key("job")
+        .Val(rj.req.job)
+        .Key("vc")
+        .Val(rj.req.vc)
+        .Key("priority")
+        .Val(rj.req.priority);
     j.Key("lazyPreemptionEnable").Bool(rj.req.lazy).Key("demoted").Bool(rj.demoted);
     j.Key("pinnedCellId").Val(rj.req.pinned_id).Key("leafCellType").Val(rj.req.leaf_type);
     j.Key("seq").Val(static_cast<uint64_t>(rj.seq)).Key("placement").Open('[');

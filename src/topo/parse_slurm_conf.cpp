@@ -145,8 +145,8 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
     // Each name costs a NodeFacts and a map entry, so a few lines of large ranges
     // would take gigabytes of slurmctld's memory; no Slurm cluster comes close.
     if (nodes->size() + names.size() > kMaxSlurmConfNodes)
-      return where + ": NodeName: more than " + std::to_string(kMaxSlurmConfNodes) +
-             " nodes in " + file;
+      return where + ": NodeName: more than " + std::to_string(kMaxSlurmConfNodes) + " nodes in " +
+             file;
     int cores = k.cores > 0 ? static_cast<int>(k.cores) : 1;
     int threads = k.threads > 0 ? static_cast<int>(k.threads) : 1;
     int sockets = sockets_of(k, cores, threads);

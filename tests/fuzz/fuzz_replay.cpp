@@ -66,8 +66,8 @@ bool ReachesOutside(const std::string &line) {
   if (event == nullptr) return false;
   const json_t *config = json_object_get(event, "config");
   bool outside = json_is_string(config) &&
-                 std::string(json_string_value(config), json_string_length(config))
-                         .find('/') != std::string::npos;
+                 std::string(json_string_value(config), json_string_length(config)).find('/') !=
+                     std::string::npos;
   json_decref(event);
   return outside;
 }
@@ -84,8 +84,7 @@ HIVED_FUZZ_TARGET(replay) {
   }
   hived_engine *e = nullptr;
   char errbuf[512] = "";
-  if (config.empty() ||
-      hived_engine_new(config.c_str(), &e, errbuf, sizeof errbuf) != HIVED_OK) {
+  if (config.empty() || hived_engine_new(config.c_str(), &e, errbuf, sizeof errbuf) != HIVED_OK) {
     Require(hived_engine_new(kDefaultConfig, &e, errbuf, sizeof errbuf) == HIVED_OK);
   }
   hived_tools::ReplaySession session(e, ConfigDir());

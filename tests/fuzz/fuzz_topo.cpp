@@ -34,12 +34,14 @@ HIVED_FUZZ_TARGET(topo) {
   std::istringstream quota_lines(hived_fuzz::Part(text, "%%", 4));
   for (std::string line; std::getline(quota_lines, line);) {
     size_t space = line.find(' ');
-    if (space != std::string::npos) quotas.push_back({line.substr(0, space), line.substr(space + 1)});
+    if (space != std::string::npos)
+      quotas.push_back({line.substr(0, space), line.substr(space + 1)});
   }
 
   std::vector<std::string> notes;
   std::vector<topo::NodeFacts> nodes;
-  std::string slurm_err = topo::parse_slurm_conf_nodes(texts.slurm_conf, "slurm.conf", &nodes, &notes);
+  std::string slurm_err =
+      topo::parse_slurm_conf_nodes(texts.slurm_conf, "slurm.conf", &nodes, &notes);
   topo::GresConf gres;
   std::string gres_err = topo::parse_gres_conf(texts.gres_conf, "gres.conf", &gres, &notes);
   if (slurm_err.empty() && gres_err.empty()) (void)topo::combine_node_facts(gres, &nodes, &notes);

@@ -60,12 +60,15 @@ struct Huffman {
   }
 };
 
-const uint16_t kLenBase[] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
-                             35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-const uint8_t kLenExtra[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-const uint16_t kDistBase[] = {1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129,
-                              193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-const uint8_t kDistExtra[] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+const uint16_t kLenBase[] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                             31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+const uint8_t kLenExtra[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                             2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+const uint16_t kDistBase[] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
+                              33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
+                              1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+const uint8_t kDistExtra[] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+                              6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
 bool Codes(Bits& b, const Huffman& lit, const Huffman& dist, std::vector<uint8_t>* out) {
   for (;;) {
@@ -89,7 +92,8 @@ bool Codes(Bits& b, const Huffman& lit, const Huffman& dist, std::vector<uint8_t
 }
 
 bool Dynamic(Bits& b, std::vector<uint8_t>* out) {
-  static const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+  static const uint8_t order[19] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                    11, 4,  12, 3, 13, 2, 14, 1, 15};
   int nlen = b.Get(5) + 257, ndist = b.Get(5) + 1, ncode = b.Get(4) + 4;
   if (b.bad || nlen > 286 || ndist > 30) return false;
   uint8_t lengths[320] = {0};
@@ -142,7 +146,8 @@ uint32_t Be32(const uint8_t* p) {
 }
 
 int Paeth(int a, int b, int c) {
-  int p = a + b - c, pa = p > a ? p - a : a - p, pb = p > b ? p - b : b - p, pc = p > c ? p - c : c - p;
+  int p = a + b - c, pa = p > a ? p - a : a - p, pb = p > b ? p - b : b - p,
+      pc = p > c ? p - c : c - p;
   if (pa <= pb && pa <= pc) return a;
   return pb <= pc ? b : c;
 }
@@ -205,8 +210,8 @@ bool PngRead(const std::string& data, Image* out, std::string* err) {
     pos += 12 + n;
   }
   if (depth != 8 || (ctype != 2 && ctype != 6) || interlace) {
-    *err = "only 8-bit RGB/RGBA, non-interlaced PNGs are read (depth " + std::to_string(depth) + ", colour type " +
-           std::to_string(ctype) + ")";
+    *err = "only 8-bit RGB/RGBA, non-interlaced PNGs are read (depth " + std::to_string(depth) +
+           ", colour type " + std::to_string(ctype) + ")";
     return false;
   }
   if (z.size() < 2 || out->width <= 0 || out->height <= 0) {
@@ -229,19 +234,32 @@ bool PngRead(const std::string& data, Image* out, std::string* err) {
     const uint8_t* line = raw.data() + y * (stride + 1);
     int filter = line[0];
     for (size_t i = 0; i < stride; i++) {
-      int a = i >= bpp ? cur[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0, x = line[1 + i];
+      int a = i >= bpp ? cur[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0,
+          x = line[1 + i];
       switch (filter) {
-        case 0: break;
-        case 1: x += a; break;
-        case 2: x += b; break;
-        case 3: x += (a + b) / 2; break;
-        case 4: x += Paeth(a, b, c); break;
-        default: *err = "bad scanline filter"; return false;
+        case 0:
+          break;
+        case 1:
+          x += a;
+          break;
+        case 2:
+          x += b;
+          break;
+        case 3:
+          x += (a + b) / 2;
+          break;
+        case 4:
+          x += Paeth(a, b, c);
+          break;
+        default:
+          *err = "bad scanline filter";
+          return false;
       }
       cur[i] = static_cast<uint8_t>(x);
     }
     for (int xk = 0; xk < out->width; xk++)
-      for (int k = 0; k < 3; k++) out->rgb[(static_cast<size_t>(y) * out->width + xk) * 3 + k] = cur[xk * bpp + k];
+      for (int k = 0; k < 3; k++)
+        out->rgb[(static_cast<size_t>(y) * out->width + xk) * 3 + k] = cur[xk * bpp + k];
     prev.swap(cur);
   }
   return true;

@@ -42,10 +42,13 @@ std::string Squeeze(const std::string& s) {
   return o;
 }
 
-bool Has(const std::string& text, const std::string& want) { return text.find(want) != std::string::npos; }
+bool Has(const std::string& text, const std::string& want) {
+  return text.find(want) != std::string::npos;
+}
 
-#define ck_has(text, want) \
-  ck_assert_msg(Has(text, want), "missing \"%s\" in:\n%s", std::string(want).c_str(), std::string(text).c_str())
+#define ck_has(text, want)                                                            \
+  ck_assert_msg(Has(text, want), "missing \"%s\" in:\n%s", std::string(want).c_str(), \
+                std::string(text).c_str())
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -145,7 +148,8 @@ START_TEST(test_status_text) {
   size_t head_end = 0, row_end = 0;
   while (std::getline(lines, line)) {
     if (line.rfind("CHAIN", 0) == 0) head_end = line.find("CELLS") + 5;
-    if (line.rfind("A100-RACK", 0) == 0 && line.find(" a100 ") != std::string::npos) row_end = line.find("32") + 2;
+    if (line.rfind("A100-RACK", 0) == 0 && line.find(" a100 ") != std::string::npos)
+      row_end = line.find("32") + 2;
   }
   ck_assert_int_gt(head_end, 5);
   ck_assert_int_eq(row_end, head_end);
@@ -217,7 +221,8 @@ START_TEST(test_json) {
   out = StatusJson(fixture);
   j = json_loads(out.c_str(), 0, &jerr);
   ck_assert_ptr_nonnull(j);
-  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "gpus"), "opportunistic")), 12);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "gpus"), "opportunistic")),
+                   12);
   ck_assert_int_eq(json_array_size(json_object_get(j, "levels")), 5);
   ck_assert_ptr_nonnull(json_object_get(j, "cluster"));
   json_decref(j);
@@ -226,9 +231,15 @@ END_TEST
 
 START_TEST(test_metrics) {
   std::string m = Metrics(fixture);
-  ck_has(m, "hived_vc_doomed_cells{vc=\"vc2\",chain=\"A100-RACK\",cell_type=\"A100-NODE\",level=\"4\"} 1\n");
-  ck_has(m, "hived_vc_quota_cells{vc=\"vc3\",chain=\"A100-RACK\",cell_type=\"A100-SOCKET\",level=\"3\"} 2\n");
-  ck_has(m, "hived_vc_bound_cells{vc=\"vc1\",chain=\"A100-RACK\",cell_type=\"A100-NODE\",level=\"4\"} 2\n");
+  ck_has(m,
+         "hived_vc_doomed_cells{vc=\"vc2\",chain=\"A100-RACK\",cell_type=\"A100-NODE\",level=\"4\"}"
+         " 1\n");
+  ck_has(m,
+         "hived_vc_quota_cells{vc=\"vc3\",chain=\"A100-RACK\",cell_type=\"A100-SOCKET\",level="
+         "\"3\"} 2\n");
+  ck_has(m,
+         "hived_vc_bound_cells{vc=\"vc1\",chain=\"A100-RACK\",cell_type=\"A100-NODE\",level=\"4\"} "
+         "2\n");
   ck_has(m, "hived_vc_used_gpus{vc=\"vc1\"} 16\n");
   ck_has(m, "hived_vc_opportunistic_gpus{vc=\"vc2\"} 4\n");
   ck_has(m, "hived_vc_pending_guaranteed_jobs{vc=\"vc3\"} 2\n");
@@ -270,12 +281,15 @@ START_TEST(test_map) {
   ck_assert_int_eq(Count(svg, "data-state=\"free\""), 0);
   ck_assert_int_eq(Count(svg, "class=\"rack\""), 2);
   ck_has(svg, "data-rack=\"rack0\"");
-  ck_has(svg, "<title>node1 GPU 0: job 9 (vc1, opportunistic, lazy-preempted); cell not bound to a VC; bad</title>");
+  ck_has(svg,
+         "<title>node1 GPU 0: job 9 (vc1, opportunistic, lazy-preempted); cell not bound to a VC; "
+         "bad</title>");
   ck_has(svg, "<title>node3 GPU 2: idle; cell bound to vc3</title>");
   ck_has(svg, "<title>node3 GPU 4: job 11 (vc2, opportunistic); cell not bound to a VC</title>");
   ck_has(svg, "vc2 opportunistic  \u2014 doomed: 1 A100-NODE");
   // Colours: vc1 solid for its guaranteed jobs, vc3's border on its idle bound GPUs.
-  ck_has(svg, "fill=\"" + MapColors::Vc(0) + "\" stroke=\"#9a9a9a\" stroke-width=\"0.5\" data-node=\"node2\"");
+  ck_has(svg, "fill=\"" + MapColors::Vc(0) +
+                  "\" stroke=\"#9a9a9a\" stroke-width=\"0.5\" data-node=\"node2\"");
   ck_has(svg, "fill=\"#ffffff\" stroke=\"" + MapColors::Vc(2) + "\" stroke-width=\"2\"");
   ck_has(svg, "node1 (bad)");
   ck_assert(MapColors::Vc(0) != MapColors::VcOpportunistic(0));

@@ -70,7 +70,8 @@ long Pixels(const Image& img, const std::string& hex) {
   sscanf(hex.c_str(), "#%02x%02x%02x", &r, &g, &b);
   long n = 0;
   for (size_t i = 0; i + 2 < img.rgb.size(); i += 3)
-    if (abs(img.rgb[i] - r) <= 3 && abs(img.rgb[i + 1] - g) <= 3 && abs(img.rgb[i + 2] - b) <= 3) n++;
+    if (abs(img.rgb[i] - r) <= 3 && abs(img.rgb[i + 1] - g) <= 3 && abs(img.rgb[i + 2] - b) <= 3)
+      n++;
   return n;
 }
 
@@ -79,22 +80,33 @@ long Pixels(const Image& img, const std::string& hex) {
 // The PNG reader itself, on files made with zlib (dynamic/fixed and stored blocks).
 START_TEST(test_png_reader) {
   static const char gradient[] =
-    "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x18\x00\x00\x00\x10"
-    "\x08\x02\x00\x00\x00\x83\x46\x28\xc2\x00\x00\x00\x72\x49\x44\x41\x54\x78\xda\xad\xcc\x5b\x11\x81"
-    "\x01\x00\x05\xe1\x5d\x77\xbf\x6b\x04\x11\x44\x10\x41\x04\x11\x44\x10\x41\x04\x11\x44\x10\x41\x04"
-    "\x11\x44\x70\x3a\x1c\x33\xdf\xcc\xbe\xad\xc0\xf0\x0f\xb2\x4f\xec\xc9\x21\xa3\x51\x4f\x8e\x19\x8d"
-    "\x7b\x72\xca\x68\xd2\x93\x73\x46\xd3\x9e\x5c\x32\x9a\xf5\xe4\x9a\xd1\xbc\x27\xb7\x8c\x16\x3d\xb9"
-    "\x67\xb4\xec\xc9\x23\xa3\xa1\x27\xcf\x8c\x56\x3d\x79\x65\xb4\xee\xc9\x3b\xa3\x4d\x4f\x3e\x19\x6d"
-    "\x7b\xf2\xcd\x68\xd7\xfb\x01\xc9\x8c\x20\xb9\xc8\xf6\xef\x31\x00\x00\x00\x00\x49\x45\x4e\x44\xae"
-    "\x42\x60\x82";
+      "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x18\x00\x00\x00"
+      "\x10"
+      "\x08\x02\x00\x00\x00\x83\x46\x28\xc2\x00\x00\x00\x72\x49\x44\x41\x54\x78\xda\xad\xcc\x5b\x11"
+      "\x81"
+      "\x01\x00\x05\xe1\x5d\x77\xbf\x6b\x04\x11\x44\x10\x41\x04\x11\x44\x10\x41\x04\x11\x44\x10\x41"
+      "\x04"
+      "\x11\x44\x70\x3a\x1c\x33\xdf\xcc\xbe\xad\xc0\xf0\x0f\xb2\x4f\xec\xc9\x21\xa3\x51\x4f\x8e\x19"
+      "\x8d"
+      "\x7b\x72\xca\x68\xd2\x93\x73\x46\xd3\x9e\x5c\x32\x9a\xf5\xe4\x9a\xd1\xbc\x27\xb7\x8c\x16\x3d"
+      "\xb9"
+      "\x67\xb4\xec\xc9\x23\xa3\xa1\x27\xcf\x8c\x56\x3d\x79\x65\xb4\xee\xc9\x3b\xa3\x4d\x4f\x3e\x19"
+      "\x6d"
+      "\x7b\xf2\xcd\x68\xd7\xfb\x01\xc9\x8c\x20\xb9\xc8\xf6\xef\x31\x00\x00\x00\x00\x49\x45\x4e\x44"
+      "\xae"
+      "\x42\x60\x82";
   static const char stored[] =
-    "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x03\x00\x00\x00\x02"
-    "\x08\x02\x00\x00\x00\x12\x16\xf1\x4d\x00\x00\x00\x1f\x49\x44\x41\x54\x78\x01\x01\x14\x00\xeb\xff"
-    "\x00\x00\x00\x07\x64\x00\x07\xc8\x00\x07\x00\x00\xc8\x07\x64\xc8\x07\xc8\xc8\x07\x22\x5e\x04\xdb"
-    "\x17\xa8\xff\x24\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+      "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x03\x00\x00\x00"
+      "\x02"
+      "\x08\x02\x00\x00\x00\x12\x16\xf1\x4d\x00\x00\x00\x1f\x49\x44\x41\x54\x78\x01\x01\x14\x00\xeb"
+      "\xff"
+      "\x00\x00\x00\x07\x64\x00\x07\xc8\x00\x07\x00\x00\xc8\x07\x64\xc8\x07\xc8\xc8\x07\x22\x5e\x04"
+      "\xdb"
+      "\x17\xa8\xff\x24\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
   Image img;
   std::string err;
-  ck_assert_msg(PngRead(std::string(gradient, sizeof(gradient) - 1), &img, &err), "%s", err.c_str());
+  ck_assert_msg(PngRead(std::string(gradient, sizeof(gradient) - 1), &img, &err), "%s",
+                err.c_str());
   ck_assert_int_eq(img.width, 24);
   ck_assert_int_eq(img.height, 16);
   for (int y = 0; y < 16; y++)
@@ -117,7 +129,8 @@ END_TEST
 
 START_TEST(test_screenshot) {
   if (browser.empty()) return;
-  ck_assert_int_eq(Run(Chromium("--window-size=1200,900 --screenshot='" + workdir + "/map.png'")), 0);
+  ck_assert_int_eq(Run(Chromium("--window-size=1200,900 --screenshot='" + workdir + "/map.png'")),
+                   0);
   std::string png = ReadFile(workdir + "/map.png");
   Image img;
   std::string err;
@@ -128,10 +141,11 @@ START_TEST(test_screenshot) {
   ck_assert_msg(white < total * 97 / 100, "screenshot is %ld of %ld white pixels", white, total);
   // Every legend colour is on screen (the legend swatches at least).
   for (size_t i = 0; i < fixture.vcs.size(); i++) {
-    ck_assert_msg(Pixels(img, MapColors::Vc(i)) >= 100, "%s's colour %s missing", fixture.vcs[i].name.c_str(),
-                  MapColors::Vc(i).c_str());
-    ck_assert_msg(Pixels(img, MapColors::VcOpportunistic(i)) >= 100, "%s's opportunistic colour %s missing",
-                  fixture.vcs[i].name.c_str(), MapColors::VcOpportunistic(i).c_str());
+    ck_assert_msg(Pixels(img, MapColors::Vc(i)) >= 100, "%s's colour %s missing",
+                  fixture.vcs[i].name.c_str(), MapColors::Vc(i).c_str());
+    ck_assert_msg(Pixels(img, MapColors::VcOpportunistic(i)) >= 100,
+                  "%s's opportunistic colour %s missing", fixture.vcs[i].name.c_str(),
+                  MapColors::VcOpportunistic(i).c_str());
   }
   ck_assert_int_ge(Pixels(img, MapColors::kFree), 100);
   ck_assert_int_ge(Pixels(img, MapColors::kBad), 100);
@@ -140,9 +154,10 @@ START_TEST(test_screenshot) {
   // opportunistic work, so its solid colour is in the legend and the table alone.
   long vc1 = Pixels(img, MapColors::Vc(0)), vc2 = Pixels(img, MapColors::Vc(1));
   ck_assert_msg(vc1 > vc2 + 12 * 120, "vc1 %ld px vs vc2 %ld px", vc1, vc2);
-  long vc1_opp = Pixels(img, MapColors::VcOpportunistic(0)), vc2_opp = Pixels(img, MapColors::VcOpportunistic(1));
-  ck_assert_msg(vc1_opp > 2 * 150 && vc2_opp > 2 * 150, "opportunistic shades: vc1 %ld px, vc2 %ld px", vc1_opp,
-                vc2_opp);
+  long vc1_opp = Pixels(img, MapColors::VcOpportunistic(0)),
+       vc2_opp = Pixels(img, MapColors::VcOpportunistic(1));
+  ck_assert_msg(vc1_opp > 2 * 150 && vc2_opp > 2 * 150,
+                "opportunistic shades: vc1 %ld px, vc2 %ld px", vc1_opp, vc2_opp);
   ck_assert_msg(vc1 > vc1_opp, "vc1 guaranteed %ld px, opportunistic %ld px", vc1, vc1_opp);
 }
 END_TEST
@@ -152,7 +167,9 @@ START_TEST(test_dom) {
   ck_assert_int_eq(Run(Chromium("--dump-dom") + " >'" + workdir + "/dom.html'"), 0);
   std::string dom = ReadFile(workdir + "/dom.html");
   size_t gpus = 0;
-  for (size_t p = dom.find("class=\"gpu "); p != std::string::npos; p = dom.find("class=\"gpu ", p + 1)) gpus++;
+  for (size_t p = dom.find("class=\"gpu "); p != std::string::npos;
+       p = dom.find("class=\"gpu ", p + 1))
+    gpus++;
   ck_assert_int_eq(gpus, 32);
   ck_assert_msg(dom.find("<title>node3 GPU 5: job 11 (vc2, opportunistic)") != std::string::npos,
                 "hover text of node3 GPU 5 missing from the rendered DOM");
@@ -185,8 +202,10 @@ int main() {
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  if (!failed) Run("rm -rf '" + workdir + "'");
-  else fprintf(stderr, "test_map_render: files kept in %s\n", workdir.c_str());
+  if (!failed)
+    Run("rm -rf '" + workdir + "'");
+  else
+    fprintf(stderr, "test_map_render: files kept in %s\n", workdir.c_str());
   if (browser.empty()) {
     fprintf(stderr, "test_map_render: no chromium; only the PNG reader was tested; skipped\n");
     return failed ? 1 : 77;

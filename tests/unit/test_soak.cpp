@@ -35,13 +35,14 @@ SoakOptions Small(uint64_t seed) {
 
 void ExpectOk(const SoakOptions &o) {
   SoakResult r = RunSoak(o, nullptr);
-  ck_assert_msg(r.ok, "seed %llu step %ld op %s: %s", static_cast<unsigned long long>(o.seed), r.failed_step,
-                r.failed_op.c_str(), r.message.c_str());
+  ck_assert_msg(r.ok, "seed %llu step %ld op %s: %s", static_cast<unsigned long long>(o.seed),
+                r.failed_step, r.failed_op.c_str(), r.message.c_str());
   ck_assert_int_eq(r.steps_done, o.steps);
   ck_assert_int_eq(r.invariant_checks, o.steps + 1);
   // The mix reached every kind of operation that matters.
-  for (const char *op : {"finish", "submit-guaranteed", "submit-opportunistic", "submit-high-priority",
-                         "submit-pinned", "submit-rack-gang", "node-bad", "readd", "dry-run", "invalid-submit"})
+  for (const char *op :
+       {"finish", "submit-guaranteed", "submit-opportunistic", "submit-high-priority",
+        "submit-pinned", "submit-rack-gang", "node-bad", "readd", "dry-run", "invalid-submit"})
     ck_assert_msg(r.ops.count(op) && r.ops.at(op) > 0, "no %s in %ld steps", op, r.steps_done);
   ck_assert_msg(r.outcomes.count("placed") && r.outcomes.at("placed") > 100, "few placements");
 }
@@ -97,7 +98,8 @@ START_TEST(soak_detects_lost_job) {
   ck_assert(!r.ok);
   ck_assert_int_eq(r.failed_step, 200);
   ck_assert_msg(r.failed_op.find("drop-job") != std::string::npos, "op: %s", r.failed_op.c_str());
-  ck_assert_msg(r.message.find("jobs, the soak's record") != std::string::npos, "%s", r.message.c_str());
+  ck_assert_msg(r.message.find("jobs, the soak's record") != std::string::npos, "%s",
+                r.message.c_str());
 }
 END_TEST
 
