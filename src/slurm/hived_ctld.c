@@ -21,6 +21,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "ctld_symbols.h"
 #include "hived_ctld.h"
 #include "hived_status.h"
 
@@ -509,6 +510,35 @@ extern void hived_ctld_sync_nodes(void)
 		     node_ptr ? node_state_string(node_ptr->node_state) :
 		     "not in slurm.conf", bad ? "bad" : "healthy");
 	}
+}
+
+extern bool hived_ctld_nodes_stale(void)
+{
+	/*
+	 * Unlocked reads of two time_t: a torn or stale read only moves the
+	 * sync by one tick of the status thread, and the sync itself rechecks
+	 * under the locks.
+	 */
+	return synced_node_update != last_node_update;
+}
+
+/*
+ * Without this a node that goes DOWN or DRAIN, or comes back, while no job is
+ * pending reaches the engine, and hived_status.json, only at the next
+ * scheduling decision. Lock order as in the hooks: slurmctld's, then ours.
+ */
+extern void hived_ctld_sync_nodes_unlocked(void)
+{
+	slurmctld_lock_t node_read = { .node = READ_LOCK };
+
+	if (!lock_slurmctld || !unlock_slurmctld)
+		return;
+	lock_slurmctld(node_read);
+	hived_ctld_lock();
+	if (node_record_count > 0)
+		hived_ctld_sync_nodes();
+	hived_ctld_unlock();
+	unlock_slurmctld(node_read);
 }
 
 extern void hived_ctld_check(const char *where)

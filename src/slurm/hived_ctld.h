@@ -39,6 +39,14 @@ extern int32_t hived_ctld_engine_node(int slurm_index);
 /* Mark DOWN/DRAIN/FAIL nodes bad and others healthy, if nodes changed. */
 extern void hived_ctld_sync_nodes(void);
 
+/*
+ * For the status thread, which holds no lock: whether Slurm's nodes changed
+ * since the last sync (a hint read without locks), and the sync itself under
+ * slurmctld's node read lock, then ours.
+ */
+extern bool hived_ctld_nodes_stale(void);
+extern void hived_ctld_sync_nodes_unlocked(void);
+
 /* Run the invariant checker when hived.conf asks for it; logs violations. */
 extern void hived_ctld_check(const char *where);
 

@@ -250,18 +250,30 @@ static void *_writer(void *arg)
 		struct timespec ts;
 		char *text = NULL;
 		hived_engine *e;
+		bool nodes_changed = false;
 
 		slurm_mutex_lock(&status_mutex);
-		while (!stopping && !dirty) {
+		while (!stopping && !dirty && !nodes_changed) {
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_sec += 1;
 			pthread_cond_timedwait(&status_cond, &status_mutex, &ts);
+			nodes_changed = hived_ctld_nodes_stale();
 		}
 		if (stopping) {
 			slurm_mutex_unlock(&status_mutex);
 			break;
 		}
 		slurm_mutex_unlock(&status_mutex);
+
+		if (nodes_changed) {
+			/* Takes slurmctld's lock and ours: not under status_mutex. */
+			hived_ctld_sync_nodes_unlocked();
+			slurm_mutex_lock(&status_mutex);
+			nodes_changed = dirty;
+			slurm_mutex_unlock(&status_mutex);
+			if (!nodes_changed)
+				continue;	/* no health changed: nothing to write */
+		}
 
 		hived_ctld_lock();
 		slurm_mutex_lock(&status_mutex);
