@@ -6,7 +6,7 @@ noinst_LTLIBRARIES += tools/libhivedctl.la
 tools_libhivedctl_la_SOURCES = \
 	tools/hivedctl_model.cpp tools/hivedctl_model.h \
 	tools/hivedctl_views.h tools/hivedctl_text.cpp \
-	tools/hivedctl_metrics.cpp tools/hivedctl_map.cpp
+	tools/hivedctl_metrics.cpp tools/hivedctl_map.cpp tools/xml_text.h
 tools_libhivedctl_la_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 tools_libhivedctl_la_LIBADD = $(JANSSON_LIBS)
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "hivedctl_views.h"
+#include "xml_text.h"
 
 namespace hivedctl {
 
@@ -131,31 +132,7 @@ std::string MapColors::Vc(size_t index) {
 
 std::string MapColors::VcOpportunistic(size_t index) { return Lighter(Vc(index)); }
 
-std::string Xml(const std::string& text) {
-  std::string o;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      case '\'':
-        o += "&#39;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
+std::string Xml(const std::string& text) { return hivedtools::XmlText(text); }
 
 std::string MapSvg(const Status& s, int64_t now) {
   std::map<std::string, size_t> vc_index;

@@ -24,7 +24,7 @@ hived_sim_core = \
 	tools/sim/metrics.h tools/sim/metrics.cpp \
 	tools/sim/study.h tools/sim/study.cpp \
 	tools/sim/report.h tools/sim/report.cpp \
-	tools/sim/svg.h tools/sim/svg.cpp \
+	tools/sim/svg.h tools/sim/svg.cpp tools/xml_text.h \
 	tools/sim/plots.h tools/sim/plots.cpp \
 	tools/sim/planner.h tools/sim/planner.cpp \
 	tools/sim/results_page.h tools/sim/results_page.cpp \

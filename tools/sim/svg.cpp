@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "svg.h"
 
+#include "../xml_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,28 +17,7 @@ std::string F(double v) {
 }
 }  // namespace
 
-std::string XmlEscape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '&':
-        o += "&amp;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o.push_back(c);
-    }
-  }
-  return o;
-}
+std::string XmlEscape(const std::string& s) { return hivedtools::XmlText(s); }
 
 Svg::Svg(double width, double height) : w_(width), h_(height) {}
 
