@@ -24,6 +24,7 @@
 #include "ctld_symbols.h"
 #include "hived_ctld.h"
 #include "hived_status.h"
+#include "read_file.h"
 
 #define HIVED_MAX_FILE (64 * 1024 * 1024)
 
@@ -71,33 +72,9 @@ static char *_conf_path(const char *name)
 	return path;
 }
 
-/* Whole file as a NUL-terminated xmalloc()ed string, or NULL with errno. */
 static char *_read_file(const char *path)
 {
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size > HIVED_MAX_FILE) {
-		close(fd);
-		errno = EFBIG;
-		return NULL;
-	}
-	buf = xmalloc(st.st_size + 1);
-	while (got < (size_t) st.st_size) {
-		ssize_t n = read(fd, buf + got, st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return buf;
+	return hived_read_file(path, HIVED_MAX_FILE, NULL);
 }
 
 static void _map_nodes(void)

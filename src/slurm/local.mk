@@ -24,6 +24,7 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/hived_job.c src/slurm/hived_job.h \
 	src/slurm/ctld_symbols.h \
 	src/slurm/hived_status.c src/slurm/hived_status.h \
+	src/slurm/read_file.c src/slurm/read_file.h \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 # The engine is C++: link with the C++ driver so libstdc++ comes along.
 nodist_EXTRA_src_slurm_select_hived_la_SOURCES = src/slurm/cxx_link.cxx
@@ -34,6 +35,7 @@ src_slurm_select_hived_la_LIBADD = libhived.la $(JANSSON_LIBS)
 
 src_slurm_priority_hived_la_SOURCES = \
 	src/slurm/priority_hived.c \
+	src/slurm/read_file.c src/slurm/read_file.h \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 src_slurm_priority_hived_la_CPPFLAGS = $(hived_plugin_cppflags)
 src_slurm_priority_hived_la_CFLAGS = $(hived_plugin_cflags)

@@ -45,6 +45,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "plugin_forward.h"
+#include "read_file.h"
 #include "priority_order.h"
 
 const char plugin_name[] = "HiveD priority plugin (multifactor based)";
@@ -301,31 +302,7 @@ static uint32_t _weight_sum(void)
 
 static char *_read(const char *path, time_t *mtime)
 {
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size > HIVED_STATUS_MAX) {
-		close(fd);
-		return NULL;
-	}
-	if (mtime)
-		*mtime = st.st_mtime;
-	buf = xmalloc(st.st_size + 1);
-	while (got < (size_t) st.st_size) {
-		ssize_t n = read(fd, buf + got, st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return buf;
+	return hived_read_file(path, HIVED_STATUS_MAX, mtime);
 }
 
 /* hived.conf next to slurm.conf: which QOS are opportunistic. */
