@@ -44,7 +44,7 @@ static int anchor[ANCHORS];
 static alloc_t anchor_alloc[ANCHORS];
 /* Figures for the summary line. */
 static int kills_done, samples, max_running, flood_total, violations, dup_drains, released,
-	reregistrations;
+	reregistrations, gpus_kept, restarted_by_slurm;
 static double max_squeue_s, max_sdiag_s;
 static long engine_bytes[2], ctld_rss_kb[2];
 static time_t flood_start, flood_end;
@@ -315,7 +315,7 @@ static void submit_flood(int jobs, bool longer)
 		ck_assert_msg(run(&out, "sbatch --parsable -J flood %s --array=0-%d -t 2 -o /dev/null "
 				  "--wrap 'sleep %s; touch %s/done/${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}'",
 				  kind, n - 1,
-				  longer ? "$((SLURM_ARRAY_TASK_ID % 4 + 1))" : "1",
+				  longer ? "$((SLURM_ARRAY_TASK_ID % 10 == 0 ? 20 : SLURM_ARRAY_TASK_ID % 4 + 1))" : "1",
 				  e2e_clusterdir) == 0,
 			      "sbatch %s failed: %s", kind, out);
 		free(out);
@@ -411,6 +411,62 @@ static char *wait_node_state(int n, const char *a, const char *b, int tries, int
 	return out;
 }
 
+/* Whether Slurm (re)started job id at or after since ("YYYY-MM-DDTHH:MM:SS"). */
+static bool started_since(int id, const char *since)
+{
+	char *out = NULL;
+	bool yes;
+
+	run(&out, "scontrol -o show job %d | grep -o 'StartTime=[^ ]*'", id);
+	/* ISO times of one time zone compare as strings. */
+	yes = out && strlen(out) > 10 && strncmp(out + 10, since, strlen(since)) >= 0;
+	free(out);
+	return yes;
+}
+
+/*
+ * A job running both before and after a kill -9 must hold the same GPUs:
+ * neither Slurm's recovery nor select/hived's may move it. The exception is
+ * Slurm's: a job whose start it had not saved is pending again after the
+ * restart and may start anew elsewhere (its StartTime is then after the
+ * kill); counted in *restarted. Returns the GPUs kept by their job.
+ */
+static int assert_kept_across(const owners_t *before, const owners_t *after, const char *killed,
+			      const char *when, int *restarted)
+{
+	int kept = 0, seen[NODES * GPUS], n_seen = 0;
+
+	for (int n = 0; n < NODES; n++)
+		for (int g = 0; g < GPUS; g++) {
+			int j = before->job[n][g], k = after->job[n][g], moved = 0;
+			bool j_after = false, k_before = false, dup = false;
+
+			for (int m = 0; m < NODES; m++)
+				for (int h = 0; h < GPUS; h++) {
+					j_after |= j && after->job[m][h] == j;
+					k_before |= k && before->job[m][h] == k;
+				}
+			if (j_after && k != j)
+				moved = j;
+			else if (k_before && j != k)
+				moved = k;
+			if (!moved) {
+				kept += j && j == k;
+				continue;
+			}
+			for (int i = 0; i < n_seen; i++)
+				dup |= seen[i] == moved;
+			if (dup)
+				continue;
+			seen[n_seen++] = moved;
+			ck_assert_msg(started_since(moved, killed),
+				      "%s: job %d holds other GPUs than before (node%d GPU %d: %d before, %d after)",
+				      when, moved, n + 1, g, j, k);
+			(*restarted)++;
+		}
+	return kept;
+}
+
 /* Where the next kill -9 falls: a random point of its share of the flood. */
 static int kill_point(int base, int jobs, int kills, int k)
 {
@@ -457,8 +513,20 @@ static void drain(int kills, int base, int jobs)
 		if (r > max_running)
 			max_running = r;
 		if (k < kills && done >= next_kill) {
+			owners_t after;
+
+			char killed[32];
+			time_t t;
+
+			r = slurm_owners(&o, why, sizeof(why));
+			t = time(NULL);
+			strftime(killed, sizeof(killed), "%Y-%m-%dT%H:%M:%S", localtime(&t));
 			e2e_ctld_kill9();
 			e2e_ctld_start();
+			snprintf(when, sizeof(when), "kill -9 #%d", kills_done + 1);
+			slurm_owners(&after, why, sizeof(why));
+			ck_assert_msg(!why[0], "%s: double booking: %s", when, why);
+			gpus_kept += assert_kept_across(&o, &after, killed, when, &restarted_by_slurm);
 			/* BatchStartTimeout (10) + MessageTimeout (10) and a margin. */
 			reregister_at = now_s() + 25;
 			k++;
@@ -744,11 +812,13 @@ START_TEST(test_down)
 	       "%d kill -9 of slurmctld, 1 slurmd killed, 2 bad state files, 1 shrunk hived.conf; "
 	       "%d samples, max %d running, %d double bookings, %d nodes Slurm drained for a reused job id, "
 	       "%d held jobs released, %d reconfigures after a restart, "
+	       "%d GPUs whose running job kept them across a kill -9 "
+	       "(%d jobs Slurm started anew after one), "
 	       "%d jobs Slurm recovered as running but not running requeued; "
 	       "squeue max %.2f s, sdiag max %.2f s; "
 	       "engine %ld -> %ld bytes, slurmctld RSS %ld -> %ld KiB; seed %u\n",
 	       flood_total, (long) (flood_end - flood_start), kills_done, samples, max_running,
-	       violations, dup_drains, released, reregistrations,
+	       violations, dup_drains, released, reregistrations, gpus_kept, restarted_by_slurm,
 	       phantoms_requeued(), max_squeue_s, max_sdiag_s, engine_bytes[0], engine_bytes[1],
 	       ctld_rss_kb[0], ctld_rss_kb[1], seed0);
 	cancel_all();
