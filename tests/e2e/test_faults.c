@@ -467,6 +467,16 @@ static int assert_kept_across(const owners_t *before, const owners_t *after, con
 	return kept;
 }
 
+/* wait_node_state(), and fail with "node<n> <what>: <state>" if it never got there. */
+static void expect_node_state(int n, const char *a, const char *b, int tries, int pause,
+			      const char *what)
+{
+	char *out = wait_node_state(n, a, b, tries, pause);
+
+	ck_assert_msg(out && (strstr(out, a) || strstr(out, b)), "node%d %s: %s", n, what, out);
+	free(out);
+}
+
 /* Where the next kill -9 falls: a random point of its share of the flood. */
 static int kill_point(int base, int jobs, int kills, int k)
 {
@@ -681,11 +691,7 @@ START_TEST(test_slurmd_killed)
 	 * SlurmdTimeout=60: slurmctld notices within about 80 s. DOWN, or
 	 * "drain*" if Slurm had drained it ("idle*" is not yet).
 	 */
-	out = wait_node_state(victim, "down", "drain", 90, 2);
-	ck_assert_msg(out && (strstr(out, "down") || strstr(out, "drain")),
-		      "node%d not DOWN after its slurmd died: %s", victim, out);
-	free(out);
-	out = NULL;
+	expect_node_state(victim, "down", "drain", 90, 2, "not DOWN after its slurmd died");
 	/* The status file says so with no job pending (its thread syncs nodes). */
 	out = wait_bad_node(victim, true);
 	ck_assert_msg(out, "the DOWN node%d is not a bad cell within 10 s", victim);
@@ -701,11 +707,7 @@ START_TEST(test_slurmd_killed)
 	ck_assert_int_eq(run(NULL, "env HIVED_CLUSTER_DIR='%s' SLURM_CONF='%s' setsid slurmd -N node%d "
 			     "-f '%s' </dev/null >>'%s/log/slurmd-node%d.out' 2>&1",
 			     e2e_clusterdir, e2e_conf, victim, e2e_conf, e2e_clusterdir, victim), 0);
-	out = wait_node_state(victim, "idle", "mix", 60, 1);
-	ck_assert_msg(out && (strstr(out, "idle") || strstr(out, "mix")),
-		      "node%d did not come back: %s", victim, out);
-	free(out);
-	out = NULL;
+	expect_node_state(victim, "idle", "mix", 60, 1, "did not come back");
 	/* Healthy again in the status file, again with no job needed. */
 	out = wait_bad_node(victim, false);
 	ck_assert_msg(out, "node%d still a bad cell after 10 s", victim);
