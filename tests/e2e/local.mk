@@ -40,6 +40,25 @@ clean-e2e-select:
 	-rm -rf tests/e2e/cluster-select
 .PHONY: clean-e2e-select
 
+# No VC waits behind another VC's queue in backfill (issue 18): a flood from the
+# biggest of four VCs, then one fitting job from each other VC.
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_backfill
+TESTS += tests/e2e/test_backfill
+endif
+tests_e2e_test_backfill_SOURCES = tests/e2e/test_backfill.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
+	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
+tests_e2e_test_backfill_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
+tests_e2e_test_backfill_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_backfill_LDADD = $(CHECK_LIBS)
+
+clean-e2e-cluster: clean-e2e-backfill
+clean-e2e-backfill:
+	-test ! -d tests/e2e/cluster-backfill || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-backfill
+	-rm -rf tests/e2e/cluster-backfill
+.PHONY: clean-e2e-backfill
+
 # What users and admins touch (issue 6): --hived-* options (SPANK), priority/hived's
 # bands, hivedctl as an ordinary user.
 if HAVE_SLURM

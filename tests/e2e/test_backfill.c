@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_backfill.c - no VC waits behind another VC's queue (issue 18, item 0).
+ *
+ * Its own cluster (scripts/hived-cluster: 8 nodes x 8 fake GPUs, four accounts
+ * with quotas of 40/30/20/10 % as hived.conf VCs, priority/multifactor). The
+ * biggest VC fills its quota and then floods the queue with jobs that can only
+ * wait for its own cells; each other VC then submits one job that fits its free
+ * cells, at a lower priority than the whole flood. The main scheduler's event
+ * passes test only the first 100 queued jobs (default_queue_depth), so those
+ * jobs start only if backfill reaches them: sched_interval is set to an hour so
+ * that the main scheduler's full pass cannot hide what backfill does. Needs root
+ * (exit 77 otherwise).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e_main.h"
+#include "run.h"
+#include "slurm_jobs.h"
+
+#define NODES 8
+#define GPUS 8
+/* Three times default_queue_depth, under bf_max_job_test (500). */
+#define FLOOD 300
+
+static int pending_count(const char *account)
+{
+	char *out = NULL;
+	int n;
+
+	ck_assert_int_eq(run(&out, "squeue -h -t PD -A %s -o %%i | wc -l", account), 0);
+	n = atoi(out);
+	free(out);
+	return n;
+}
+
+START_TEST(test_up)
+{
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority multifactor "
+		       "--vc-quotas big=26,mid=18,small=12,tiny=8 "
+		       "--sched-params bf_interval=5,sched_interval=3600");
+	e2e_log_from_start();
+	ck_assert(e2e_log_has("select/hived: loaded"));
+}
+END_TEST
+
+/*
+ * Without the fix each of the flood's jobs cost a backfill test that planned
+ * it onto free nodes (or, asked to start there, failed and reserved them), so
+ * after a few of them backfill had no node left for the other VCs until the
+ * flood's own jobs ended, 30 minutes later.
+ */
+START_TEST(test_flood_does_not_hold_other_vcs)
+{
+	const char *others[] = { "mid", "small", "tiny" };
+	int first[13], id[3], flood1 = 0, last = 0;
+	char *out = NULL;
+	time_t t0;
+
+	/* big's quota in use: 13 jobs of 2 GPUs, 26 GPUs. */
+	for (int i = 0; i < 13; i++)
+		first[i] = submit("-A big --gres=gpu:2 -t 30");
+	for (int i = 0; i < 13; i++)
+		ck_assert_msg(wait_job(first[i], "JobState=RUNNING", 120),
+			      "big's job %d (inside its quota) did not start", first[i]);
+	ck_assert_int_eq(run(&out, "for i in $(seq %d); do sbatch --parsable -o /dev/null "
+			     "-A big --gres=gpu:2 -t 30 --wrap 'sleep 600' || exit 1; done | "
+			     "sed -n '1p;$p' | tr '\\n' ' '", FLOOD), 0);
+	ck_assert_msg(sscanf(out, "%d %d", &flood1, &last) == 2, "flood not submitted: %s", out);
+	free(out);
+	out = NULL;
+	/* The flood waits for big's own cells, not for nodes. */
+	ck_assert(wait_job(flood1, "VC 'big' quota is in use", 120));
+
+	/* One whole node each, fitting the VC's free cells; lower priority than
+	 * the flood (positive nice), no time limit. */
+	t0 = time(NULL);
+	for (int v = 0; v < 3; v++) {
+		char args[128];
+
+		snprintf(args, sizeof(args), "-A %s -N1 --gres=gpu:8 --nice=1000", others[v]);
+		id[v] = submit(args);
+	}
+	for (int v = 0; v < 3; v++)
+		ck_assert_msg(wait_job(id[v], "JobState=RUNNING", 180),
+			      "%s's job %d, which fits its free cells, did not start within %ld s "
+			      "behind big's flood",
+			      others[v], id[v], (long) (time(NULL) - t0));
+	/* In priority order the flood came first, and none of it could start. */
+	ck_assert_int_eq(pending_count("big"), FLOOD);
+	/* Backfill still says when the flood can start: when big's jobs end. */
+	ck_assert_int_eq(run(&out, "date -d \"$(squeue -h -j %d -o %%S)\" +%%s", last), 0);
+	ck_assert_msg(atol(out) >= time(NULL) + 20 * 60,
+		      "flood job %d expected to start in %ld s; big's cells free in about 30 min",
+		      last, atol(out) - (long) time(NULL));
+	free(out);
+	cancel_all();
+}
+END_TEST
+
+START_TEST(test_down)
+{
+	cancel_all();
+	e2e_cluster_down();
+}
+END_TEST
+
+int main(void)
+{
+	TCase *tc;
+	int rc = e2e_init("backfill");
+
+	if (rc)
+		return rc;
+	tc = tcase_create("backfill");
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_flood_does_not_hold_other_vcs);
+	tcase_add_test(tc, test_down);
+	return e2e_run("backfill", tc);
+}
