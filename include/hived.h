@@ -163,6 +163,14 @@ const char *hived_rc_str(hived_rc rc);
 /* VCs in configuration order; names as written in hived.conf. */
 size_t hived_vc_count(const hived_engine *e);
 const char *hived_vc_name(const hived_engine *e, size_t vc);
+/*
+ * The quota counters behind "VC quota is in use": GPUs of the VC's non-pinned
+ * cells no job holds (-1: unknown VC), and the GPUs of those cells a running
+ * guaranteed job holds (0 for opportunistic, pinned or unknown jobs; *vc is then
+ * NULL, else the job's VC, valid until the engine changes). O(1) each.
+ */
+int64_t hived_vc_free_leaves(const hived_engine *e, const char *vc);
+int64_t hived_job_quota_leaves(const hived_engine *e, const char *job, const char **vc);
 /* 1 if some chain's leaf cells are of this GPU model (case-sensitive). */
 int hived_has_leaf_type(const hived_engine *e, const char *leaf_cell_type);
 /* GPUs of the node (all chains), 0 if unknown. */

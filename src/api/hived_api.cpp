@@ -478,6 +478,28 @@ const char* hived_vc_name(const hived_engine* e, size_t vc) {
   return e->engine->VcName(vc).c_str();
 }
 
+int64_t hived_vc_free_leaves(const hived_engine* e, const char* vc) {
+  try {
+    return e && vc ? e->engine->VcFreeLeaves(vc) : -1;
+  } catch (...) {
+    return -1;
+  }
+}
+
+int64_t hived_job_quota_leaves(const hived_engine* e, const char* job, const char** vc) {
+  const std::string* name = nullptr;
+  int64_t n = 0;
+
+  try {
+    if (e && job) n = e->engine->JobQuotaLeaves(job, &name);
+  } catch (...) {
+    n = 0;
+    name = nullptr;
+  }
+  if (vc) *vc = name ? name->c_str() : nullptr;
+  return name ? n : 0;
+}
+
 int hived_has_leaf_type(const hived_engine* e, const char* t) {
   return e && t && e->engine->HasLeafType(t) ? 1 : 0;
 }

@@ -89,4 +89,19 @@ void Engine::ClearVleafJob(CellId vleaf) {
   }
 }
 
+int64_t Engine::VcFreeLeaves(const std::string& vc) const {
+  auto it = vc_index_.find(vc);
+  return it == vc_index_.end() ? -1 : vcs_[it->second].free_leaves;
+}
+
+int64_t Engine::JobQuotaLeaves(const std::string& job, const std::string** vc) const {
+  *vc = nullptr;
+  auto it = job_index_.find(job);
+  if (it == job_index_.end()) return 0;
+  const Job& j = jobs_[it->second];
+  if (!j.live || !j.guaranteed() || j.vc < 0 || !j.pinned_id.empty()) return 0;
+  *vc = &vcs_[j.vc].name;
+  return static_cast<int64_t>(j.vleaves.size());
+}
+
 }  // namespace hived

@@ -91,6 +91,11 @@ class Engine {
 
   size_t VcCount() const { return vcs_.size(); }
   const std::string& VcName(size_t i) const { return vcs_[i].name; }
+  // GPUs of the VC's (non-pinned) cells no job holds; -1 for an unknown VC.
+  int64_t VcFreeLeaves(const std::string& vc) const;
+  // GPUs of its VC's non-pinned cells a running guaranteed job holds, and which VC
+  // (0 and nullptr for opportunistic, pinned or unknown jobs).
+  int64_t JobQuotaLeaves(const std::string& job, const std::string** vc) const;
   bool HasLeafType(const std::string& t) const;
   int32_t NodeLeafCount(size_t node) const;
   const std::string* NodeParentType(size_t node) const;

@@ -429,6 +429,10 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     // Preemption can only help if the lower-priority jobs hold enough GPUs.
     int passes = pinned_root != kNone || vcs_[vc].free_leaves + preemptible >= need ? 2 : 1;
     if (preemptible == 0) passes = 1;
+    // Neither the VC's free cells nor its lower-priority jobs hold enough GPUs: the job
+    // waits for its own VC whatever the cluster looks like, so no placement is tried.
+    // Schedulers ask this for every queued job of a flooding VC.
+    if (pinned_root == kNone && vcs_[vc].free_leaves + preemptible < need) passes = 0;
     for (int preempt = 0; preempt < passes && !placed; preempt++)
       for (int c : chains) {
         // A job that must stay inside one rack (or larger cell) of a VC that owns no

@@ -239,6 +239,67 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 	return out;
 }
 
+typedef struct {
+	time_t end;
+	int64_t leaves;
+} release_t;
+
+static int _cmp_release(const void *a, const void *b)
+{
+	time_t x = ((const release_t *) a)->end, y = ((const release_t *) b)->end;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Backfill's "when?" for a job whose VC quota is in use: when enough of its own
+ * VC's jobs have ended, at the end times Slurm expects, to free the GPUs it
+ * lacks. HiveD guarantees a VC its cells once its quota is free, wherever other
+ * VCs run, so no placement is tried and no node is named: backfill reserves
+ * nothing for the job (as for one over its association's GrpTRES) and plans
+ * other VCs' jobs on the free cells their own quotas guarantee. Costs one pass
+ * over the running jobs, not a copy of the engine. RET the time, or 0 if the
+ * VC's jobs never free enough.
+ */
+static time_t _quota_free_time(hived_engine *e, const hived_job_ask_t *ask)
+{
+	const char *const *names = NULL;
+	const char *vc;
+	size_t n, m = 0;
+	int64_t lack = 0, got = 0, free_leaves, held;
+	release_t *rel;
+	time_t when = 0;
+
+	for (size_t i = 0; i < ask->req.n_members; i++)
+		lack += (int64_t) ask->req.members[i].pod_number *
+			ask->req.members[i].leaf_cell_number;
+	free_leaves = hived_vc_free_leaves(e, ask->vc);
+	if (!find_job_record || !ask->vc || (free_leaves < 0))
+		return 0;
+	lack -= free_leaves;
+	n = hived_job_list(e, &names);
+	rel = xcalloc(n ? n : 1, sizeof(release_t));
+	for (size_t k = 0; k < n; k++) {
+		job_record_t *j;
+
+		held = hived_job_quota_leaves(e, names[k], &vc);
+		if (!held || !vc || xstrcmp(vc, ask->vc))
+			continue;
+		j = find_job_record(strtoul(names[k], NULL, 10));
+		if (!j || !j->end_time)
+			continue;
+		rel[m].end = j->end_time;
+		rel[m++].leaves = held;
+	}
+	qsort(rel, m, sizeof(release_t), _cmp_release);
+	for (size_t k = 0; (k < m) && (got < lack); k++) {
+		got += rel[k].leaves;
+		when = rel[k].end;
+	}
+	xfree(rel);
+	return (got >= lack) ? when : 0;
+}
+
 /* Victims by Slurm job id, all of which must be preemptable candidates. */
 static List _victims(const hived_decision *d, List candidates, char **why)
 {
@@ -367,6 +428,18 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_status_pending(job_ptr->job_id, ask.vc,
 				     (ask.req.priority < 0) ? "opportunistic" :
 				     "guaranteed", d->reason);
+		if ((mode == SELECT_MODE_WILL_RUN) &&
+		    (d->wait_kind == HIVED_WAIT_VC_QUOTA)) {
+			time_t when = _quota_free_time(e, &ask), now = time(NULL);
+
+			hived_job_ask_free(&ask);
+			hived_ctld_unlock();
+			if (!when)
+				return ESLURM_NODES_BUSY;
+			job_ptr->start_time = (when > now) ? when : now + 1;
+			bit_clear_all(bitmap);
+			return SLURM_SUCCESS;
+		}
 		hived_job_ask_free(&ask);
 		if (mode == SELECT_MODE_RUN_NOW) {
 			/*
