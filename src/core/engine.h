@@ -153,6 +153,7 @@ class Engine {
   bool PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
                     std::vector<CellId>* vleaves) const;
   bool PlacePhysical(const Request& req, int chain, std::vector<CellId>* pleaves) const;
+  void MarkWaiting(const std::string& job, int vc);
   void WaitReason(const Request& req, int vc, CellId pinned_root, const std::vector<int>& chains,
                   bool found_virtual, Decision* d) const;
   void ReleaseJob(int slot);

@@ -484,7 +484,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
   Status st = Validate(req, &chains, &d);
   if (!st.ok()) return st;
   if (d.outcome == Outcome::kRejected || d.wait == Wait::kVcTooSmall) {
-    if (d.wait == Wait::kVcTooSmall) waiting_[req.job] = vc_index_.at(req.vc);
+    if (d.wait == Wait::kVcTooSmall) MarkWaiting(req.job, vc_index_.at(req.vc));
     *out = std::move(d);
     return Status::Ok();
   }
@@ -604,7 +604,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     }
   } else {
     d.outcome = Outcome::kWaiting;
-    if (req.priority >= 0) waiting_[req.job] = vc_index_.at(req.vc);
+    if (req.priority >= 0) MarkWaiting(req.job, vc_index_.at(req.vc));
   }
   *out = std::move(d);
   return Status::Ok();
@@ -871,7 +871,16 @@ std::vector<std::pair<std::string, std::string>> Engine::WaitingJobs() const {
 // Unknown VCs (gone in a new config) and running jobs are ignored.
 void Engine::NoteWaiting(const std::string& job, const std::string& vc) {
   auto it = vc_index_.find(vc);
-  if (it != vc_index_.end() && !job_index_.count(job)) waiting_[job] = it->second;
+  if (it != vc_index_.end() && !job_index_.count(job)) MarkWaiting(job, it->second);
+}
+
+// A host may never finish a job that is cancelled while it waits (Slurm calls no
+// select hook then): past a bound, every mark goes, and the jobs that really wait
+// mark themselves again at their next decision.
+void Engine::MarkWaiting(const std::string& job, int vc) {
+  constexpr size_t kMaxWaitingMarks = 10000;
+  if (waiting_.size() >= kMaxWaitingMarks && !waiting_.count(job)) waiting_.clear();
+  waiting_[job] = vc;
 }
 
 }  // namespace hived
