@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/common/assoc_mgr.h"
@@ -448,7 +449,14 @@ extern void hived_ctld_sync_nodes(void)
 
 	if (!engine || synced_node_update == last_node_update)
 		return;
+	/*
+	 * last_node_update counts seconds: a node change later in this same
+	 * second (a node returned to service right after another update) would
+	 * leave it equal and go unseen, so stay stale until the second is over.
+	 */
 	synced_node_update = last_node_update;
+	if (time(NULL) <= last_node_update)
+		synced_node_update--;
 	n = hived_node_count(engine);
 	for (size_t i = 0; i < n; i++) {
 		node_record_t *node_ptr = NULL;
