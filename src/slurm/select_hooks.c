@@ -404,7 +404,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			return ESLURM_NODES_BUSY;
 		}
 		if (mode == SELECT_MODE_WILL_RUN) {
-			bitstr_t *later = _will_run_nodes(e, job_ptr, bitmap);
+			/* No end of running jobs makes a VC bigger. */
+			bitstr_t *later = (d->wait_kind == HIVED_WAIT_VC_TOO_SMALL) ?
+				NULL : _will_run_nodes(e, job_ptr, bitmap);
 
 			hived_ctld_unlock();
 			if (later) {
