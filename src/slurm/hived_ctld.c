@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "src/common/assoc_mgr.h"
-#include "src/common/gres.h"
+#include "slurm_gen.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
@@ -116,7 +116,7 @@ static char *_account_quotas(hived_account_quota **q, size_t *n)
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .tres = READ_LOCK };
 	slurmdb_tres_rec_t tres_rec = { .type = "gres", .name = "gpu" };
 	slurmdb_assoc_rec_t *a;
-	ListIterator it;
+	list_itr_t *it;
 	char *key = NULL;
 	int pos;
 
@@ -422,7 +422,7 @@ extern int32_t hived_ctld_engine_node(int slurm_index)
  */
 static int64_t _gpus_found(node_record_t *node_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	int64_t found = -1;
 
@@ -539,16 +539,26 @@ static char *_state_path(const char *dir)
 	return xstrdup_printf("%s/%s", dir ? dir : ".", file);
 }
 
-extern void hived_ctld_state_save(const char *dir)
+extern int hived_ctld_state_snapshot(const char *dir, char **path,
+				     char **json)
 {
-	char *json = NULL, *path, *tmp;
+	char *text = NULL;
+
+	*path = *json = NULL;
+	if (!engine || hived_snapshot(engine, &text) != HIVED_OK)
+		return SLURM_ERROR;
+	*json = xstrdup(text);
+	free(text);
+	*path = _state_path(dir);
+	return SLURM_SUCCESS;
+}
+
+extern void hived_ctld_state_write(const char *path, const char *json)
+{
+	char *tmp = xstrdup_printf("%s.new", path);
 	int fd;
 	size_t len, done = 0;
 
-	if (!engine || hived_snapshot(engine, &json) != HIVED_OK)
-		return;
-	path = _state_path(dir);
-	tmp = xstrdup_printf("%s.new", path);
 	/*
 	 * 0600: the state names every job's account and GPUs. A fresh file, never
 	 * a leftover (wider mode) or a symlink someone planted.
@@ -583,8 +593,16 @@ extern void hived_ctld_state_save(const char *dir)
 	if (rename(tmp, path))
 		error("select/hived: cannot rename %s to %s: %m", tmp, path);
 out:
-	free(json);
 	xfree(tmp);
+}
+
+extern void hived_ctld_state_save(const char *dir)
+{
+	char *path = NULL, *json = NULL;
+
+	if (hived_ctld_state_snapshot(dir, &path, &json) == SLURM_SUCCESS)
+		hived_ctld_state_write(path, json);
+	xfree(json);
 	xfree(path);
 }
 
