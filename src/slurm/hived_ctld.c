@@ -275,34 +275,30 @@ static int _apply(const char *hived_text, char *text, const char *path)
 	return SLURM_SUCCESS;
 }
 
-extern int hived_ctld_load(void)
+/*
+ * The hived.conf text last accepted, kept beside the state file. From 24.05
+ * "scontrol reconfigure" replaces slurmctld with a new process, where a refused
+ * hived.conf meets no engine to keep: this copy stands in for it.
+ */
+static char *_kept_path(void)
 {
-	char *path = _conf_path("hived.conf");
-	char *hived_text = _read_file(path);
+	return xstrdup_printf("%s/hived.conf.in-force",
+			      slurm_conf.state_save_location ?
+			      slurm_conf.state_save_location : ".");
+}
+
+/* Effective config from hived_text, applied; RET SLURM_SUCCESS if in force. */
+static int _load_text(const char *hived_text, const char *path)
+{
 	char *text, *key = NULL;
 	int rc, refused = 0;
 
-	if (!hived_text) {
-		if (errno != ENOENT) {
-			error("select/hived: cannot read %s: %m%s", path,
-			      engine ? "; the previous hived.conf stays in force" :
-			      "; GPU jobs are placed by cons_tres alone");
-			xfree(path);
-			return SLURM_ERROR;
-		}
-		/* No hived.conf: cells from Slurm's files, VCs from sacctmgr. */
-		info("select/hived: no %s: deriving cells from slurm.conf, gres.conf and topology.conf",
-		     path);
-		hived_text = xstrdup("");
-	}
 	text = _effective(hived_text, &key, &refused, false);
 	if (!text) {
 		error("select/hived: %s not applied%s", path,
 		      engine ? "; the previous hived.conf stays in force" :
 		      "; GPU jobs are placed by cons_tres alone");
-		xfree(hived_text);
 		xfree(key);
-		xfree(path);
 		return SLURM_ERROR;
 	}
 	if (config_text && !xstrcmp(text, config_text)) {
@@ -322,6 +318,52 @@ extern int hived_ctld_load(void)
 		quota_checked = time(NULL);
 	}
 	xfree(key);
+	return rc;
+}
+
+/* A new slurmctld whose hived.conf was refused: the copy accepted last. */
+static void _load_kept(void)
+{
+	char *kpath = _kept_path(), *kept = _read_file(kpath);
+
+	if (kept && (_load_text(kept, kpath) == SLURM_SUCCESS))
+		error("select/hived: the previous hived.conf stays in force (the copy accepted last, %s) until hived.conf is fixed",
+		      kpath);
+	xfree(kept);
+	xfree(kpath);
+}
+
+extern int hived_ctld_load(void)
+{
+	char *path = _conf_path("hived.conf");
+	char *hived_text = _read_file(path);
+	bool fresh = (engine == NULL);
+	int rc;
+
+	if (!hived_text) {
+		if (errno != ENOENT) {
+			error("select/hived: cannot read %s: %m%s", path,
+			      engine ? "; the previous hived.conf stays in force" :
+			      "; GPU jobs are placed by cons_tres alone");
+			if (fresh)
+				_load_kept();
+			xfree(path);
+			return SLURM_ERROR;
+		}
+		/* No hived.conf: cells from Slurm's files, VCs from sacctmgr. */
+		info("select/hived: no %s: deriving cells from slurm.conf, gres.conf and topology.conf",
+		     path);
+		hived_text = xstrdup("");
+	}
+	rc = _load_text(hived_text, path);
+	if (rc == SLURM_SUCCESS) {
+		char *kpath = _kept_path();
+
+		hived_ctld_state_write(kpath, hived_text);
+		xfree(kpath);
+	} else if (fresh && !engine) {
+		_load_kept();
+	}
 	xfree(hived_text);
 	xfree(path);
 	return rc;
