@@ -197,7 +197,11 @@ static int crafted_submit(const char *user, const char *account,
 		desc.spank_job_env = spank_env;
 		desc.spank_job_env_size = n_env;
 		if (submit_batch(&desc, &resp) == SLURM_SUCCESS && resp)
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+			r = (int) resp->step_id.job_id;
+#else
 			r = (int) resp->job_id;
+#endif
 		else
 			r = -(get_errno ? get_errno() : errno);
 		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
