@@ -40,6 +40,12 @@ static int32_t *to_engine = NULL;	/* Slurm node index -> engine node */
 static int to_engine_len = 0;
 static uint8_t *node_bad = NULL;	/* last health given to the engine */
 static time_t synced_node_update = 0;
+/*
+ * When that sync ran. last_node_update has one-second resolution: a node that
+ * changes later in the second of a sync leaves it equal, so a sync in that
+ * same second does not count as settled.
+ */
+static time_t synced_at = 0;
 
 extern void hived_ctld_lock(void)
 {
@@ -488,9 +494,11 @@ extern void hived_ctld_sync_nodes(void)
 {
 	size_t n;
 
-	if (!engine || synced_node_update == last_node_update)
+	if (!engine || ((synced_node_update == last_node_update) &&
+			(synced_at > last_node_update)))
 		return;
 	synced_node_update = last_node_update;
+	synced_at = time(NULL);
 	n = hived_node_count(engine);
 	for (size_t i = 0; i < n; i++) {
 		node_record_t *node_ptr = NULL;
@@ -538,7 +546,8 @@ extern bool hived_ctld_nodes_stale(void)
 	 * sync by one tick of the status thread, and the sync itself rechecks
 	 * under the locks.
 	 */
-	return synced_node_update != last_node_update;
+	return (synced_node_update != last_node_update) ||
+	       (synced_at <= last_node_update);
 }
 
 /*
