@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/common/assoc_mgr.h"
@@ -40,12 +41,6 @@ static int32_t *to_engine = NULL;	/* Slurm node index -> engine node */
 static int to_engine_len = 0;
 static uint8_t *node_bad = NULL;	/* last health given to the engine */
 static time_t synced_node_update = 0;
-/*
- * When that sync ran. last_node_update has one-second resolution: a node that
- * changes later in the second of a sync leaves it equal, so a sync in that
- * same second does not count as settled.
- */
-static time_t synced_at = 0;
 
 extern void hived_ctld_lock(void)
 {
@@ -282,6 +277,26 @@ static int _apply(const char *hived_text, char *text, const char *path)
 }
 
 /*
+ * The cells did not change, but hived.conf's "slurm" section may have
+ * (jobsLargerThanVc, checkInvariants, ...): those apply at once.
+ */
+static int _reload_settings(const char *hived_text, const char *path)
+{
+	char err[1024] = "";
+	hived_settings *new_settings = NULL;
+
+	if (hived_settings_load(hived_text, &new_settings, err, sizeof(err)) !=
+	    HIVED_OK) {
+		error("select/hived: %s: %s; the previous hived.conf stays in force",
+		      path, err);
+		return SLURM_ERROR;
+	}
+	hived_settings_free(settings);
+	settings = new_settings;
+	return SLURM_SUCCESS;
+}
+
+/*
  * The hived.conf text last accepted, kept beside the state file. From 24.05
  * "scontrol reconfigure" replaces slurmctld with a new process, where a refused
  * hived.conf meets no engine to keep: this copy stands in for it.
@@ -310,7 +325,7 @@ static int _load_text(const char *hived_text, const char *path)
 	if (config_text && !xstrcmp(text, config_text)) {
 		xfree(text);	/* unchanged: keep bindings as they are */
 		_map_nodes();
-		rc = SLURM_SUCCESS;
+		rc = _reload_settings(hived_text, path);
 	} else {
 		rc = _apply(hived_text, text, path);
 		if (rc != SLURM_SUCCESS)
@@ -494,11 +509,16 @@ extern void hived_ctld_sync_nodes(void)
 {
 	size_t n;
 
-	if (!engine || ((synced_node_update == last_node_update) &&
-			(synced_at > last_node_update)))
+	if (!engine || synced_node_update == last_node_update)
 		return;
+	/*
+	 * last_node_update counts seconds: a node change later in this same
+	 * second (a node returned to service right after another update) would
+	 * leave it equal and go unseen, so stay stale until the second is over.
+	 */
 	synced_node_update = last_node_update;
-	synced_at = time(NULL);
+	if (time(NULL) <= last_node_update)
+		synced_node_update--;
 	n = hived_node_count(engine);
 	for (size_t i = 0; i < n; i++) {
 		node_record_t *node_ptr = NULL;
@@ -546,8 +566,7 @@ extern bool hived_ctld_nodes_stale(void)
 	 * sync by one tick of the status thread, and the sync itself rechecks
 	 * under the locks.
 	 */
-	return (synced_node_update != last_node_update) ||
-	       (synced_at <= last_node_update);
+	return synced_node_update != last_node_update;
 }
 
 /*
