@@ -43,15 +43,15 @@ static const char *cons_tres_syms[] = {
 	"select_p_job_ready",
 	"select_p_job_expand",
 	"select_p_job_resized",
+#if HIVED_JOB_MEM_REDUCE
+	"select_p_job_mem_reduce",
+#endif
 	"select_p_job_fini",
 	"select_p_job_suspend",
 	"select_p_job_resume",
 	"select_p_select_nodeinfo_set_all",
 	"select_p_select_nodeinfo_set",
 	"select_p_reconfigure",
-#if HIVED_JOB_MEM_REDUCE
-	"select_p_job_mem_reduce",
-#endif
 };
 
 /* Field order must match cons_tres_syms. */
@@ -68,15 +68,15 @@ static struct {
 	int (*job_ready)(job_record_t *job_ptr);
 	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
 	int (*job_resized)(job_record_t *job_ptr, node_record_t *node_ptr);
+#if HIVED_JOB_MEM_REDUCE
+	void (*job_mem_reduce)(job_record_t *job_ptr);
+#endif
 	int (*job_fini)(job_record_t *job_ptr);
 	int (*job_suspend)(job_record_t *job_ptr, bool indf_susp);
 	int (*job_resume)(job_record_t *job_ptr, bool indf_susp);
 	int (*nodeinfo_set_all)(void);
 	int (*nodeinfo_set)(job_record_t *job_ptr);
 	int (*reconfigure)(void);
-#if HIVED_JOB_MEM_REDUCE
-	void (*job_mem_reduce)(job_record_t *job_ptr);
-#endif
 } cons_tres;
 
 static hived_fwd_t cons_tres_so;
