@@ -243,6 +243,12 @@ const Waiting* Status::FindWaiting(const std::string& id) const {
   return nullptr;
 }
 
+const Waiting* Status::FindRefused(const std::string& id) const {
+  for (const auto& w : refused)
+    if (w.job == id) return &w;
+  return nullptr;
+}
+
 std::string Status::NodeCellType(const std::string& chain) const {
   const Chain* ch = FindChain(chain);
   if (!ch) return "";
@@ -315,6 +321,21 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
       w.cls = r.Str(j, "class", q, false);
       out->pending.push_back(w);
     }
+  json_t* refused = r.Arr(root, "refused", "status", false);
+  if (refused) json_array_foreach(refused, i, j) {
+      std::string q = Idx("refused", i);
+      Waiting w;
+      w.job = r.Str(j, "job", q);
+      w.vc = r.Str(j, "vc", q, false);
+      w.reason = r.Str(j, "reason", q, false);
+      out->refused.push_back(w);
+    }
+  json_t* reload = json_object_get(root, "lastReload");
+  if (json_is_object(reload)) {
+    out->reload_time = r.Int(reload, "time", "lastReload", false);
+    out->reload_refused = json_is_true(json_object_get(reload, "refused"));
+    out->reload_reason = r.Str(reload, "reason", "lastReload", false);
+  }
   json_t* timing = json_object_get(root, "timing");
   if (json_is_object(timing)) {
     out->job_test_calls = r.Int(timing, "jobTestCalls", "timing", false);

@@ -265,6 +265,18 @@ static List _victims(const hived_decision *d, List candidates, char **why)
 	return out;
 }
 
+/*
+ * A job HiveD can never place. Slurm answers sbatch with its own words only
+ * and deletes the job, so the reason goes to the log, the job's SystemComment
+ * (while it exists) and hived_status.json, where hivedctl job finds it.
+ */
+static void _refuse(job_record_t *job_ptr, const char *vc, const char *why)
+{
+	hived_job_set_comment(job_ptr, why);
+	if (hived_status_refused(job_ptr->job_id, vc, why))
+		info("select/hived: %pJ refused: %s", job_ptr, why ? why : "-");
+}
+
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		     uint32_t min_nodes, uint32_t max_nodes,
 		     uint32_t req_nodes, uint16_t mode,
@@ -342,7 +354,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		goto forward;
 	}
 	if (kind == HIVED_JOB_REFUSE) {
-		hived_job_set_comment(job_ptr, why);
+		_refuse(job_ptr, ask.vc, why);
 		xfree(why);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
@@ -357,7 +369,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		goto forward;
 	}
 	if (d->outcome == HIVED_REJECTED) {
-		hived_job_set_comment(job_ptr, d->reason);
+		_refuse(job_ptr, ask.vc, d->reason);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
@@ -509,14 +521,34 @@ forward:
 		   preemptee_candidates, preemptee_job_list, exc_core_bitmap);
 }
 
-extern void hived_hook_job_begin(job_record_t *job_ptr)
+/*
+ * Slurm 22.05, after a slurmctld restart just as a job ends, can hand the next
+ * job a GPU allocation without GPUs (its GRES counts leak until the next
+ * restart; cons_tres does the same). Started, the job would run with
+ * CUDA_VISIBLE_DEVICES empty: it stays pending instead, saying why, once.
+ */
+static void _no_gpus(job_record_t *job_ptr)
+{
+	static uint32_t said = 0;
+	const char *why = "hived: Slurm gave this job no usable GPUs (its GRES accounting is off after a slurmctld restart); not started, it stays pending. Restart slurmctld to repair it (select_hived(8), BUGS)";
+
+	hived_job_set_comment(job_ptr, why);
+	if (said == job_ptr->job_id)
+		return;
+	said = job_ptr->job_id;
+	error("select/hived: %pJ: could not set the GPU indices HiveD chose (Slurm's GPU allocation for it is empty or does not fit); not starting it without GPUs: it stays pending. Restart slurmctld to repair Slurm's GPU counts",
+	      job_ptr);
+}
+
+extern int hived_hook_job_begin(job_record_t *job_ptr)
 {
 	pending_t *p;
 	const hived_decision *d = NULL;
 	hived_engine *e;
+	int rc = SLURM_SUCCESS;
 
 	if (!running_in_slurmctld())
-		return;
+		return SLURM_SUCCESS;
 	hived_ctld_lock();
 	e = hived_ctld_engine();
 	p = _pending_take(job_ptr->job_id);
@@ -535,16 +567,16 @@ extern void hived_hook_job_begin(job_record_t *job_ptr)
 		if (p)
 			_pending_free(p);
 		hived_ctld_unlock();
-		return;
+		return SLURM_SUCCESS;
 	}
 	if ((hived_submit(e, &p->ask.req, 0, &d) != HIVED_OK) ||
 	    (d->outcome != HIVED_PLACED)) {
 		error("select/hived: %pJ: HiveD changed its mind between job_test and job_begin (%s); recording what cons_tres allocates",
 		      job_ptr, d ? d->reason : hived_last_error(e));
 	} else if (hived_job_set_gres_select(job_ptr, d) != SLURM_SUCCESS) {
-		error("select/hived: %pJ: could not set the GPU indices HiveD chose; recording what cons_tres allocates",
-		      job_ptr);
+		_no_gpus(job_ptr);
 		(void) hived_finish(e, p->ask.name);
+		rc = SLURM_ERROR;
 	} else {
 		char *s = _pods_str(d);
 
@@ -559,10 +591,17 @@ extern void hived_hook_job_begin(job_record_t *job_ptr)
 		hived_job_placed_comment(job_ptr, &p->ask, d);
 		hived_status_count_preempt(0, d->n_lazy_preempted);
 	}
-	hived_status_pending(job_ptr->job_id, NULL, NULL, NULL);
+	if (rc == SLURM_SUCCESS)
+		hived_status_pending(job_ptr->job_id, NULL, NULL, NULL);
+	else
+		hived_status_pending(job_ptr->job_id, p->ask.vc,
+				     (p->ask.req.priority < 0) ?
+				     "opportunistic" : "guaranteed",
+				     job_ptr->system_comment);
 	hived_ctld_check("job_begin");
 	_pending_free(p);
 	hived_ctld_unlock();
+	return rc;
 }
 
 /* Record the job's GPUs as Slurm has them; returns false if not a GPU job. */
