@@ -265,6 +265,25 @@ static List _victims(const hived_decision *d, List candidates, char **why)
 	return out;
 }
 
+/* Victims say who preempted them until they are placed again. */
+static void _victims_comment(job_record_t *job_ptr, const char *vc,
+			     const hived_decision *d)
+{
+	for (size_t i = 0; find_job_record && (i < d->n_preempted); i++) {
+		job_record_t *v = find_job_record(
+			strtoul(d->preempted[i], NULL, 10));
+		char *text;
+
+		if (!v)
+			continue;
+		text = xstrdup_printf("preempted by job %u (%s %s needs these cells); requeued",
+				      job_ptr->job_id, vc ? "VC" : "a job of",
+				      vc ? vc : "no VC");
+		hived_job_set_comment(v, text);
+		xfree(text);
+	}
+}
+
 /*
  * A job HiveD can never place. Slurm answers sbatch with its own words only
  * and deletes the job, so the reason goes to the log, the job's SystemComment
@@ -440,8 +459,15 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		}
 		/* Slurm asks again until the victims are gone: say it once. */
 		if (!_preempt_seen(job_ptr->job_id)) {
-			info("select/hived: %pJ preempts %zu job(s) for its cells",
-			     job_ptr, d->n_preempted);
+			char *names = NULL;
+
+			for (size_t i = 0; i < d->n_preempted; i++)
+				xstrfmtcat(names, "%s%s", i ? "," : "",
+					   d->preempted[i]);
+			info("select/hived: %pJ preempts %zu job(s) for its cells: JobId=%s",
+			     job_ptr, d->n_preempted, names);
+			xfree(names);
+			_victims_comment(job_ptr, ask.vc, d);
 			hived_status_count_preempt(d->n_preempted, 0);
 		}
 		*preemptee_job_list = victims;
@@ -527,10 +553,12 @@ forward:
  * restart; cons_tres does the same). Started, the job would run with
  * CUDA_VISIBLE_DEVICES empty: it stays pending instead, saying why, once.
  */
+static const char no_gpus_why[] = "Slurm gave this job no usable GPUs (its GPU counts are off after a slurmctld restart); not started, it stays pending. Restart slurmctld to repair them (select_hived(8), AFTER A SLURMCTLD CRASH)";
+
 static void _no_gpus(job_record_t *job_ptr)
 {
 	static uint32_t said = 0;
-	const char *why = "hived: Slurm gave this job no usable GPUs (its GRES accounting is off after a slurmctld restart); not started, it stays pending. Restart slurmctld to repair it (select_hived(8), BUGS)";
+	const char *why = no_gpus_why;
 
 	hived_job_set_comment(job_ptr, why);
 	if (said == job_ptr->job_id)
@@ -597,7 +625,7 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		hived_status_pending(job_ptr->job_id, p->ask.vc,
 				     (p->ask.req.priority < 0) ?
 				     "opportunistic" : "guaranteed",
-				     job_ptr->system_comment);
+				     no_gpus_why);
 	hived_ctld_check("job_begin");
 	_pending_free(p);
 	hived_ctld_unlock();

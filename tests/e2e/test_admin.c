@@ -209,10 +209,10 @@ START_TEST(test_quickstart)
 }
 END_TEST
 
-/* Wait (generously) until `hivedctl status` shows text, or does not. */
-static bool status_shows(const char *text, bool want)
+/* Wait up to `seconds` until `hivedctl status` shows text, or does not. */
+static bool status_shows(const char *text, bool want, int seconds)
 {
-	for (int i = 0; i < 60; i++) {
+	for (int i = 0; i < seconds; i++) {
 		char *out = NULL;
 		bool has;
 
@@ -244,6 +244,16 @@ START_TEST(test_refusals)
 	free(out);
 	out = NULL;
 
+	/* A GPU job Slurm holds before HiveD is asked: hivedctl says why it waits. */
+	id = user_submit("-A qs1 --gres=gpu:1 --begin=now+3600");
+	ck_assert(wait_job(id, "Reason=BeginTime", 60));
+	ck_assert_msg(run(&out, "'%s/hivedctl' job %d", e2e_builddir, id) == 0 &&
+		      strstr(out, "pending in Slurm (reason BeginTime)"),
+		      "hivedctl job %d (pending, BeginTime): %s", id, out ? out : "");
+	free(out);
+	out = NULL;
+	cancel_all();
+
 	/* qs2 owns 8 GPUs: 16 can never run there. */
 	ck_assert_int_ne(as_user(&out, "sbatch -A qs2 -N2 --gres=gpu:8 -o /dev/null --wrap true"), 0);
 	ck_assert_msg(out && strstr(out, "Requested node configuration is not available"),
@@ -256,7 +266,7 @@ START_TEST(test_refusals)
 	free(out);
 	out = NULL;
 	ck_assert_msg(id > 0, "no \"refused\" line with the job id in slurmctld.log");
-	ck_assert_msg(status_shows("", true), "no status");
+	ck_assert_msg(status_shows("", true, 60), "no status");
 	for (int i = 0; i < 30; i++) {
 		free(out);
 		out = NULL;
@@ -279,9 +289,14 @@ START_TEST(test_refusals)
 	}
 	ck_assert_msg(e2e_log_has("quota refused: ") && e2e_log_has("not yet promised"),
 		      "the refused GrpTRES of qs4 was logged without its reason");
-	ck_assert_msg(status_shows("Last reload REFUSED", true),
+	ck_assert_msg(status_shows("Last reload REFUSED", true, 60),
 		      "hivedctl status does not show the refused sacctmgr limit");
 	run(NULL, "sacctmgr -i modify account qs4 set GrpTRES=gres/gpu=-1");
+	/* Limits are compared at a job_test: the refusal goes with the limit. */
+	for (int i = 0; i < 30 && !status_shows("Last reload REFUSED", false, 2); i++)
+		as_user(NULL, "sbatch -A qs1 --gres=gpu:1 -o /dev/null --wrap true >/dev/null 2>&1");
+	ck_assert_msg(status_shows("Last reload REFUSED", false, 60),
+		      "hivedctl status still shows the refusal after the limit was removed");
 	cancel_all();
 
 	/* A broken hived.conf: scontrol reconfigure cannot say; hivedctl can. */
@@ -289,14 +304,14 @@ START_TEST(test_refusals)
 	ck_assert_int_eq(run(NULL, "cp '%s' '%s.good' && echo '{\"virtualClusters\": [' > '%s'",
 			     conf, conf, conf), 0);
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
-	ck_assert_msg(status_shows("Last reload REFUSED", true),
+	ck_assert_msg(status_shows("Last reload REFUSED", true, 60),
 		      "hivedctl status does not show the refused reload");
 	ck_assert_int_eq(run(&out, "'%s/hivedctl' status", e2e_builddir), 0);
 	ck_assert_msg(strstr(out, "hived.conf"), "the refusal does not name the file: %s", out);
 	free(out);
 	out = NULL;
 	ck_assert_int_eq(run(NULL, "mv '%s.good' '%s' && scontrol reconfigure", conf, conf), 0);
-	ck_assert_msg(status_shows("Last reload REFUSED", false),
+	ck_assert_msg(status_shows("Last reload REFUSED", false, 60),
 		      "hivedctl status still shows a refusal after a good reload");
 }
 END_TEST
