@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -274,8 +274,8 @@ static int _apply(const char *hived_text, char *text, const char *path)
 	rc = hived_settings_load(hived_text, &new_settings, err, sizeof(err));
 	if (rc != HIVED_OK) {
 		_refusal("%s: %s%s", path, err, engine ?
-		      "; the previous hived.conf stays in force" :
-		      "; GPU jobs are placed by cons_tres alone");
+			 "; the previous hived.conf stays in force" :
+			 "; GPU jobs are placed by cons_tres alone");
 		return SLURM_ERROR;
 	}
 	if (!engine) {
@@ -325,8 +325,8 @@ extern int hived_ctld_load(void)
 	if (!hived_text) {
 		if (errno != ENOENT) {
 			_refusal("cannot read %s: %m%s", path,
-			      engine ? "; the previous hived.conf stays in force" :
-			      "; GPU jobs are placed by cons_tres alone");
+				 engine ? "; the previous hived.conf stays in force" :
+				 "; GPU jobs are placed by cons_tres alone");
 			hived_status_reload(refusal);
 			xfree(path);
 			return SLURM_ERROR;
