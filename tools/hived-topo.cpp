@@ -32,18 +32,6 @@ const char kUsage[] =
     "       hived-topo --check [--slurm-conf FILE] [--hived-conf FILE] [--sacctmgr]\n"
     "                  [--quota ACCOUNT=GRPTRES]...\n";
 
-bool read_file(const std::string& path, std::string* out, std::string* err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *err = path + ": " + strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
 std::string dir_of(const std::string& path) {
@@ -149,7 +137,7 @@ int cluster_mode(const ClusterArgs& a, bool json) {
   ConfTexts texts;
   std::string err;
   texts.slurm_conf_name = a.slurm_conf;
-  if (!read_file(a.slurm_conf, &texts.slurm_conf, &err)) {
+  if (!hived_topo::read_text(a.slurm_conf, &texts.slurm_conf, &err)) {
     fprintf(stderr, "hived-topo: %s\n", err.c_str());
     return 1;
   }
@@ -159,8 +147,8 @@ int cluster_mode(const ClusterArgs& a, bool json) {
     gres = dir_of(a.slurm_conf) + "/gres.conf";
   if (topo.empty() && exists(dir_of(a.slurm_conf) + "/topology.conf"))
     topo = dir_of(a.slurm_conf) + "/topology.conf";
-  if ((!gres.empty() && !read_file(gres, &texts.gres_conf, &err)) ||
-      (!topo.empty() && !read_file(topo, &texts.topology_conf, &err))) {
+  if ((!gres.empty() && !hived_topo::read_text(gres, &texts.gres_conf, &err)) ||
+      (!topo.empty() && !hived_topo::read_text(topo, &texts.topology_conf, &err))) {
     fprintf(stderr, "hived-topo: %s\n", err.c_str());
     return 1;
   }

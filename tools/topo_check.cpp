@@ -19,7 +19,6 @@
 #include "hived.h"
 
 namespace hived_topo {
-namespace {
 
 bool read_text(const std::string& path, std::string* out, std::string* err) {
   std::ifstream in(path, std::ios::binary);
@@ -32,6 +31,8 @@ bool read_text(const std::string& path, std::string* out, std::string* err) {
   *out = ss.str();
   return true;
 }
+
+namespace {
 
 std::string dir_of(const std::string& path) {
   size_t slash = path.rfind('/');

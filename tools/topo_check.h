@@ -16,6 +16,9 @@ struct CheckArgs {
   bool sacctmgr = false;  // also the accounts' GrpTRES from sacctmgr
 };
 
+// A whole file; false with "path: reason" in *err.
+bool read_text(const std::string& path, std::string* out, std::string* err);
+
 // Prints one summary line and returns 0 when the plugin would load the files as
 // they are; else prints every reason (prefixed "hived-topo: ") and returns 1.
 int check_mode(const CheckArgs& a);

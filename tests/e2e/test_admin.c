@@ -209,6 +209,35 @@ START_TEST(test_quickstart)
 }
 END_TEST
 
+/*
+ * A preemption names its victims in the log, and a victim's SystemComment says
+ * who took its cells instead of the placement it no longer has.
+ */
+START_TEST(test_preemption_named)
+{
+	int opp[NODES], own, victim = 0, i;
+	char text[128];
+
+	for (i = 0; i < NODES; i++)
+		opp[i] = user_submit("-A qs1 --qos=scavenger -N1 --gres=gpu:8");
+	for (i = 0; i < NODES; i++)
+		ck_assert_msg(wait_job(opp[i], "JobState=RUNNING", 60),
+			      "opportunistic job %d did not start", opp[i]);
+	own = user_submit("-A qs2 -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(own, "JobState=RUNNING", 120), "qs2's job did not preempt");
+	for (i = 0; i < NODES && !victim; i++)
+		if (!job_has(opp[i], "JobState=RUNNING"))
+			victim = opp[i];
+	ck_assert_msg(victim, "no opportunistic job was preempted");
+	snprintf(text, sizeof(text), "preempts 1 job(s) for its cells: JobId=%d", victim);
+	ck_assert_msg(e2e_log_has(text), "the preemption log line does not name job %d", victim);
+	ck_assert(wait_job(victim, "JobState=PENDING", 60));
+	snprintf(text, sizeof(text), "SystemComment=hived: preempted by job %d (VC qs2", own);
+	ck_assert_msg(job_has(victim, text), "requeued job %d: %s", victim, job_line(victim));
+	cancel_all();
+}
+END_TEST
+
 /* Wait up to `seconds` until `hivedctl status` shows text, or does not. */
 static bool status_shows(const char *text, bool want, int seconds)
 {
@@ -338,6 +367,14 @@ START_TEST(test_offline_check)
 	ck_assert_msg(strstr(out, "virtualCluster"), "the typo is not named: %s", out);
 	free(out);
 	out = NULL;
+	/* Only settings: cells derived from Slurm's files, VCs from sacctmgr (qs2). */
+	ck_assert_int_eq(run(NULL, "echo '{\"slurm\": {\"opportunisticQos\": [\"scavenger\"]}}' "
+			     "> '%s/etc/hived.conf.derived'", e2e_clusterdir), 0);
+	ck_assert_msg(run(&out, "'%s/hived-topo' --check --sacctmgr --hived-conf '%s/etc/hived.conf.derived'",
+			  e2e_builddir, e2e_clusterdir) == 0 && strstr(out, "4 nodes, 1 VCs"),
+		      "a hived.conf of settings only: %s", out ? out : "");
+	free(out);
+	out = NULL;
 	ck_assert_int_eq(run(NULL, "echo '{\"virtualClusters\": [' > '%s/etc/hived.conf.bad'",
 			     e2e_clusterdir), 0);
 	ck_assert_int_ne(run(&out, "'%s/hived-topo' --check --hived-conf '%s/etc/hived.conf.bad'",
@@ -365,6 +402,7 @@ int main(void)
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_same_settings);
 	tcase_add_test(tc, test_quickstart);
+	tcase_add_test(tc, test_preemption_named);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_offline_check);
 	tcase_add_test(tc, test_down);
