@@ -688,6 +688,26 @@ extern void hived_hook_job_begun(job_record_t *job_ptr)
 	hived_ctld_unlock();
 }
 
+/*
+ * A requeued job (preempted, scontrol requeue, node failure) no longer has the
+ * cells its SystemComment names: say so until it is placed again. A preempted
+ * one already says who took them (_victims_comment).
+ */
+static void _requeued_comment(job_record_t *job_ptr)
+{
+	const char *old = job_ptr->system_comment;
+	char *text;
+
+	if (!(job_ptr->job_state & JOB_REQUEUE) ||
+	    !xstrncmp(old, "hived: preempted", 16))
+		return;
+	if (old && !xstrncmp(old, "hived: ", 7))
+		old += 7;
+	text = xstrdup_printf("requeued (was: %s)", old ? old : "-");
+	hived_job_set_comment(job_ptr, text);
+	xfree(text);
+}
+
 extern void hived_hook_job_fini(job_record_t *job_ptr)
 {
 	char name[24];
@@ -707,6 +727,7 @@ extern void hived_hook_job_fini(job_record_t *job_ptr)
 		if (_verbose())
 			info("select/hived: %pJ released its cells", job_ptr);
 		hived_ctld_check("job_fini");
+		_requeued_comment(job_ptr);
 	}
 	hived_ctld_unlock();
 }

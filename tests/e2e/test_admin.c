@@ -149,12 +149,6 @@ START_TEST(test_quickstart)
 	}
 	free(cmds);
 
-	/* qs2's quota is its GrpTRES: one node cell. */
-	for (i = 0; i < 60 && !e2e_log_has("sacctmgr GPU limits changed (qs2=8;): applying"); i++) {
-		sleep(1);
-		run(NULL, "squeue >/dev/null");	/* limits are compared at a job_test */
-	}
-
 	/* The user guide's opportunistic job: QOS scavenger is granted. */
 	ck_assert_msg(as_user(&out, "sbatch --parsable -A qs1 --qos=scavenger --gres=gpu:4 "
 			      "-o /dev/null --wrap \"sleep 600\"") == 0,
@@ -164,8 +158,14 @@ START_TEST(test_quickstart)
 	out = NULL;
 	ck_assert_msg(wait_job(scav, "JobState=RUNNING", 60), "the scavenger job did not start");
 	cancel_all();
+	/* Limits are compared at a job_test (at most every 5 s): the job above was one. */
+	for (i = 0; i < 30 && !e2e_log_has("sacctmgr GPU limits changed (qs2=8;): applying"); i++) {
+		as_user(NULL, "sbatch -A qs1 --gres=gpu:1 -o /dev/null --wrap true >/dev/null 2>&1");
+		sleep(2);
+	}
 	ck_assert_msg(e2e_log_has("sacctmgr GPU limits changed (qs2=8;): applying"),
 		      "qs2's GrpTRES=gres/gpu=8 did not become its VC");
+	cancel_all();
 
 	/* Jobs without --mem share a node (CR_Core_Memory with DefMemPerCPU). */
 	for (i = 0; i < 8; i++)
@@ -234,6 +234,11 @@ START_TEST(test_preemption_named)
 	ck_assert(wait_job(victim, "JobState=PENDING", 60));
 	snprintf(text, sizeof(text), "SystemComment=hived: preempted by job %d (VC qs2", own);
 	ck_assert_msg(job_has(victim, text), "requeued job %d: %s", victim, job_line(victim));
+	/* Requeued by hand: the comment no longer claims its GPUs. */
+	ck_assert_int_eq(run(NULL, "scontrol requeue %d", own), 0);
+	ck_assert(wait_job(own, "JobState=PENDING", 60));
+	ck_assert_msg(job_has(own, "SystemComment=hived: requeued (was: given "),
+		      "requeued job %d: %s", own, job_line(own));
 	cancel_all();
 }
 END_TEST
