@@ -195,6 +195,7 @@ hived_rc hived_engine_restore(const char* snapshot_json, hived_engine** out, cha
         return HIVED_EINVAL;
       }
     }
+    for (const auto& [job, vc] : snap.waiting) e->engine->NoteWaiting(job, vc);
     *out = e.release();
     return HIVED_OK;
   } catch (const std::bad_alloc&) {
@@ -528,6 +529,7 @@ hived_rc hived_settings_load(const char* config_json, hived_settings** out, char
     s->verbose_cell_trace = ss.verbose_cell_trace;
     s->state_file = Dup(ss.state_file);
     s->priority_scale = ss.priority_scale;
+    s->larger_than_vc_reject = ss.reject_larger_than_vc;
     *out = s;
     return HIVED_OK;
   } catch (...) {

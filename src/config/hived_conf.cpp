@@ -78,10 +78,10 @@ std::string parse_qos_list(const json_t* s, std::vector<std::string>* out) {
 std::string parse_slurm(const json_t* s, SlurmSettings* out) {
   if (!s) return "";
   if (!json_is_object(s)) return std::string(kSlurm) + ": must be an object, got " + describe(s);
-  std::string err =
-      conf::check_keys(s, kSlurm,
-                       {"opportunisticQos", "accountsWithoutCells", "quotaFromSacctmgr",
-                        "checkInvariants", "verboseCellTrace", "stateFile", "priorityScale"});
+  std::string err = conf::check_keys(
+      s, kSlurm,
+      {"opportunisticQos", "accountsWithoutCells", "quotaFromSacctmgr", "checkInvariants",
+       "verboseCellTrace", "stateFile", "priorityScale", "jobsLargerThanVc"});
   if (err.empty()) err = parse_qos_list(s, &out->opportunistic_qos);
   std::string mode;
   bool present = false;
@@ -98,6 +98,17 @@ std::string parse_slurm(const json_t* s, SlurmSettings* out) {
       return key_path(kSlurm, "accountsWithoutCells") +
              ": must be \"opportunistic\" or \"reject\", got " + conf::quoted(mode);
     }
+  }
+  mode.clear();
+  present = false;
+  err = conf::get_string(s, kSlurm, "jobsLargerThanVc", false, conf::kPlainName, &mode, &present);
+  if (!err.empty()) return err;
+  if (present) {
+    if (mode == "wait" || mode == "reject")
+      out->reject_larger_than_vc = mode == "reject";
+    else
+      return key_path(kSlurm, "jobsLargerThanVc") + ": must be \"wait\" or \"reject\", got " +
+             conf::quoted(mode);
   }
   err = conf::get_bool(s, kSlurm, "quotaFromSacctmgr", &out->quota_from_sacctmgr);
   if (err.empty()) err = conf::get_bool(s, kSlurm, "checkInvariants", &out->check_invariants);

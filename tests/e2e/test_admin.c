@@ -288,8 +288,9 @@ START_TEST(test_refusals)
 	out = NULL;
 	cancel_all();
 
-	/* qs2 owns 8 GPUs: 16 can never run there. */
-	ck_assert_int_ne(as_user(&out, "sbatch -A qs2 -N2 --gres=gpu:8 -o /dev/null --wrap true"), 0);
+	/* Two nodes inside one node cell: no quota can make that fit. */
+	ck_assert_int_ne(as_user(&out, "sbatch -A qs1 -N2 --gres=gpu:8 --hived-within=A100-NODE "
+				 "-o /dev/null --wrap true"), 0);
 	ck_assert_msg(out && strstr(out, "Requested node configuration is not available"),
 		      "sbatch: %s", out ? out : "");
 	free(out);
@@ -308,7 +309,7 @@ START_TEST(test_refusals)
 			break;
 		sleep(1);
 	}
-	ck_assert_msg(out && strstr(out, "refused by HiveD (VC qs2)") && strstr(out, "Why: "),
+	ck_assert_msg(out && strstr(out, "refused by HiveD (VC qs1)") && strstr(out, "Why: "),
 		      "hivedctl job %d: %s", id, out ? out : "");
 	free(out);
 	out = NULL;
