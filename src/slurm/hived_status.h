@@ -27,6 +27,15 @@ extern void hived_status_dirty(void);
 extern void hived_status_pending(uint32_t job_id, const char *vc,
 				 const char *job_class, const char *reason);
 
+/* A job select/hived refused outright, and why (kept for hivedctl job);
+ * false if that was already known. */
+extern bool hived_status_refused(uint32_t job_id, const char *vc,
+				 const char *reason);
+
+/* The last (re)load of hived.conf or sacctmgr limits: NULL if it was applied,
+ * else why it was refused (the previous configuration stays in force). */
+extern void hived_status_reload(const char *refused_reason);
+
 /* One select_p_job_test call handled by HiveD took `usec`. */
 extern void hived_status_job_test_time(uint64_t usec);
 extern void hived_status_count_preempt(int killed, int lazy);
