@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #include "src/common/assoc_mgr.h"
-#include "src/common/gres.h"
+#include "slurm_gen.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
@@ -117,7 +118,7 @@ static char *_account_quotas(hived_account_quota **q, size_t *n)
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .tres = READ_LOCK };
 	slurmdb_tres_rec_t tres_rec = { .type = "gres", .name = "gpu" };
 	slurmdb_assoc_rec_t *a;
-	ListIterator it;
+	list_itr_t *it;
 	char *key = NULL;
 	int pos;
 
@@ -172,6 +173,42 @@ static void _log_lines(const char *prefix, const char *text)
 	xfree(copy);
 }
 
+/* Why the load in progress was refused, for hived_status.json (hivedctl). */
+static char refusal[1024];
+
+__attribute__((format(printf, 1, 2)))
+static void _refusal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(refusal, sizeof(refusal), fmt, ap);
+	va_end(ap);
+	error("select/hived: %s", refusal);
+}
+
+/*
+ * The summary's "quota refused: <account>: <why>" lines, for a refresh that is
+ * otherwise quiet: the admin who ran sacctmgr learns why it had no effect.
+ */
+static char quota_why[512];	/* the first of them, for the status */
+
+static void _log_refusals(const char *summary)
+{
+	char *copy = xstrdup(summary), *save = NULL;
+
+	quota_why[0] = '\0';
+	for (char *l = strtok_r(copy, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(l, "quota refused:"))
+			continue;
+		error("select/hived: sacctmgr %s", l);
+		if (!quota_why[0])
+			snprintf(quota_why, sizeof(quota_why), "%s", l);
+	}
+	xfree(copy);
+}
+
 /*
  * hived.conf + slurm.conf/gres.conf/topology.conf + sacctmgr limits → the JSON
  * the engine is built from (NULL on error, logged).
@@ -198,17 +235,19 @@ static char *_effective(const char *hived_text, char **key, int *refused,
 	*key = quotas ? _account_quotas(&q, &n) : NULL;
 	*refused = 0;
 	if (!slurm_text) {
-		error("select/hived: cannot read %s: %m", _slurm_conf_path());
+		_refusal("cannot read %s: %m", _slurm_conf_path());
 	} else if (hived_effective_config(hived_text, slurm_text, gres_text,
 					  topo_text, q, n, &json, &summary,
 					  err, sizeof(err)) != HIVED_OK) {
-		error("select/hived: %s", err);
+		_refusal("%s", err);
 	} else {
 		for (char *p = summary; p && (p = strstr(p, "quota refused:"));
 		     p++)
 			(*refused)++;
 		if (!quiet)
 			_log_lines("select/hived: ", summary);
+		else if (*refused)
+			_log_refusals(summary);
 	}
 	free(summary);
 	_quotas_free(q, n);
@@ -235,16 +274,16 @@ static int _apply(const char *hived_text, char *text, const char *path)
 
 	rc = hived_settings_load(hived_text, &new_settings, err, sizeof(err));
 	if (rc != HIVED_OK) {
-		error("select/hived: %s: %s%s", path, err, engine ?
-		      "; the previous hived.conf stays in force" :
-		      "; GPU jobs are placed by cons_tres alone");
+		_refusal("%s: %s%s", path, err, engine ?
+			 "; the previous hived.conf stays in force" :
+			 "; GPU jobs are placed by cons_tres alone");
 		return SLURM_ERROR;
 	}
 	if (!engine) {
 		rc = hived_engine_new(text, &engine, err, sizeof(err));
 		if (rc != HIVED_OK) {
-			error("select/hived: %s: %s; GPU jobs are placed by cons_tres alone",
-			      path, err);
+			_refusal("%s: %s; GPU jobs are placed by cons_tres alone",
+				 path, err);
 			hived_settings_free(new_settings);
 			return SLURM_ERROR;
 		}
@@ -252,8 +291,8 @@ static int _apply(const char *hived_text, char *text, const char *path)
 		char *demoted = NULL;
 		rc = hived_reconfigure(engine, text, &demoted);
 		if (rc != HIVED_OK) {
-			error("select/hived: %s: %s; the previous hived.conf stays in force",
-			      path, hived_last_error(engine));
+			_refusal("%s: %s; the previous hived.conf stays in force",
+				 path, hived_last_error(engine));
 			hived_settings_free(new_settings);
 			return SLURM_ERROR;
 		}
@@ -296,34 +335,30 @@ static int _reload_settings(const char *hived_text, const char *path)
 	return SLURM_SUCCESS;
 }
 
-extern int hived_ctld_load(void)
+/*
+ * The hived.conf text last accepted, kept beside the state file. From 24.05
+ * "scontrol reconfigure" replaces slurmctld with a new process, where a refused
+ * hived.conf meets no engine to keep: this copy stands in for it.
+ */
+static char *_kept_path(void)
 {
-	char *path = _conf_path("hived.conf");
-	char *hived_text = _read_file(path);
+	return xstrdup_printf("%s/hived.conf.in-force",
+			      slurm_conf.state_save_location ?
+			      slurm_conf.state_save_location : ".");
+}
+
+/* Effective config from hived_text, applied; RET SLURM_SUCCESS if in force. */
+static int _load_text(const char *hived_text, const char *path)
+{
 	char *text, *key = NULL;
 	int rc, refused = 0;
 
-	if (!hived_text) {
-		if (errno != ENOENT) {
-			error("select/hived: cannot read %s: %m%s", path,
-			      engine ? "; the previous hived.conf stays in force" :
-			      "; GPU jobs are placed by cons_tres alone");
-			xfree(path);
-			return SLURM_ERROR;
-		}
-		/* No hived.conf: cells from Slurm's files, VCs from sacctmgr. */
-		info("select/hived: no %s: deriving cells from slurm.conf, gres.conf and topology.conf",
-		     path);
-		hived_text = xstrdup("");
-	}
 	text = _effective(hived_text, &key, &refused, false);
 	if (!text) {
 		error("select/hived: %s not applied%s", path,
 		      engine ? "; the previous hived.conf stays in force" :
 		      "; GPU jobs are placed by cons_tres alone");
-		xfree(hived_text);
 		xfree(key);
-		xfree(path);
 		return SLURM_ERROR;
 	}
 	if (config_text && !xstrcmp(text, config_text)) {
@@ -343,6 +378,57 @@ extern int hived_ctld_load(void)
 		quota_checked = time(NULL);
 	}
 	xfree(key);
+	return rc;
+}
+
+/* A new slurmctld whose hived.conf was refused: the copy accepted last. */
+static void _load_kept(void)
+{
+	char *kpath = _kept_path(), *kept = _read_file(kpath);
+
+	if (kept && (_load_text(kept, kpath) == SLURM_SUCCESS))
+		error("select/hived: the previous hived.conf stays in force (the copy accepted last, %s) until hived.conf is fixed",
+		      kpath);
+	xfree(kept);
+	xfree(kpath);
+}
+
+extern int hived_ctld_load(void)
+{
+	char *path = _conf_path("hived.conf");
+	char *hived_text = _read_file(path);
+	bool fresh = (engine == NULL);
+	int rc;
+
+	refusal[0] = '\0';
+	if (!hived_text) {
+		if (errno != ENOENT) {
+			_refusal("cannot read %s: %m%s", path,
+				 engine ? "; the previous hived.conf stays in force" :
+				 "; GPU jobs are placed by cons_tres alone");
+			if (fresh)
+				_load_kept();
+			hived_status_reload(refusal);
+			xfree(path);
+			return SLURM_ERROR;
+		}
+		/* No hived.conf: cells from Slurm's files, VCs from sacctmgr. */
+		info("select/hived: no %s: deriving cells from slurm.conf, gres.conf and topology.conf",
+		     path);
+		hived_text = xstrdup("");
+	}
+	rc = _load_text(hived_text, path);
+	if (rc == SLURM_SUCCESS) {
+		char *kpath = _kept_path();
+
+		hived_ctld_state_write(kpath, hived_text);
+		xfree(kpath);
+	}
+	/* The refusal is about hived.conf, whatever stands in for it. */
+	hived_status_reload((rc == SLURM_SUCCESS) ? NULL :
+			    refusal[0] ? refusal : "see slurmctld.log");
+	if ((rc != SLURM_SUCCESS) && fresh && !engine)
+		_load_kept();
 	xfree(hived_text);
 	xfree(path);
 	return rc;
@@ -376,19 +462,25 @@ extern void hived_ctld_refresh_quotas(void)
 	hived_text = _read_file(path);
 	if (!hived_text)
 		hived_text = xstrdup("");
+	refusal[0] = '\0';
 	text = _effective(hived_text, &key, &refused, true);
 	if (text && refused > quota_refused) {
-		error("select/hived: sacctmgr GPU limits changed (%s) but %d account limit(s) cannot be given cells; the previous cells stay",
-		      key, refused - quota_refused);
+		_refusal("sacctmgr GPU limits changed (%s) but %d account limit(s) cannot be given cells; the previous cells stay (%s)",
+			 key, refused - quota_refused, quota_why);
+		hived_status_reload(refusal);
 		xfree(text);
 	} else if (text && (!config_text || xstrcmp(text, config_text))) {
 		info("select/hived: sacctmgr GPU limits changed (%s): applying",
 		     key);
-		if (_apply(hived_text, text, path) != SLURM_SUCCESS)
+		if (_apply(hived_text, text, path) != SLURM_SUCCESS) {
 			xfree(text);
-		else
-			hived_status_dirty();
+			hived_status_reload(refusal);
+		} else {
+			hived_status_reload(NULL);
+		}
 	} else {
+		/* Unchanged cells, or an error _effective() logged. */
+		hived_status_reload(text ? NULL : refusal);
 		xfree(text);
 	}
 	/* Remember this state either way: a refused change is not retried. */
@@ -443,7 +535,7 @@ extern int32_t hived_ctld_engine_node(int slurm_index)
  */
 static int64_t _gpus_found(node_record_t *node_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	int64_t found = -1;
 
@@ -567,16 +659,26 @@ static char *_state_path(const char *dir)
 	return xstrdup_printf("%s/%s", dir ? dir : ".", file);
 }
 
-extern void hived_ctld_state_save(const char *dir)
+extern int hived_ctld_state_snapshot(const char *dir, char **path,
+				     char **json)
 {
-	char *json = NULL, *path, *tmp;
+	char *text = NULL;
+
+	*path = *json = NULL;
+	if (!engine || hived_snapshot(engine, &text) != HIVED_OK)
+		return SLURM_ERROR;
+	*json = xstrdup(text);
+	free(text);
+	*path = _state_path(dir);
+	return SLURM_SUCCESS;
+}
+
+extern void hived_ctld_state_write(const char *path, const char *json)
+{
+	char *tmp = xstrdup_printf("%s.new", path);
 	int fd;
 	size_t len, done = 0;
 
-	if (!engine || hived_snapshot(engine, &json) != HIVED_OK)
-		return;
-	path = _state_path(dir);
-	tmp = xstrdup_printf("%s.new", path);
 	/*
 	 * 0600: the state names every job's account and GPUs. A fresh file, never
 	 * a leftover (wider mode) or a symlink someone planted.
@@ -611,8 +713,16 @@ extern void hived_ctld_state_save(const char *dir)
 	if (rename(tmp, path))
 		error("select/hived: cannot rename %s to %s: %m", tmp, path);
 out:
-	free(json);
 	xfree(tmp);
+}
+
+extern void hived_ctld_state_save(const char *dir)
+{
+	char *path = NULL, *json = NULL;
+
+	if (hived_ctld_state_snapshot(dir, &path, &json) == SLURM_SUCCESS)
+		hived_ctld_state_write(path, json);
+	xfree(json);
 	xfree(path);
 }
 
