@@ -798,8 +798,8 @@ class Soak {
         const char *n = json_string_value(json_array_get(arr, i));
         auto it = n ? jobs_.find(n) : jobs_.end();
         if (it == jobs_.end())
-          return Fail(std::string("reconfigure ") + key + " unknown job: " +
-                      report_text.substr(0, 200));
+          return Fail(std::string("reconfigure ") + key +
+                      " unknown job: " + report_text.substr(0, 200));
         if (key[0] == 'd') {
           Demote(it->second);
           res_.outcomes["reconfigure-demoted"]++;
