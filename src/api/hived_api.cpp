@@ -139,6 +139,18 @@ hived_rc Reconfigure(hived_engine* e, const char* config_json, unsigned flags,
   return HIVED_OK;
 }
 
+// hived.conf text handed to a settings call, parsed whole; errbuf says why not.
+hived_rc ParseConfigArg(const char* text, hived::Config* cfg, char* errbuf, size_t errlen) {
+  if (!text || !cfg) {
+    CopyErr(errbuf, errlen, "config: NULL");
+    return HIVED_EINVAL;
+  }
+  std::string err = hived::parse_hived_conf(text, cfg);
+  if (err.empty()) return HIVED_OK;
+  CopyErr(errbuf, errlen, err);
+  return HIVED_ECONFIG;
+}
+
 std::string JsonList(const std::vector<std::string>& v) {
   hived::JsonOut j;
   j.Open('[');
@@ -563,17 +575,11 @@ const char* hived_node_child_type(const hived_engine* e, size_t node, int32_t le
 hived_rc hived_settings_load(const char* config_json, hived_settings** out, char* errbuf,
                              size_t errlen) {
   if (out) *out = nullptr;
-  if (!config_json || !out) {
-    CopyErr(errbuf, errlen, "config: NULL");
-    return HIVED_EINVAL;
-  }
+  if (!out) return ParseConfigArg(nullptr, nullptr, errbuf, errlen);
   try {
     hived::Config cfg;
-    std::string err = hived::parse_hived_conf(config_json, &cfg);
-    if (!err.empty()) {
-      CopyErr(errbuf, errlen, err);
-      return HIVED_ECONFIG;
-    }
+    hived_rc rc = ParseConfigArg(config_json, &cfg, errbuf, errlen);
+    if (rc != HIVED_OK) return rc;
     hived_settings* s = static_cast<hived_settings*>(calloc(1, sizeof(hived_settings)));
     if (!s) return HIVED_ENOMEM;
     const hived::SlurmSettings& ss = cfg.slurm;
@@ -618,17 +624,11 @@ void hived_settings_free(hived_settings* s) {
 hived_rc hived_config_warnings(const char* config_json, char** warnings, char* errbuf,
                                size_t errlen) {
   if (warnings) *warnings = nullptr;
-  if (!config_json || !warnings) {
-    CopyErr(errbuf, errlen, "config: NULL");
-    return HIVED_EINVAL;
-  }
+  if (!warnings) return ParseConfigArg(nullptr, nullptr, errbuf, errlen);
   try {
     hived::Config cfg;
-    std::string err = hived::parse_hived_conf(config_json, &cfg);
-    if (!err.empty()) {
-      CopyErr(errbuf, errlen, err);
-      return HIVED_ECONFIG;
-    }
+    hived_rc rc = ParseConfigArg(config_json, &cfg, errbuf, errlen);
+    if (rc != HIVED_OK) return rc;
     std::string text;
     for (const auto& w : cfg.warnings) text += w + "\n";
     *warnings = Dup(text);
