@@ -21,12 +21,17 @@
 #define NODES 4
 #define GPUS 8
 
-static char conf[2400];
+static char conf[2400];	/* hived.conf; its good copy is conf.good */
 
+/* Before each test: an empty queue and the good hived.conf in force. */
 static void clean_queue(void)
 {
-	if (run(NULL, "scontrol ping 2>/dev/null | grep -q 'is UP'") == 0)
-		cancel_all();
+	if (run(NULL, "scontrol ping 2>/dev/null | grep -q 'is UP'") != 0)
+		return;
+	cancel_all();
+	if (conf[0] && run(NULL, "cmp -s '%s.good' '%s'", conf, conf) != 0)
+		ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && scontrol reconfigure",
+				     conf, conf), 0);
 	e2e_mark_log();
 }
 
@@ -187,9 +192,9 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_checked_fixture(tc, clean_queue, NULL);
 	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_refused_conf_keeps_priorities);
 	tcase_add_test(tc, test_refused_reloads_keep_guarantee);
 	tcase_add_test(tc, test_restore_promotes);
-	tcase_add_test(tc, test_refused_conf_keeps_priorities);
 	tcase_add_test(tc, test_down);
 	return e2e_run("reload", tc);
 }
