@@ -356,7 +356,7 @@ static bool _find_select_hived(void)
 static void _sync_qos(void)
 {
 	uint64_t gen = 0;
-	char *list, *save = NULL;
+	char *list;
 	char **q = NULL;
 	size_t n = 0;
 
@@ -372,10 +372,9 @@ static void _sync_qos(void)
 		return;
 	}
 	qos_generation = gen;
-	q = calloc(strlen(list) + 2, sizeof(char *));
-	for (char *t = strtok_r(list, ",", &save); q && t;
-	     t = strtok_r(NULL, ",", &save))
-		q[n++] = strdup(t);
+	if (hived_po_qos_list(list, &q, &n))
+		error("%s: out of memory; no QOS is taken as opportunistic",
+		      plugin_type);
 	xfree(list);
 	slurm_mutex_lock(&po_mutex);
 	hived_po_qos_free(opp_qos, n_opp_qos);
