@@ -160,7 +160,7 @@ START_TEST(test_refused_conf_keeps_priorities)
 	guar = submit("-A vc2 -N1 --gres=gpu:8 --begin=now+3600");
 	opp_before = submit("-A vc3 -N1 --gres=gpu:8 --qos=scavenger --begin=now+3600");
 	ck_assert_msg(priority_of(guar) > priority_of(opp_before),
-		      "scavenger job %ld outranks guaranteed %ld before any reload",
+		      "scavenger job %ld does not rank below guaranteed %ld before any reload",
 		      priority_of(opp_before), priority_of(guar));
 	ck_assert_int_eq(run(NULL, "echo '{\"virtualClusters\": [' > '%s'", conf), 0);
 	e2e_mark_log();
@@ -168,7 +168,7 @@ START_TEST(test_refused_conf_keeps_priorities)
 	ck_assert(wait_log("the previous hived.conf stays in force"));
 	opp_after = submit("-A vc3 -N1 --gres=gpu:8 --qos=scavenger --begin=now+3600");
 	ck_assert_msg(priority_of(guar) > priority_of(opp_after),
-		      "after a refused hived.conf a scavenger job (%ld) outranks a guaranteed one (%ld)",
+		      "after a refused hived.conf a scavenger job (%ld) no longer ranks below a guaranteed one (%ld)",
 		      priority_of(opp_after), priority_of(guar));
 	reload_good();
 	cancel_all();
