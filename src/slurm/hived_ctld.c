@@ -240,15 +240,15 @@ static void _accept_settings(hived_settings *new_settings)
 	accepted_gen++;
 }
 
-/* What a reload did to running jobs, one log line each kind. */
-static void _log_report(const char *report)
+/* What a reload (`where`) did to running jobs, one log line each kind. */
+static void _log_report(const char *where, const char *report)
 {
 	json_t *root = report ? json_loads(report, 0, NULL) : NULL;
 	static const struct {
 		const char *key, *what;
 	} kinds[] = {
-		{ "demoted", "demoted to opportunistic (their VC's cells no longer hold them)" },
-		{ "promoted", "promoted back to guaranteed (their VC's cells hold them again)" },
+		{ "demoted", "demoted: their VC's cells no longer hold them, they run on as opportunistic" },
+		{ "promoted", "promoted back to guaranteed: their VC's cells hold them again" },
 	};
 
 	for (size_t k = 0; root && k < ARRAY_SIZE(kinds); k++) {
@@ -268,7 +268,7 @@ static void _log_report(const char *report)
 					"now opportunistic (its VC's cells in the new hived.conf do not hold it)");
 		}
 		if (names)
-			info("select/hived: reconfigure: jobs %s: %s",
+			info("select/hived: %s: jobs %s: %s", where,
 			     kinds[k].what, names);
 		xfree(names);
 	}
@@ -312,7 +312,7 @@ static int _apply(const char *hived_text, char *text, const char *path)
 		if (hived_last_error(engine)[0])
 			error("select/hived: reconfigure: %s",
 			      hived_last_error(engine));
-		_log_report(report);
+		_log_report("reconfigure", report);
 		free(report);
 	}
 	_accept_settings(new_settings);
@@ -713,7 +713,7 @@ extern void hived_ctld_state_restore(const char *dir)
 	if (hived_last_error(engine)[0])
 		error("select/hived: state file %s: %s", path,
 		      hived_last_error(engine));
-	_log_report(demoted);
+	_log_report("hived.conf applied to the state file", demoted);
 out:
 	free(demoted);
 	xfree(text);
