@@ -68,7 +68,9 @@ typedef enum {
 	HIVED_WAIT_NONE = 0,
 	HIVED_WAIT_VC_QUOTA = 1, /* the VC's free cells cannot hold it now */
 	HIVED_WAIT_NO_CELL = 2,  /* no free/healthy physical cells of that shape */
-	HIVED_WAIT_PRIORITY = 3  /* would need to preempt equal/higher priority */
+	HIVED_WAIT_PRIORITY = 3, /* would need to preempt equal/higher priority */
+	/* the VC's cells can never hold it as they are; its quota may grow (sacctmgr) */
+	HIVED_WAIT_VC_TOO_SMALL = 4
 } hived_wait_kind;
 
 typedef struct {
@@ -235,6 +237,8 @@ typedef struct {
 	int verbose_cell_trace;
 	char *state_file;
 	int priority_scale;           /* >= 1 */
+	/* "jobsLargerThanVc": 1 refuses a HIVED_WAIT_VC_TOO_SMALL job, 0 lets it wait */
+	int larger_than_vc_reject;
 	char **allow_removing_vcs;    /* for hived_reconfigure_ex's removable_vcs */
 	size_t n_allow_removing_vcs;
 } hived_settings;

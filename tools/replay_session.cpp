@@ -24,6 +24,8 @@ const char *WaitKindName(hived_wait_kind k) {
       return "no-cell";
     case HIVED_WAIT_PRIORITY:
       return "priority";
+    case HIVED_WAIT_VC_TOO_SMALL:
+      return "vc-too-small";
   }
   return "unknown";
 }

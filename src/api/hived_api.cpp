@@ -262,6 +262,7 @@ hived_rc hived_engine_restore(const char* snapshot_json, hived_engine** out, cha
         return HIVED_EINVAL;
       }
     }
+    for (const auto& [job, vc] : snap.waiting) e->engine->NoteWaiting(job, vc);
     *out = e.release();
     return HIVED_OK;
   } catch (const std::bad_alloc&) {
@@ -595,6 +596,7 @@ hived_rc hived_settings_load(const char* config_json, hived_settings** out, char
     s->verbose_cell_trace = ss.verbose_cell_trace;
     s->state_file = Dup(ss.state_file);
     s->priority_scale = ss.priority_scale;
+    s->larger_than_vc_reject = ss.reject_larger_than_vc;
     s->n_allow_removing_vcs = ss.allow_removing_vcs.size();
     s->allow_removing_vcs =
         static_cast<char**>(calloc(ss.allow_removing_vcs.size() + 1, sizeof(char*)));

@@ -130,6 +130,15 @@ std::string ParseSnapshot(const std::string& text, SnapshotData* out) {
     if (!e.empty()) return e;
     out->jobs.push_back(std::move(sj));
   }
+  json_t* waiting = json_object_get(state, "waiting");  // absent in older snapshots
+  if (waiting && !json_is_array(waiting)) return "snapshot.state.waiting: must be an array";
+  json_array_foreach(waiting, i, v) {
+    const char* job = json_string_value(json_object_get(v, "job"));
+    const char* vc = json_string_value(json_object_get(v, "vc"));
+    if (!job || !vc)
+      return "snapshot.state.waiting[" + std::to_string(i) + "]: needs string job and vc";
+    out->waiting.emplace_back(job, vc);
+  }
   return "";
 }
 

@@ -20,6 +20,7 @@ struct SnapshotData {
   std::string config_text;
   std::vector<std::string> bad_nodes;
   std::vector<SnapshotJob> jobs;
+  std::vector<std::pair<std::string, std::string>> waiting;  // job, VC (optional key)
 };
 
 std::string ParseSnapshot(const std::string& text, SnapshotData* out);

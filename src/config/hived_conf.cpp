@@ -86,7 +86,7 @@ std::string parse_slurm(const json_t* s, SlurmSettings* out) {
   std::string err = conf::check_keys(
       s, kSlurm,
       {"opportunisticQos", "accountsWithoutCells", "quotaFromSacctmgr", "checkInvariants",
-       "verboseCellTrace", "stateFile", "priorityScale", "allowRemovingVcs"});
+       "verboseCellTrace", "stateFile", "priorityScale", "jobsLargerThanVc", "allowRemovingVcs"});
   // Slurm compares QOS names case-insensitively; VC names are compared as written.
   if (err.empty())
     err = parse_name_list(s, "opportunisticQos", "QOS", true, &out->opportunistic_qos);
@@ -107,6 +107,17 @@ std::string parse_slurm(const json_t* s, SlurmSettings* out) {
       return key_path(kSlurm, "accountsWithoutCells") +
              ": must be \"opportunistic\" or \"reject\", got " + conf::quoted(mode);
     }
+  }
+  mode.clear();
+  present = false;
+  err = conf::get_string(s, kSlurm, "jobsLargerThanVc", false, conf::kPlainName, &mode, &present);
+  if (!err.empty()) return err;
+  if (present) {
+    if (mode == "wait" || mode == "reject")
+      out->reject_larger_than_vc = mode == "reject";
+    else
+      return key_path(kSlurm, "jobsLargerThanVc") + ": must be \"wait\" or \"reject\", got " +
+             conf::quoted(mode);
   }
   err = conf::get_bool(s, kSlurm, "quotaFromSacctmgr", &out->quota_from_sacctmgr);
   if (err.empty()) err = conf::get_bool(s, kSlurm, "checkInvariants", &out->check_invariants);

@@ -21,6 +21,9 @@ struct SlurmSettings {
   std::vector<std::string> opportunistic_qos;
   // "accountsWithoutCells": "opportunistic" (run on idle cells) or "reject" (refused at submit).
   UnquotaedAccounts accounts_without_cells = UnquotaedAccounts::kOpportunistic;
+  // "jobsLargerThanVc": "wait" (default: the job waits, its VC's quota may grow) or
+  // "reject" (refused at submit) for a guaranteed job its VC's cells can never hold.
+  bool reject_larger_than_vc = false;
   // "quotaFromSacctmgr": an account hived.conf gives no cells gets cells from its
   // GrpTRES gres/gpu=N.
   bool quota_from_sacctmgr = true;

@@ -69,11 +69,17 @@ int64_t Engine::Obtainable(int chain, int level, bool healthy_only) const {
   return n;
 }
 
-// Splitting a free level-`from` cell down to `to` costs one cell at every level in
-// (to, from]; only a surplus over the VCs' unbound cells may pay for it.
-bool Engine::CanSplitSafely(int chain, int from_level, int to_level) const {
-  for (int m = to_level + 1; m <= from_level; m++)
-    if (Obtainable(chain, m, true) - 1 < Demand(chain, m)) return false;
+// Splitting free cell `from` down to level `to` costs one healthy cell at every level
+// in (to, from] where `from` has any (a partly bad cell's healthy part is split off
+// without costing the levels at which it counts as bad already); only a surplus over
+// the VCs' unbound cells may pay for it (counting bad cells too, as the safety
+// invariant does: a repair makes them usable).
+bool Engine::CanSplitSafely(CellId from, int to_level) const {
+  const int chain = pcells_[from].chain;
+  for (int m = to_level + 1; m <= pcells_[from].level; m++) {
+    if (Obtainable(chain, m, false) - 1 < Demand(chain, m)) return false;  // the invariant
+    if (HealthyDesc(from, m) > 0 && Obtainable(chain, m, true) - 1 < Demand(chain, m)) return false;
+  }
   return true;
 }
 
@@ -160,17 +166,18 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
       const PCell& p = pcells_[x];
       if (p.level < level) continue;
       if (p.flags & kFree) {
+        // Ties go to the lowest id (the stack visits children last to first).
         if (!p.bad && allowed_cell(x) &&
             (best == kNone || p.level < pcells_[best].level ||
-             (p.level == pcells_[best].level && p.opp < pcells_[best].opp)))
+             (p.level == pcells_[best].level &&
+              (p.opp < pcells_[best].opp || (p.opp == pcells_[best].opp && x < best)))))
           best = x;
         continue;
       }
       if (p.level > level)
         for (int k = 0; k < ch.level_children[p.level]; k++) stack.push_back(p.first_child + k);
     }
-    if (best != kNone &&
-        (pcells_[best].level == level || CanSplitSafely(chain, pcells_[best].level, level)))
+    if (best != kNone && (pcells_[best].level == level || CanSplitSafely(best, level)))
       return split_to(best, level);
   }
   CellId c = pick_healthy(level);
@@ -188,7 +195,7 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
           h = x;
           break;
         }
-    if (h != kNone && CanSplitSafely(chain, j, level)) return split_to(h, level);
+    if (h != kNone && CanSplitSafely(h, level)) return split_to(h, level);
   }
   // Nothing healthy to spare: the VC's cell stays unbound (and shows as doomed)
   // rather than taking a cell another VC's guarantee needs.

@@ -3,6 +3,7 @@
 // No I/O, no globals, no exceptions: every entry point returns a Status.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -43,7 +44,7 @@ struct Request {
 };
 
 enum class Outcome { kPlaced = 0, kWaiting = 1, kRejected = 2 };
-enum class Wait { kNone = 0, kVcQuota = 1, kNoCell = 2, kPriority = 3 };
+enum class Wait { kNone = 0, kVcQuota = 1, kNoCell = 2, kPriority = 3, kVcTooSmall = 4 };
 
 struct PlacedPod {
   int32_t node = -1;
@@ -100,6 +101,12 @@ class Engine {
   // VCs that `next` lacks although guaranteed jobs run in them, in config order.
   VcJobs RemovedVcsWithJobs(const Engine& next) const;
 
+  // Guaranteed jobs whose last decision was "wait", by VC name: doomed cells are
+  // charged to VCs without waiting work first. A mark goes when the job is placed,
+  // finished or recorded running; snapshots and reconfigurations keep the marks.
+  std::vector<std::pair<std::string, std::string>> WaitingJobs() const;
+  void NoteWaiting(const std::string& job, const std::string& vc);
+
   bool HasJob(const std::string& job) const { return job_index_.count(job) != 0; }
   bool JobMatches(const std::string& job, const std::vector<PlacedPod>& pods) const;
   std::vector<std::string> JobNames() const;
@@ -142,7 +149,7 @@ class Engine {
   int64_t Obtainable(int chain, int level, bool healthy_only) const;
   int64_t Demand(int chain, int level) const;
   int64_t HealthyDesc(CellId c, int level) const;
-  bool CanSplitSafely(int chain, int from_level, int to_level) const;
+  bool CanSplitSafely(CellId from, int to_level) const;
   bool CanTakeSafely(CellId c) const;  // BuddyTake(c) keeps the safety invariant
   // --- binding (binding.cpp) ---
   CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near = kNone);
@@ -165,6 +172,9 @@ class Engine {
   bool PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
                     std::vector<CellId>* vleaves) const;
   bool PlacePhysical(const Request& req, int chain, std::vector<CellId>* pleaves) const;
+  void MarkWaiting(const std::string& job, int vc);
+  void WaitReason(const Request& req, int vc, CellId pinned_root, const std::vector<int>& chains,
+                  bool found_virtual, Decision* d) const;
   void ReleaseJob(int slot);
   bool Reinstate(const Job& copy);
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
@@ -193,6 +203,7 @@ class Engine {
   std::vector<Job> jobs_;
   std::vector<int> free_slots_;
   std::unordered_map<std::string, int> job_index_;
+  std::map<std::string, int> waiting_;  // job -> VC, see WaitingJobs()
   uint64_t next_seq_ = 1;
   // Scratch for the preemption search: per-virtual-cell counts valid for one epoch.
   mutable std::vector<uint32_t> scratch_stamp_;

@@ -108,9 +108,12 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
                     : "the cluster has no cells of that GPU model and cell type";
     return Status::Ok();
   }
-  // Shapes that can never fit are rejected rather than left waiting forever.
-  bool any = false, pod_too_big = false;
+  // Shapes that can never fit are rejected rather than left waiting forever; a
+  // guaranteed job that the cluster could hold but its VC's cells cannot waits, since
+  // a VC's cells follow its quota (sacctmgr GrpTRES) and can grow at run time.
+  bool any = false, pod_too_big = false, vc_too_small = false;
   int max_pod = 0;
+  int64_t vc_cap = 0, vc_unit = 0;
   for (const auto& m : req.members) max_pod = std::max(max_pod, m.leaves);
   for (int c : *chains) {
     const Chain& ch = chains_[c];
@@ -130,6 +133,8 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
         continue;
       }
     }
+    const int64_t chain_cap =
+        ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
     int64_t cap = 0;
     if (req.priority >= 0 && req.pinned_id.empty()) {
       for (const auto& vch : vcs_[vc].chains)
@@ -140,15 +145,29 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
         if (vch.chain == c)
           for (int l = 1; l <= ch.levels; l++)
             if (vch.quota[l]) biggest = std::max(biggest, ch.desc[std::min(l, ch.node_level)][1]);
+      if (max_pod <= unit && total <= chain_cap && (max_pod > biggest || total > cap)) {
+        vc_too_small = true;
+        vc_cap = std::max(vc_cap, cap);
+        vc_unit = std::max(vc_unit, biggest);
+      }
       unit = biggest;
     } else if (req.priority >= 0) {
       for (const auto& [id, r] : vcs_[vc].pinned)
         if (id == req.pinned_id) cap = chains_[vcells_[r].chain].desc[vcells_[r].level][1];
       unit = std::min(unit, cap);
     } else {
-      cap = ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
+      cap = chain_cap;
     }
     if (max_pod <= unit && total <= cap) any = true;
+  }
+  if (!any && vc_too_small) {
+    d->outcome = Outcome::kWaiting;
+    d->wait = Wait::kVcTooSmall;
+    d->reason = "VC '" + req.vc + "' is too small for the job: it needs " + std::to_string(total) +
+                " GPUs (largest pod " + std::to_string(max_pod) + "), the VC's cells hold " +
+                std::to_string(vc_cap) + " (pods of at most " + std::to_string(vc_unit) +
+                "); it waits until the VC's quota grows";
+    return Status::Ok();
   }
   if (!any && pod_too_big) {
     d->reason = "a pod of " + std::to_string(max_pod) + " GPUs cannot fit inside one " +
@@ -416,12 +435,67 @@ void Engine::FillDecisionPods(const Job& j, Decision* d) const {
   }
 }
 
+// Why a guaranteed job that could not be placed waits, naming the first cause that
+// explains it: cells bound to unusable GPUs, free cells only on nodes the job may
+// not use, cells held by jobs it may not preempt, too few free GPUs, or their shape.
+void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
+                        const std::vector<int>& chains, bool found_virtual, Decision* d) const {
+  int64_t need = 0;
+  for (const auto& m : req.members) need += int64_t{m.pods} * m.leaves;
+  const std::string where = pinned_root != kNone
+                                ? "VC '" + req.vc + "' pinned cell '" + req.pinned_id + "'"
+                                : "VC '" + req.vc + "'";
+  const int64_t free_v = pinned_root != kNone ? vcells_[pinned_root].vfree : vcs_[vc].free_leaves;
+  auto fits_if = [&](const Request& r, bool preempt) {
+    std::vector<CellId> vleaves;
+    for (int c : chains)
+      if (PlaceVirtual(r, vc, c, pinned_root, preempt, &vleaves)) return true;
+    return false;
+  };
+  if (found_virtual) {
+    d->wait = Wait::kNoCell;
+    d->reason = where +
+                " has the cells but no healthy, allowed physical GPUs of that shape are bound to "
+                "them";
+    return;
+  }
+  if (!req.allowed.empty()) {
+    Request anywhere = req;
+    anywhere.allowed.clear();
+    if (fits_if(anywhere, false)) {
+      d->wait = Wait::kNoCell;
+      d->reason = where + " has free cells for the job only on nodes it may not use (" +
+                  "its allowed nodes: partition, -w/-x, features)";
+      return;
+    }
+  }
+  Request above_all = req;
+  above_all.priority = 1001;  // above every guaranteed priority: the VC's jobs all count as free
+  if (fits_if(above_all, true) && (pinned_root != kNone || free_v >= need)) {
+    d->wait = Wait::kPriority;
+    d->reason = where + " has " + std::to_string(free_v) + " free GPUs, the job needs " +
+                std::to_string(need) + " in that shape; the cells it fits are held by jobs of " +
+                "priority " + std::to_string(req.priority) + " or higher, which it may not preempt";
+    return;
+  }
+  if (free_v < need) {
+    d->wait = Wait::kVcQuota;
+    d->reason = where + " quota is in use: " + std::to_string(free_v) +
+                " free GPUs in its cells, the job needs " + std::to_string(need);
+    return;
+  }
+  d->wait = Wait::kNoCell;
+  d->reason =
+      where + " has " + std::to_string(free_v) + " free GPUs but not in cells of that shape";
+}
+
 Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
   Decision d;
   std::vector<int> chains;
   Status st = Validate(req, &chains, &d);
   if (!st.ok()) return st;
-  if (d.outcome == Outcome::kRejected) {
+  if (d.outcome == Outcome::kRejected || d.wait == Wait::kVcTooSmall) {
+    if (d.wait == Wait::kVcTooSmall) MarkWaiting(req.job, vc_index_.at(req.vc));
     *out = std::move(d);
     return Status::Ok();
   }
@@ -501,23 +575,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
         }
         if (placed) break;
       }
-    if (!placed) {
-      int64_t free_v = vcs_[vc].free_leaves;
-      if (found_virtual) {
-        d.wait = Wait::kNoCell;
-        d.reason =
-            "VC '" + req.vc +
-            "' has the cells but no healthy, allowed physical GPUs of that shape are bound to them";
-      } else if (free_v >= need) {
-        d.wait = Wait::kNoCell;
-        d.reason = "VC '" + req.vc + "' has " + std::to_string(free_v) +
-                   " free GPUs but not in cells of that shape";
-      } else {
-        d.wait = Wait::kVcQuota;
-        d.reason = "VC '" + req.vc + "' quota is in use: " + std::to_string(free_v) +
-                   " free GPUs in its cells, the job needs " + std::to_string(need);
-      }
-    }
+    if (!placed) WaitReason(req, vc, pinned_root, chains, found_virtual, &d);
   } else {
     int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
     for (int c : chains) {
@@ -553,15 +611,19 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     if (dry_run) {
       next_seq_--;
       Rollback(slot, undo);
+    } else {
+      waiting_.erase(req.job);
     }
   } else {
     d.outcome = Outcome::kWaiting;
+    if (req.priority >= 0) MarkWaiting(req.job, vc_index_.at(req.vc));
   }
   *out = std::move(d);
   return Status::Ok();
 }
 
 Status Engine::Finish(const std::string& job) {
+  waiting_.erase(job);  // a job cancelled while waiting: no longer waiting work
   auto it = job_index_.find(job);
   if (it == job_index_.end()) return Status::Err(Code::kNoEnt, "job: unknown job '" + job + "'");
   ReleaseJob(it->second);
@@ -631,6 +693,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
     if (it != vc_index_.end()) vc = it->second;
   }
   bool guaranteed = req.priority >= 0 && !rj.demoted && vc >= 0 && missing.empty();
+  waiting_.erase(req.job);
   int slot = NewJobSlot();
   Job& job = jobs_[slot];
   job.name = req.job;
@@ -807,6 +870,27 @@ std::vector<RunningJob> Engine::RunningJobs() const {
     out.push_back(std::move(rj));
   }
   return out;
+}
+
+std::vector<std::pair<std::string, std::string>> Engine::WaitingJobs() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [job, vc] : waiting_) out.emplace_back(job, vcs_[vc].name);
+  return out;
+}
+
+// Unknown VCs (gone in a new config) and running jobs are ignored.
+void Engine::NoteWaiting(const std::string& job, const std::string& vc) {
+  auto it = vc_index_.find(vc);
+  if (it != vc_index_.end() && !job_index_.count(job)) MarkWaiting(job, it->second);
+}
+
+// A host may never finish a job that is cancelled while it waits (Slurm calls no
+// select hook then): past a bound, every mark goes, and the jobs that really wait
+// mark themselves again at their next decision.
+void Engine::MarkWaiting(const std::string& job, int vc) {
+  constexpr size_t kMaxWaitingMarks = 10000;
+  if (waiting_.size() >= kMaxWaitingMarks && !waiting_.count(job)) waiting_.clear();
+  waiting_[job] = vc;
 }
 
 }  // namespace hived

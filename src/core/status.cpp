@@ -8,8 +8,10 @@
 namespace hived {
 
 // Doomed cells: unbound VC cells that the healthy free cells can no longer serve.
-// Deficits are charged top level first, then to VCs in configuration order, so the
-// same state always dooms the same cells.
+// Deficits are charged top level first, then to VCs without waiting jobs before VCs
+// with some (a healthy free cell serves whoever asks first, so it is the waiting
+// VC's to have), each group in configuration order, so the same state always dooms
+// the same cells.
 void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const {
   doomed->assign(vcs_.size(), {});
   for (size_t v = 0; v < vcs_.size(); v++) {
@@ -17,6 +19,12 @@ void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed)
     for (size_t k = 0; k < vcs_[v].chains.size(); k++)
       (*doomed)[v][k].assign(chains_[vcs_[v].chains[k].chain].levels + 1, 0);
   }
+  std::vector<uint8_t> waits(vcs_.size(), 0);
+  for (const auto& [job, vc] : waiting_) waits[vc] = 1;
+  std::vector<size_t> order;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t v = 0; v < vcs_.size(); v++)
+      if (waits[v] == pass) order.push_back(v);
   for (size_t c = 0; c < chains_.size(); c++) {
     const Chain& ch = chains_[c];
     std::vector<int64_t> doomed_at(ch.levels + 1, 0);
@@ -25,8 +33,8 @@ void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed)
       for (int j = l + 1; j <= ch.levels; j++) covered += doomed_at[j] * ch.desc[j][l];
       int64_t remaining =
           Demand(static_cast<int>(c), l) - Obtainable(static_cast<int>(c), l, true) - covered;
-      for (size_t v = 0; v < vcs_.size() && remaining > 0; v++)
-        for (size_t k = 0; k < vcs_[v].chains.size() && remaining > 0; k++) {
+      for (size_t i = 0; i < order.size() && remaining > 0; i++)
+        for (size_t v = order[i], k = 0; k < vcs_[v].chains.size() && remaining > 0; k++) {
           const VcChain& vch = vcs_[v].chains[k];
           if (vch.chain != static_cast<int>(c)) continue;
           int64_t unbound = 0;
@@ -299,6 +307,9 @@ std::string Engine::SnapshotState() const {
     for (CellId v : rj.vleaves) j.Val(v);
     j.Close(']').Close('}');
   }
+  j.Close(']').Key("waiting").Open('[');
+  for (const auto& [job, vc] : WaitingJobs())
+    j.Open('{').Key("job").Val(job).Key("vc").Val(vc).Close('}');
   j.Close(']').Close('}');
   return j.str();
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/common/assoc_mgr.h"
@@ -325,6 +326,25 @@ static int _apply(const char *hived_text, char *text, const char *path)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * The cells did not change, but hived.conf's "slurm" section may have
+ * (jobsLargerThanVc, checkInvariants, ...): those apply at once.
+ */
+static int _reload_settings(const char *hived_text, const char *path)
+{
+	char err[1024] = "";
+	hived_settings *new_settings = NULL;
+
+	if (hived_settings_load(hived_text, &new_settings, err, sizeof(err)) !=
+	    HIVED_OK) {
+		error("select/hived: %s: %s; the previous hived.conf stays in force",
+		      path, err);
+		return SLURM_ERROR;
+	}
+	_accept_settings(new_settings);
+	return SLURM_SUCCESS;
+}
+
 extern int hived_ctld_load(void)
 {
 	char *path = _conf_path("hived.conf");
@@ -356,21 +376,9 @@ extern int hived_ctld_load(void)
 		return SLURM_ERROR;
 	}
 	if (config_text && !xstrcmp(text, config_text)) {
-		hived_settings *new_settings = NULL;
-		char err[1024] = "";
-
 		xfree(text);	/* same cells: keep bindings as they are */
 		_map_nodes();
-		/* The "slurm" section may still have changed. */
-		rc = SLURM_SUCCESS;
-		if (hived_settings_load(hived_text, &new_settings, err,
-					sizeof(err)) == HIVED_OK) {
-			_accept_settings(new_settings);
-		} else {
-			error("select/hived: %s: %s; the previous hived.conf stays in force",
-			      path, err);
-			rc = SLURM_ERROR;
-		}
+		rc = _reload_settings(hived_text, path);
 	} else {
 		rc = _apply(hived_text, text, path);
 		if (rc != SLURM_SUCCESS)
@@ -526,7 +534,14 @@ extern void hived_ctld_sync_nodes(void)
 
 	if (!engine || synced_node_update == last_node_update)
 		return;
+	/*
+	 * last_node_update counts seconds: a node change later in this same
+	 * second (a node returned to service right after another update) would
+	 * leave it equal and go unseen, so stay stale until the second is over.
+	 */
 	synced_node_update = last_node_update;
+	if (time(NULL) <= last_node_update)
+		synced_node_update--;
 	n = hived_node_count(engine);
 	for (size_t i = 0; i < n; i++) {
 		node_record_t *node_ptr = NULL;

@@ -104,6 +104,20 @@ static bool _verbose(void)
 	return s && s->verbose_cell_trace;
 }
 
+/*
+ * A job its VC's cells can never hold waits (sacctmgr may raise the quota;
+ * SystemComment says the VC is too small) unless hived.conf's
+ * "jobsLargerThanVc": "reject" asks for refusal at submit.
+ */
+static bool _refuse_larger_than_vc(const hived_decision *d)
+{
+	const hived_settings *s = hived_ctld_settings();
+
+	return (d->outcome == HIVED_WAITING) &&
+	       (d->wait_kind == HIVED_WAIT_VC_TOO_SMALL) && s &&
+	       s->larger_than_vc_reject;
+}
+
 static char *_pods_str(const hived_decision *d)
 {
 	char *s = NULL;
@@ -356,7 +370,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_ctld_unlock();
 		goto forward;
 	}
-	if (d->outcome == HIVED_REJECTED) {
+	if ((d->outcome == HIVED_REJECTED) || _refuse_larger_than_vc(d)) {
 		hived_job_set_comment(job_ptr, d->reason);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
@@ -390,7 +404,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			return ESLURM_NODES_BUSY;
 		}
 		if (mode == SELECT_MODE_WILL_RUN) {
-			bitstr_t *later = _will_run_nodes(e, job_ptr, bitmap);
+			/* No end of running jobs makes a VC bigger. */
+			bitstr_t *later = (d->wait_kind == HIVED_WAIT_VC_TOO_SMALL) ?
+				NULL : _will_run_nodes(e, job_ptr, bitmap);
 
 			hived_ctld_unlock();
 			if (later) {

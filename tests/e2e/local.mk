@@ -17,7 +17,8 @@ tests_e2e_test_cluster_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
 clean-local: clean-e2e-cluster
 clean-e2e-cluster:
-	-test ! -d tests/e2e/cluster || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster
+	-for d in tests/e2e/cluster tests/e2e/cluster/cluster-in-*; do \
+	  test ! -d "$$d/run" || $(top_srcdir)/scripts/hived-cluster down -q --dir "$$d"; done
 	-rm -rf tests/e2e/cluster
 .PHONY: clean-e2e-cluster
 

@@ -7,6 +7,11 @@
  * GPUs each. Jobs print the CUDA_VISIBLE_DEVICES every node gave them; the test
  * checks those against what slurmctld says it allocated, then stops the cluster
  * and checks that nothing it started is left. Needs root (exit 77 otherwise).
+ *
+ * The cluster directory's path is longer than a Unix socket path may be (108
+ * bytes): hived-cluster must keep munged's and MariaDB's sockets and slurmd's
+ * spool (slurmstepd's sockets) in its short runtime directory, and remove that
+ * directory on "down".
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -23,6 +28,10 @@
 #define NODES 8
 #define GPUS 8
 #define MAX_PIDS 64
+
+/* Below tests/e2e/cluster: longer than any sun_path whatever the build dir. */
+#define LONG_DIR "cluster-in-a-directory-whose-path-is-longer-than-the-108-bytes-of-a-unix-socket-path"
+#define SUN_PATH_MAX 108
 
 static char srcdir[2048], builddir[2048], clusterdir[2200], jobdir[2300];
 
@@ -220,6 +229,35 @@ START_TEST(test_up)
 }
 END_TEST
 
+/* The runtime directory hived-cluster recorded, "" if none; free it. */
+static char *runtime_dir(void)
+{
+	char path[4200], *text;
+
+	snprintf(path, sizeof(path), "%s/runtime-dir", clusterdir);
+	text = read_file(path);
+	if (!text)
+		return strdup("");
+	text[strcspn(text, "\n")] = '\0';
+	return text;
+}
+
+START_TEST(test_long_dir_sockets)
+{
+	char *rt = runtime_dir(), sock[4300];
+	struct stat st;
+
+	ck_assert_msg(strlen(clusterdir) + strlen("/munge.socket.2") > SUN_PATH_MAX,
+		      "the cluster dir %s is too short to test long paths", clusterdir);
+	ck_assert_msg(*rt, "no %s/runtime-dir", clusterdir);
+	snprintf(sock, sizeof(sock), "%s/munge.socket.2", rt);
+	ck_assert_msg(strlen(sock) < SUN_PATH_MAX, "munge socket path %s too long", sock);
+	ck_assert_msg(stat(sock, &st) == 0 && S_ISSOCK(st.st_mode),
+		      "munged's socket is not at %s", sock);
+	free(rt);
+}
+END_TEST
+
 START_TEST(test_plugins_configured)
 {
 	char *out = NULL, val[256];
@@ -345,19 +383,26 @@ static int marked_processes(char *list, size_t len)
 START_TEST(test_down_leaves_nothing)
 {
 	int pids[MAX_PIDS], n = read_pids(pids, MAX_PIDS);
-	char *out = NULL, left[1024];
+	char *out = NULL, left[1024], *rt = runtime_dir(), rt_was[4200];
 
 	ck_assert_msg(n >= NODES + 4, "expected pid files for munged, mariadb, slurmdbd, slurmctld and %d slurmd, found %d",
 		      NODES, n);
+	snprintf(rt_was, sizeof(rt_was), "%s", rt);
+	ck_assert_msg(*rt_was, "no runtime directory recorded before down");
+	free(rt);
 	ck_assert_msg(run(&out, "'%s/scripts/hived-cluster' down --dir '%s' -q",
 			  srcdir, clusterdir) == 0,
 		      "hived-cluster down failed: %s", out);
 	free(out);
+	rt = runtime_dir();
 	for (int i = 0; i < n; i++)
 		ck_assert_msg(!pid_alive(pids[i]), "pid %d still runs after down",
 			      pids[i]);
 	ck_assert_msg(marked_processes(left, sizeof(left)) == 0,
 		      "processes of the cluster still running:%s", left);
+	ck_assert_msg(!*rt && access(rt_was, F_OK) != 0,
+		      "the runtime directory %s (recorded: '%s') outlived down", rt_was, rt);
+	free(rt);
 }
 END_TEST
 
@@ -368,7 +413,7 @@ static void write_job_script(void)
 
 	/* Job ids restart with --fresh: outputs of an earlier run must not count. */
 	run(NULL, "rm -rf '%s'", jobdir);
-	mkdir(clusterdir, 0755);
+	run(NULL, "mkdir -p '%s'", clusterdir);
 	mkdir(jobdir, 0755);
 	snprintf(path, sizeof(path), "%s/gpus.sh", jobdir);
 	f = fopen(path, "w");
@@ -391,6 +436,7 @@ static Suite *e2e_suite(void)
 
 	tcase_add_test(up, test_up);
 	tcase_set_timeout(up, 300);
+	tcase_add_test(jobs, test_long_dir_sockets);
 	tcase_add_test(jobs, test_plugins_configured);
 	tcase_add_test(jobs, test_hived_conf_loads);
 	tcase_add_test(jobs, test_one_node_two_gpus);
@@ -425,7 +471,7 @@ int main(void)
 	path_from_env(srcdir, sizeof(srcdir), "HIVED_SRCDIR", HIVED_SRCDIR_DEFAULT);
 	path_from_env(builddir, sizeof(builddir), "HIVED_BUILDDIR",
 		      HIVED_BUILDDIR_DEFAULT);
-	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster", builddir);
+	snprintf(clusterdir, sizeof(clusterdir), "%s/tests/e2e/cluster/" LONG_DIR, builddir);
 	snprintf(jobdir, sizeof(jobdir), "%s/jobs", clusterdir);
 	snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
 	setenv("SLURM_CONF", conf, 1);

@@ -104,6 +104,40 @@ START_TEST(test_vc_guarantee)
 }
 END_TEST
 
+/*
+ * A job larger than its VC's cells (vc3 has 8 GPUs) is accepted and waits,
+ * saying so in SystemComment: sacctmgr may raise the VC's quota. With
+ * "jobsLargerThanVc": "reject" in hived.conf, sbatch refuses it instead.
+ */
+START_TEST(test_vc_too_small)
+{
+	char conf[2400], *out = NULL;
+	int big = submit("-A vc3 -N2 --gres=gpu:8"), rc = 0;
+
+	ck_assert_msg(wait_job(big, "SystemComment=hived: VC 'vc3' is too small for the job", 60),
+		      "vc3's 16-GPU job %d does not say its VC is too small", big);
+	ck_assert(job_has(big, "JobState=PENDING"));
+	cancel_all();
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.orig' && sed -i 's/\"slurm\": {/\"slurm\": "
+			     "{\"jobsLargerThanVc\": \"reject\", /' '%s' && grep -q jobsLargerThanVc '%s' "
+			     "&& scontrol reconfigure", conf, conf, conf, conf), 0);
+	for (int i = 0; i < 60 && rc == 0; i++) {
+		free(out);
+		out = NULL;
+		rc = run(&out, "sbatch --parsable -o /dev/null -A vc3 -N2 --gres=gpu:8 --wrap 'sleep 1' 2>&1");
+		if (rc == 0) {
+			run(NULL, "scancel %d", atoi(out));
+			sleep(1);
+		}
+	}
+	ck_assert_msg(rc != 0 && strstr(out, "Requested node configuration is not available"),
+		      "with jobsLargerThanVc: reject, sbatch said: %s", out);
+	free(out);
+	ck_assert_int_eq(run(NULL, "mv '%s.orig' '%s' && scontrol reconfigure", conf, conf), 0);
+}
+END_TEST
+
 /* Idle cells run opportunistic jobs; the owner's job preempts one. */
 START_TEST(test_opportunistic_preempted)
 {
@@ -456,6 +490,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, clean_queue, NULL);
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_vc_guarantee);
+	tcase_add_test(tc, test_vc_too_small);
 	tcase_add_test(tc, test_opportunistic_preempted);
 	tcase_add_test(tc, test_priority_preemption);
 	tcase_add_test(tc, test_backfill_estimate);

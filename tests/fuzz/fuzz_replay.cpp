@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "fuzz_target.h"
@@ -39,6 +40,13 @@ void WriteFile(const std::string &path, const std::string &text) {
   fclose(f);
 }
 
+std::string config_dir_made;  // removed at exit: every corpus replay would leave one behind
+
+void RemoveConfigDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(config_dir_made, ignored);
+}
+
 // Reconfigure events name files relative to this directory; it holds the names the
 // scenario seeds use, so reconfiguring is reachable without touching other files.
 const std::string &ConfigDir() {
@@ -46,6 +54,8 @@ const std::string &ConfigDir() {
     char tmpl[] = "/tmp/hived-fuzz-replay.XXXXXX";
     Require(mkdtemp(tmpl) != nullptr);
     std::string d = tmpl;
+    config_dir_made = d;
+    atexit(RemoveConfigDir);
     WriteFile(d + "/config.json", kDefaultConfig);
     WriteFile(d + "/config-two-vcs.json",
               R"({"physicalCluster":{"cellTypes":{"NODE":{"childCellType":"V100",)"

@@ -185,7 +185,8 @@ START_TEST(slurm_section) {
   Config c;
   std::string err = parse_hived_conf(slurm(R"("opportunisticQos": ["Scavenger", "low"],
       "accountsWithoutCells": "reject", "quotaFromSacctmgr": false, "checkInvariants": true,
-      "verboseCellTrace": true, "stateFile": "/var/spool/hived.json", "priorityScale": 100)"),
+      "verboseCellTrace": true, "stateFile": "/var/spool/hived.json", "priorityScale": 100,
+      "jobsLargerThanVc": "reject")"),
                                      &c);
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert_uint_eq(c.slurm.opportunistic_qos.size(), 2);
@@ -196,6 +197,10 @@ START_TEST(slurm_section) {
   ck_assert(c.slurm.verbose_cell_trace);
   ck_assert_sstr_eq(c.slurm.state_file.c_str(), "/var/spool/hived.json");
   ck_assert_int_eq(c.slurm.priority_scale, 100);
+  ck_assert(c.slurm.reject_larger_than_vc);
+  Config d;  // the default: jobs larger than their VC wait
+  ck_assert(parse_hived_conf(slurm(R"("jobsLargerThanVc": "wait")"), &d).empty());
+  ck_assert(!d.slurm.reject_larger_than_vc);
   // A single QOS without brackets.
   err = parse_hived_conf(slurm(R"("opportunisticQos": "scavenger")"), &c);
   ck_assert_msg(err.empty(), "%s", err.c_str());
@@ -477,6 +482,8 @@ START_TEST(err_depth_limit) {
 END_TEST
 
 START_TEST(err_slurm_values) {
+  ck_assert_sstr_eq(err_of(slurm(R"("jobsLargerThanVc": "kill")")).c_str(),
+                    "slurm.jobsLargerThanVc: must be \"wait\" or \"reject\", got \"kill\"");
   ck_assert_sstr_eq(err_of(slurm(R"("accountsWithoutCells": "kill")")).c_str(),
                     "slurm.accountsWithoutCells: must be \"opportunistic\" or \"reject\", got "
                     "\"kill\"");

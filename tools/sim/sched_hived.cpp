@@ -130,6 +130,9 @@ hived_outcome HivedScheduler::Decide(int job, int priority, const uint8_t* allow
   }
   if (d->outcome != HIVED_PLACED) {
     *why = d->reason ? d->reason : "";
+    // The simulated VCs' quotas never grow: a job larger than its VC never runs.
+    if (d->outcome == HIVED_WAITING && d->wait_kind == HIVED_WAIT_VC_TOO_SMALL)
+      return HIVED_REJECTED;
     return d->outcome;
   }
   p->clear();
