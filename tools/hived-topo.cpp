@@ -21,25 +21,16 @@
 #include "topo/hwloc_facts.h"
 #include "topo/spec_json.h"
 #include "topo/summary.h"
+#include "topo_check.h"
 
 namespace {
 
 const char kUsage[] =
     "usage: hived-topo [--xml FILE] [--node NAME] [--type TYPE] [--json]\n"
     "       hived-topo --slurm-conf FILE [--gres-conf FILE] [--topology-conf FILE]\n"
-    "                  [--hived-conf FILE] [--quota ACCOUNT=GRPTRES]... [--json]\n";
-
-bool read_file(const std::string& path, std::string* out, std::string* err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *err = path + ": " + strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
+    "                  [--hived-conf FILE] [--quota ACCOUNT=GRPTRES]... [--json]\n"
+    "       hived-topo --check [--slurm-conf FILE] [--hived-conf FILE] [--sacctmgr]\n"
+    "                  [--quota ACCOUNT=GRPTRES]...\n";
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
@@ -146,7 +137,7 @@ int cluster_mode(const ClusterArgs& a, bool json) {
   ConfTexts texts;
   std::string err;
   texts.slurm_conf_name = a.slurm_conf;
-  if (!read_file(a.slurm_conf, &texts.slurm_conf, &err)) {
+  if (!hived_topo::read_text(a.slurm_conf, &texts.slurm_conf, &err)) {
     fprintf(stderr, "hived-topo: %s\n", err.c_str());
     return 1;
   }
@@ -156,8 +147,8 @@ int cluster_mode(const ClusterArgs& a, bool json) {
     gres = dir_of(a.slurm_conf) + "/gres.conf";
   if (topo.empty() && exists(dir_of(a.slurm_conf) + "/topology.conf"))
     topo = dir_of(a.slurm_conf) + "/topology.conf";
-  if ((!gres.empty() && !read_file(gres, &texts.gres_conf, &err)) ||
-      (!topo.empty() && !read_file(topo, &texts.topology_conf, &err))) {
+  if ((!gres.empty() && !hived_topo::read_text(gres, &texts.gres_conf, &err)) ||
+      (!topo.empty() && !hived_topo::read_text(topo, &texts.topology_conf, &err))) {
     fprintf(stderr, "hived-topo: %s\n", err.c_str());
     return 1;
   }
@@ -218,11 +209,13 @@ int main(int argc, char** argv) {
                                  {"topology-conf", required_argument, nullptr, 'T'},
                                  {"hived-conf", required_argument, nullptr, 'H'},
                                  {"quota", required_argument, nullptr, 'q'},
+                                 {"check", no_argument, nullptr, 'c'},
+                                 {"sacctmgr", no_argument, nullptr, 'S'},
                                  {"help", no_argument, nullptr, 'h'},
                                  {nullptr, 0, nullptr, 0}};
   hived::topo::HwlocOptions hw;
   ClusterArgs ca;
-  bool json = false;
+  bool json = false, check = false, sacctmgr = false;
   int c;
   while ((c = getopt_long(argc, argv, "x:n:t:js:g:T:H:q:h", kOpts, nullptr)) != -1) {
     switch (c) {
@@ -262,6 +255,12 @@ int main(int argc, char** argv) {
         ca.quotas.push_back({q.substr(0, eq), q.substr(eq + 1)});
         break;
       }
+      case 'c':
+        check = true;
+        break;
+      case 'S':
+        sacctmgr = true;
+        break;
       case 'h':
         fputs(kUsage, stdout);
         return 0;
@@ -272,6 +271,25 @@ int main(int argc, char** argv) {
   }
   if (optind < argc) {
     fprintf(stderr, "hived-topo: unexpected argument '%s'\n%s", argv[optind], kUsage);
+    return 2;
+  }
+  if (check) {
+    if (json || !hw.xml_path.empty() || !hw.node_name.empty() || !hw.gpu_type.empty()) {
+      fprintf(stderr,
+              "hived-topo: --check takes only the cluster's files and --quota/--sacctmgr\n");
+      return 2;
+    }
+    hived_topo::CheckArgs ck;
+    ck.slurm_conf = ca.slurm_conf;
+    ck.hived_conf = ca.hived_conf;
+    ck.gres_conf = ca.gres_conf;
+    ck.topology_conf = ca.topology_conf;
+    for (const auto& q : ca.quotas) ck.quotas.push_back({q.account, q.grptres});
+    ck.sacctmgr = sacctmgr;
+    return hived_topo::check_mode(ck);
+  }
+  if (sacctmgr) {
+    fprintf(stderr, "hived-topo: --sacctmgr goes with --check\n");
     return 2;
   }
   bool cluster = !ca.slurm_conf.empty();

@@ -44,6 +44,28 @@ std::string Trim(std::string s) {
   return s.substr(i);
 }
 
+// A job HiveD holds nothing for, as squeue sees it: a pending GPU job that Slurm
+// has not offered to select/hived yet (priority, limits, dependency, begin time)
+// gets its squeue reason; "" when squeue knows nothing more useful.
+std::string SlurmView(const std::string& id) {
+  if (id.empty() || id.find_first_not_of("0123456789_") != std::string::npos) return "";
+  std::string cmd = "squeue -h -j '" + id + "' -o '%T|%r|%b' 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return "";
+  char line[1024] = "";
+  bool got = fgets(line, sizeof(line), p) != nullptr;
+  pclose(p);
+  if (!got) return "";
+  std::string l = Trim(line);
+  size_t a = l.find('|'), b = a == std::string::npos ? a : l.find('|', a + 1);
+  if (b == std::string::npos) return "";
+  std::string state = l.substr(0, a), reason = l.substr(a + 1, b - a - 1), tres = l.substr(b + 1);
+  if (state != "PENDING" || tres.find("gpu") == std::string::npos) return "";
+  return "Job " + id + ": pending in Slurm (reason " + reason +
+         "); select/hived has not been asked to place it yet: Slurm holds a job back for its "
+         "priority, limits, dependencies or begin time before it asks the select plugin\n";
+}
+
 // "StateSaveLocation = /var/spool/slurmctld" from scontrol, or the line in slurm.conf.
 std::string StateSaveLocation(std::string* why) {
   FILE* p = popen("scontrol show config 2>/dev/null", "r");
@@ -219,6 +241,10 @@ int main(int argc, char** argv) {
   } else if (cmd == "job") {
     ok = json ? hivedctl::JobJson(st, args[1], &out, &err)
               : hivedctl::JobText(st, args[1], &out, &err);
+    if (!ok && !json) {
+      out = SlurmView(args[1]);
+      ok = !out.empty();
+    }
   } else if (cmd == "metrics") {
     if (!WriteFile(output.empty() ? "-" : output, hivedctl::Metrics(st), &err)) {
       fprintf(stderr, "hivedctl: %s\n", err.c_str());

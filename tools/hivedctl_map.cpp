@@ -293,9 +293,18 @@ std::string MapHtml(const Status& s, int64_t now) {
        "vertical-align:middle}\n"
     << "</style>\n</head>\n<body>\n";
   o << "<h1 style=\"font-size:18px\">HiveD cell map</h1>\n";
+  // The page is read long after it is written (cron, a web server): its age is
+  // computed by the browser when viewed, from the status file's time.
+  o << "<p id=\"age\" data-written=\"" << s.written << "\">Status written "
+    << Xml(s.written ? TimeText(s.written) : "at an unknown time")
+    << "<span id=\"ago\"></span></p>\n"
+    << "<script>(function(){var p=document.getElementById('age'),w=+p.dataset.written;"
+       "if(!w)return;function u(){var a=Math.max(0,Math.round(Date.now()/1000-w));"
+       "document.getElementById('ago').textContent=' ('+a+' s ago)';}u();setInterval(u,1000);})();"
+       "</script>\n";
   o << "<p>Racks, nodes and GPUs as select/hived holds them; hover a GPU for its job. "
     << s.jobs.size() << " jobs hold cells, " << s.pending.size() << " wait.</p>\n";
-  o << MapSvg(s, now);
+  o << MapSvg(s, 0);  // no age baked into the title
   o << "<table "
        "id=\"vcs\">\n<tr><th>VC</th><th>colour</th><th>quota</th><th>bound</th><th>doomed</th>"
        "<th>guaranteed GPUs</th><th>opportunistic GPUs</th><th>waiting</th></tr>\n";

@@ -245,6 +245,12 @@ const Waiting* Status::FindWaiting(const std::string& id) const {
   return nullptr;
 }
 
+const Waiting* Status::FindRefused(const std::string& id) const {
+  for (const auto& w : refused)
+    if (w.job == id) return &w;
+  return nullptr;
+}
+
 std::string Status::NodeCellType(const std::string& chain) const {
   const Chain* ch = FindChain(chain);
   if (!ch) return "";
@@ -307,16 +313,26 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
       ReadJob(r, j, Idx("jobs", i), &job);
       out->jobs.push_back(job);
     }
-  json_t* pend = r.Arr(root, "pending", "status", false);
-  if (pend) json_array_foreach(pend, i, j) {
-      std::string q = Idx("pending", i);
-      Waiting w;
-      w.job = r.Str(j, "job", q);
-      w.vc = r.Str(j, "vc", q, false);
-      w.reason = r.Str(j, "reason", q, false);
-      w.cls = r.Str(j, "class", q, false);
-      out->pending.push_back(w);
-    }
+  // "pending" and "refused": a job id with its VC, reason and (pending) class.
+  for (auto list :
+       {std::make_pair("pending", &out->pending), std::make_pair("refused", &out->refused)}) {
+    json_t* arr = r.Arr(root, list.first, "status", false);
+    if (arr) json_array_foreach(arr, i, j) {
+        std::string q = Idx(list.first, i);
+        Waiting w;
+        w.job = r.Str(j, "job", q);
+        w.vc = r.Str(j, "vc", q, false);
+        w.reason = r.Str(j, "reason", q, false);
+        w.cls = r.Str(j, "class", q, false);
+        list.second->push_back(w);
+      }
+  }
+  json_t* reload = json_object_get(root, "lastReload");
+  if (json_is_object(reload)) {
+    out->reload_time = r.Int(reload, "time", "lastReload", false);
+    out->reload_refused = json_is_true(json_object_get(reload, "refused"));
+    out->reload_reason = r.Str(reload, "reason", "lastReload", false);
+  }
   json_t* timing = json_object_get(root, "timing");
   if (json_is_object(timing)) {
     out->job_test_calls = r.Int(timing, "jobTestCalls", "timing", false);

@@ -101,6 +101,11 @@ struct Status {
   std::vector<Node> nodes;
   std::vector<Job> jobs;
   std::vector<Waiting> pending;
+  std::vector<Waiting> refused;  // refused outright (at submit), the latest last
+  // The last load of hived.conf or of sacctmgr limits (time 0: not written).
+  int64_t reload_time = 0;
+  bool reload_refused = false;
+  std::string reload_reason;
   int64_t job_test_calls = 0;
   double job_test_mean_us = 0, job_test_p99_us = 0, job_test_max_us = 0;
   int64_t preemptions = 0, lazy_preemptions = 0;
@@ -112,6 +117,7 @@ struct Status {
   const Vc* FindVc(const std::string& name) const;  // case-insensitive, like Slurm accounts
   const Job* FindJob(const std::string& id) const;
   const Waiting* FindWaiting(const std::string& id) const;
+  const Waiting* FindRefused(const std::string& id) const;
   // The cell type of the node level of a chain ("" if unknown).
   std::string NodeCellType(const std::string& chain) const;
   // Waiting guaranteed jobs of a VC (all waiting jobs when the class is not written).

@@ -229,14 +229,18 @@ GpuCount CountGpus(const Status& s) {
   return c;
 }
 
-std::string AsOf(const Status& s, int64_t now) {
-  if (!s.written) return "time unknown";
+std::string TimeText(int64_t when) {
   char buf[64];
-  time_t t = static_cast<time_t>(s.written);
+  time_t t = static_cast<time_t>(when);
   struct tm tm;
   localtime_r(&t, &tm);
   strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %Z", &tm);
-  std::string out = buf;
+  return buf;
+}
+
+std::string AsOf(const Status& s, int64_t now) {
+  if (!s.written) return "time unknown";
+  std::string out = TimeText(s.written);
   if (now >= s.written) out += " (" + N(now - s.written) + " s ago)";
   return out;
 }
@@ -249,8 +253,17 @@ std::string StatusText(const Status& s, int64_t now) {
     << " opportunistic, " << g.idle << " idle";
   if (g.bad) o << "; " << g.bad << " on bad nodes";
   o << "\n";
+  if (s.reload_refused)
+    o << "Last reload REFUSED" << (s.reload_time ? " at " + TimeText(s.reload_time) : "")
+      << " (the previous configuration stays in force): " << s.reload_reason << "\n";
   o << "Jobs: " << s.jobs.size() << " running, " << s.pending.size() << " waiting for cells\n";
-  o << "Bad nodes: " << (s.bad_nodes.empty() ? "none" : Join(s.bad_nodes, " ")) << "\n\n";
+  o << "Bad nodes: " << (s.bad_nodes.empty() ? "none" : Join(s.bad_nodes, " ")) << "\n";
+  // sbatch prints no job id for a refused job: the latest ones, with their ids.
+  size_t shown = 0;
+  for (auto it = s.refused.rbegin(); it != s.refused.rend() && shown < 5; ++it, ++shown)
+    o << (shown ? "" : "Refused by HiveD (latest first; hivedctl job ID):\n") << "  job " << it->job
+      << (it->vc.empty() ? "" : " (VC " + it->vc + ")") << ": " << it->reason << "\n";
+  o << "\n";
   Counts counts = CountCells(s);
   Table t({"CHAIN", "LEVEL", "CELL TYPE", "CELLS", "IDLE", "IN USE", "BAD", "DOOMED"});
   for (const auto& ch : s.chains)
@@ -310,6 +323,8 @@ std::string StatusJson(const Status& s) {
   json_t* cluster = Get(s, "cluster");
   json_object_set(o, "cluster", cluster ? cluster : json_null());
   json_object_set_new(o, "pending", json_integer(static_cast<json_int_t>(s.pending.size())));
+  json_t* reload = Get(s, "lastReload");
+  if (reload) json_object_set(o, "lastReload", reload);
   json_t* timing = Get(s, "timing");
   if (timing) json_object_set(o, "timing", timing);
   json_t* counters = Get(s, "counters");
@@ -436,6 +451,14 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
   const Job* j = s.FindJob(id);
   if (!j) {
     const Waiting* w = s.FindWaiting(id);
+    const Waiting* r = w ? nullptr : s.FindRefused(id);
+    if (r) {
+      o << "Job " << r->job << ": refused by HiveD" << (r->vc.empty() ? "" : " (VC " + r->vc + ")")
+        << "; Slurm said \"Requested node configuration is not available\"\n"
+        << "Why: " << r->reason << "\n";
+      *out = o.str();
+      return true;
+    }
     if (!w) {
       *err = "HiveD holds no job " + id +
              " (not a GPU job, not started or placed by select/hived, or already ended)";
@@ -480,6 +503,16 @@ bool JobJson(const Status& s, const std::string& id, std::string* out, std::stri
     const char* name = json_string_value(json_object_get(j, "job"));
     if (name && id == name) {
       *out = Dump(j);
+      return true;
+    }
+  }
+  json_array_foreach(json_object_get(s.root.get(), "refused"), i, j) {
+    const char* name = json_string_value(json_object_get(j, "job"));
+    if (name && id == name) {
+      json_t* copy = json_deep_copy(j);
+      json_object_set_new(copy, "refused", json_true());
+      *out = Dump(copy);
+      json_decref(copy);
       return true;
     }
   }

@@ -34,6 +34,8 @@ GpuCount CountGpus(const Status& s);
 
 // "2026-11-21 15:40:38 UTC (3 s ago)" style header line.
 std::string AsOf(const Status& s, int64_t now);
+// A Unix time as local "YYYY-MM-DD HH:MM:SS TZ".
+std::string TimeText(int64_t when);
 
 std::string StatusText(const Status& s, int64_t now);
 std::string StatusJson(const Status& s);

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -179,6 +180,42 @@ static void _log_lines(const char *prefix, const char *text)
 	xfree(copy);
 }
 
+/* Why the load in progress was refused, for hived_status.json (hivedctl). */
+static char refusal[1024];
+
+__attribute__((format(printf, 1, 2)))
+static void _refusal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(refusal, sizeof(refusal), fmt, ap);
+	va_end(ap);
+	error("select/hived: %s", refusal);
+}
+
+/*
+ * The summary's "quota refused: <account>: <why>" lines, for a refresh that is
+ * otherwise quiet: the admin who ran sacctmgr learns why it had no effect.
+ */
+static char quota_why[512];	/* the first of them, for the status */
+
+static void _log_refusals(const char *summary)
+{
+	char *copy = xstrdup(summary), *save = NULL;
+
+	quota_why[0] = '\0';
+	for (char *l = strtok_r(copy, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(l, "quota refused:"))
+			continue;
+		error("select/hived: sacctmgr %s", l);
+		if (!quota_why[0])
+			snprintf(quota_why, sizeof(quota_why), "%s", l);
+	}
+	xfree(copy);
+}
+
 /*
  * hived.conf + slurm.conf/gres.conf/topology.conf + sacctmgr limits → the JSON
  * the engine is built from (NULL on error, logged).
@@ -205,17 +242,19 @@ static char *_effective(const char *hived_text, char **key, int *refused,
 	*key = quotas ? _account_quotas(&q, &n) : NULL;
 	*refused = 0;
 	if (!slurm_text) {
-		error("select/hived: cannot read %s: %m", _slurm_conf_path());
+		_refusal("cannot read %s: %m", _slurm_conf_path());
 	} else if (hived_effective_config(hived_text, slurm_text, gres_text,
 					  topo_text, q, n, &json, &summary,
 					  err, sizeof(err)) != HIVED_OK) {
-		error("select/hived: %s", err);
+		_refusal("%s", err);
 	} else {
 		for (char *p = summary; p && (p = strstr(p, "quota refused:"));
 		     p++)
 			(*refused)++;
 		if (!quiet)
 			_log_lines("select/hived: ", summary);
+		else if (*refused)
+			_log_refusals(summary);
 	}
 	free(summary);
 	_quotas_free(q, n);
@@ -285,16 +324,16 @@ static int _apply(const char *hived_text, char *text, const char *path)
 
 	rc = hived_settings_load(hived_text, &new_settings, err, sizeof(err));
 	if (rc != HIVED_OK) {
-		error("select/hived: %s: %s%s", path, err, engine ?
-		      "; the previous hived.conf stays in force" :
-		      "; GPU jobs are placed by cons_tres alone");
+		_refusal("%s: %s%s", path, err, engine ?
+			 "; the previous hived.conf stays in force" :
+			 "; GPU jobs are placed by cons_tres alone");
 		return SLURM_ERROR;
 	}
 	if (!engine) {
 		rc = hived_engine_new(text, &engine, err, sizeof(err));
 		if (rc != HIVED_OK) {
-			error("select/hived: %s: %s; GPU jobs are placed by cons_tres alone",
-			      path, err);
+			_refusal("%s: %s; GPU jobs are placed by cons_tres alone",
+				 path, err);
 			hived_settings_free(new_settings);
 			return SLURM_ERROR;
 		}
@@ -305,8 +344,8 @@ static int _apply(const char *hived_text, char *text, const char *path)
 			(const char *const *) new_settings->allow_removing_vcs,
 			new_settings->n_allow_removing_vcs, &report);
 		if (rc != HIVED_OK) {
-			error("select/hived: %s: %s; the previous hived.conf stays in force",
-			      path, hived_last_error(engine));
+			_refusal("%s: %s; the previous hived.conf stays in force",
+				 path, hived_last_error(engine));
 			hived_settings_free(new_settings);
 			return SLURM_ERROR;
 		}
@@ -352,11 +391,13 @@ extern int hived_ctld_load(void)
 	char *text, *key = NULL;
 	int rc, refused = 0;
 
+	refusal[0] = '\0';
 	if (!hived_text) {
 		if (errno != ENOENT) {
-			error("select/hived: cannot read %s: %m%s", path,
-			      engine ? "; the previous hived.conf stays in force" :
-			      "; GPU jobs are placed by cons_tres alone");
+			_refusal("cannot read %s: %m%s", path,
+				 engine ? "; the previous hived.conf stays in force" :
+				 "; GPU jobs are placed by cons_tres alone");
+			hived_status_reload(refusal);
 			xfree(path);
 			return SLURM_ERROR;
 		}
@@ -370,6 +411,7 @@ extern int hived_ctld_load(void)
 		error("select/hived: %s not applied%s", path,
 		      engine ? "; the previous hived.conf stays in force" :
 		      "; GPU jobs are placed by cons_tres alone");
+		hived_status_reload(refusal[0] ? refusal : "see slurmctld.log");
 		xfree(hived_text);
 		xfree(key);
 		xfree(path);
@@ -391,6 +433,8 @@ extern int hived_ctld_load(void)
 		quota_refused = refused;
 		quota_checked = time(NULL);
 	}
+	hived_status_reload((rc == SLURM_SUCCESS) ? NULL :
+			    refusal[0] ? refusal : "see slurmctld.log");
 	xfree(key);
 	xfree(hived_text);
 	xfree(path);
@@ -425,19 +469,25 @@ extern void hived_ctld_refresh_quotas(void)
 	hived_text = _read_file(path);
 	if (!hived_text)
 		hived_text = xstrdup("");
+	refusal[0] = '\0';
 	text = _effective(hived_text, &key, &refused, true);
 	if (text && refused > quota_refused) {
-		error("select/hived: sacctmgr GPU limits changed (%s) but %d account limit(s) cannot be given cells; the previous cells stay",
-		      key, refused - quota_refused);
+		_refusal("sacctmgr GPU limits changed (%s) but %d account limit(s) cannot be given cells; the previous cells stay (%s)",
+			 key, refused - quota_refused, quota_why);
+		hived_status_reload(refusal);
 		xfree(text);
 	} else if (text && (!config_text || xstrcmp(text, config_text))) {
 		info("select/hived: sacctmgr GPU limits changed (%s): applying",
 		     key);
-		if (_apply(hived_text, text, path) != SLURM_SUCCESS)
+		if (_apply(hived_text, text, path) != SLURM_SUCCESS) {
 			xfree(text);
-		else
-			hived_status_dirty();
+			hived_status_reload(refusal);
+		} else {
+			hived_status_reload(NULL);
+		}
 	} else {
+		/* Unchanged cells, or an error _effective() logged. */
+		hived_status_reload(text ? NULL : refusal);
 		xfree(text);
 	}
 	/* Remember this state either way: a refused change is not retried. */

@@ -39,6 +39,23 @@ static bool running = false, stopping = false, dirty = false;
 
 static pending_t *pending = NULL;
 static int n_pending = 0;
+
+/*
+ * Jobs refused outright: Slurm deletes a job refused at submit and tells sbatch
+ * only "Requested node configuration is not available", so the reason lives
+ * here (the last REFUSED_KEPT of them) for hivedctl job.
+ */
+#define REFUSED_KEPT 64
+static struct {
+	uint32_t job_id;
+	char *vc, *reason;
+	time_t when;
+} refused[REFUSED_KEPT];
+static int refused_next = 0;
+
+/* The last load of hived.conf (or of sacctmgr limits): refused, and why. */
+static char *reload_refused = NULL;
+static time_t reload_time = 0;
 static uint64_t samples[TIMING_SAMPLES];
 static uint64_t n_calls = 0, sum_us = 0, max_us = 0;
 static uint64_t n_killed = 0, n_lazy = 0;
@@ -76,6 +93,46 @@ extern void hived_status_pending(uint32_t job_id, const char *vc,
 		pending[n_pending].reason = xstrdup(reason);
 		n_pending++;
 	}
+	dirty = true;
+	slurm_mutex_unlock(&status_mutex);
+}
+
+extern bool hived_status_refused(uint32_t job_id, const char *vc,
+				 const char *reason)
+{
+	int i;
+
+	if (!reason)
+		reason = "refused";
+	slurm_mutex_lock(&status_mutex);
+	for (i = 0; i < REFUSED_KEPT; i++)
+		if (refused[i].job_id == job_id && refused[i].reason)
+			break;
+	if (i < REFUSED_KEPT && !xstrcmp(refused[i].reason, reason)) {
+		slurm_mutex_unlock(&status_mutex);
+		return false;
+	}
+	if (i == REFUSED_KEPT) {
+		i = refused_next;
+		refused_next = (refused_next + 1) % REFUSED_KEPT;
+	}
+	xfree(refused[i].vc);
+	xfree(refused[i].reason);
+	refused[i].job_id = job_id;
+	refused[i].vc = xstrdup(vc);
+	refused[i].reason = xstrdup(reason);
+	refused[i].when = time(NULL);
+	dirty = true;
+	slurm_mutex_unlock(&status_mutex);
+	return true;
+}
+
+extern void hived_status_reload(const char *refused_reason)
+{
+	slurm_mutex_lock(&status_mutex);
+	xfree(reload_refused);
+	reload_refused = xstrdup(refused_reason);
+	reload_time = time(NULL);
 	dirty = true;
 	slurm_mutex_unlock(&status_mutex);
 }
@@ -165,13 +222,36 @@ static char *_compose(hived_engine *e)
 		_json_str(&out, pending[i].reason);
 		xstrcat(out, "}");
 	}
+	xstrcat(out, "],\"refused\":[");
+	/* Oldest first: the ring from the slot written next. */
+	for (int k = 0, first = 1; k < REFUSED_KEPT; k++) {
+		int i = (refused_next + k) % REFUSED_KEPT;
+
+		if (!refused[i].reason)
+			continue;
+		xstrfmtcat(out, "%s{\"job\":\"%u\",\"time\":%ld,\"vc\":",
+			   first ? "" : ",", refused[i].job_id,
+			   (long) refused[i].when);
+		_json_str(&out, refused[i].vc);
+		xstrcat(out, ",\"reason\":");
+		_json_str(&out, refused[i].reason);
+		xstrcat(out, "}");
+		first = 0;
+	}
+	xstrfmtcat(out, "],\"lastReload\":{\"time\":%ld,\"refused\":%s",
+		   (long) reload_time, reload_refused ? "true" : "false");
+	if (reload_refused) {
+		xstrcat(out, ",\"reason\":");
+		_json_str(&out, reload_refused);
+	}
+	xstrcat(out, "}");
 	k = (n_calls < TIMING_SAMPLES) ? n_calls : TIMING_SAMPLES;
 	if (k) {
 		memcpy(sorted, samples, k * sizeof(uint64_t));
 		qsort(sorted, k, sizeof(uint64_t), _cmp_u64);
 		p99 = sorted[(k * 99) / 100 < k ? (k * 99) / 100 : k - 1];
 	}
-	xstrfmtcat(out, "],\"timing\":{\"jobTestCalls\":%"PRIu64
+	xstrfmtcat(out, ",\"timing\":{\"jobTestCalls\":%"PRIu64
 		   ",\"jobTestMeanUs\":%.1f,\"jobTestP99Us\":%"PRIu64
 		   ",\"jobTestMaxUs\":%"PRIu64"},\"counters\":{\"preemptions\":%"
 		   PRIu64",\"lazyPreemptions\":%"PRIu64"},"
@@ -326,5 +406,11 @@ extern void hived_status_stop(void)
 	}
 	xfree(pending);
 	n_pending = 0;
+	for (int i = 0; i < REFUSED_KEPT; i++) {
+		xfree(refused[i].vc);
+		xfree(refused[i].reason);
+		refused[i].job_id = 0;
+	}
+	xfree(reload_refused);
 	slurm_mutex_unlock(&status_mutex);
 }

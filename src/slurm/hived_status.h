@@ -11,6 +11,7 @@
 #ifndef HIVED_STATUS_H
 #define HIVED_STATUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 extern void hived_status_start(void);
@@ -22,6 +23,15 @@ extern void hived_status_dirty(void);
 /* Why a job waits (NULL: it no longer waits). */
 extern void hived_status_pending(uint32_t job_id, const char *vc,
 				 const char *job_class, const char *reason);
+
+/* A job select/hived refused outright, and why (kept for hivedctl job);
+ * false if that was already known. */
+extern bool hived_status_refused(uint32_t job_id, const char *vc,
+				 const char *reason);
+
+/* The last (re)load of hived.conf or sacctmgr limits: NULL if it was applied,
+ * else why it was refused (the previous configuration stays in force). */
+extern void hived_status_reload(const char *refused_reason);
 
 /* One select_p_job_test call handled by HiveD took `usec`. */
 extern void hived_status_job_test_time(uint64_t usec);

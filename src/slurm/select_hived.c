@@ -208,7 +208,10 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 {
 	int rc;
 
-	hived_hook_job_begin(job_ptr);
+	/* An error leaves the job pending (node_scheduler.c) and cons_tres untouched. */
+	rc = hived_hook_job_begin(job_ptr);
+	if (rc != SLURM_SUCCESS)
+		return rc;
 	rc = cons_tres.job_begin(job_ptr);
 	if (rc == SLURM_SUCCESS)
 		hived_hook_job_begun(job_ptr);

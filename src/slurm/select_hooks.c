@@ -279,6 +279,37 @@ static List _victims(const hived_decision *d, List candidates, char **why)
 	return out;
 }
 
+/* Victims say who preempted them until they are placed again. */
+static void _victims_comment(job_record_t *job_ptr, const char *vc,
+			     const hived_decision *d)
+{
+	for (size_t i = 0; find_job_record && (i < d->n_preempted); i++) {
+		job_record_t *v = find_job_record(
+			strtoul(d->preempted[i], NULL, 10));
+		char *text;
+
+		if (!v)
+			continue;
+		text = xstrdup_printf("preempted by job %u (%s %s needs these cells); requeued",
+				      job_ptr->job_id, vc ? "VC" : "a job of",
+				      vc ? vc : "no VC");
+		hived_job_set_comment(v, text);
+		xfree(text);
+	}
+}
+
+/*
+ * A job HiveD can never place. Slurm answers sbatch with its own words only
+ * and deletes the job, so the reason goes to the log, the job's SystemComment
+ * (while it exists) and hived_status.json, where hivedctl job finds it.
+ */
+static void _refuse(job_record_t *job_ptr, const char *vc, const char *why)
+{
+	hived_job_set_comment(job_ptr, why);
+	if (hived_status_refused(job_ptr->job_id, vc, why))
+		info("select/hived: %pJ refused: %s", job_ptr, why ? why : "-");
+}
+
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		     uint32_t min_nodes, uint32_t max_nodes,
 		     uint32_t req_nodes, uint16_t mode,
@@ -356,7 +387,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		goto forward;
 	}
 	if (kind == HIVED_JOB_REFUSE) {
-		hived_job_set_comment(job_ptr, why);
+		_refuse(job_ptr, ask.vc, why);
 		xfree(why);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
@@ -371,7 +402,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		goto forward;
 	}
 	if ((d->outcome == HIVED_REJECTED) || _refuse_larger_than_vc(d)) {
-		hived_job_set_comment(job_ptr, d->reason);
+		_refuse(job_ptr, ask.vc, d->reason);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
@@ -444,8 +475,15 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		}
 		/* Slurm asks again until the victims are gone: say it once. */
 		if (!_preempt_seen(job_ptr->job_id)) {
-			info("select/hived: %pJ preempts %zu job(s) for its cells",
-			     job_ptr, d->n_preempted);
+			char *names = NULL;
+
+			for (size_t i = 0; i < d->n_preempted; i++)
+				xstrfmtcat(names, "%s%s", i ? "," : "",
+					   d->preempted[i]);
+			info("select/hived: %pJ preempts %zu job(s) for its cells: JobId=%s",
+			     job_ptr, d->n_preempted, names);
+			xfree(names);
+			_victims_comment(job_ptr, ask.vc, d);
 			hived_status_count_preempt(d->n_preempted, 0);
 		}
 		*preemptee_job_list = victims;
@@ -525,14 +563,36 @@ forward:
 		   preemptee_candidates, preemptee_job_list, exc_core_bitmap);
 }
 
-extern void hived_hook_job_begin(job_record_t *job_ptr)
+/*
+ * Slurm 22.05, after a slurmctld restart just as a job ends, can hand the next
+ * job a GPU allocation without GPUs (its GRES counts leak until the next
+ * restart; cons_tres does the same). Started, the job would run with
+ * CUDA_VISIBLE_DEVICES empty: it stays pending instead, saying why, once.
+ */
+static const char no_gpus_why[] = "Slurm gave this job no usable GPUs (its GPU counts are off after a slurmctld restart); not started, it stays pending. Restart slurmctld to repair them (select_hived(8), AFTER A SLURMCTLD CRASH)";
+
+static void _no_gpus(job_record_t *job_ptr)
+{
+	static uint32_t said = 0;
+	const char *why = no_gpus_why;
+
+	hived_job_set_comment(job_ptr, why);
+	if (said == job_ptr->job_id)
+		return;
+	said = job_ptr->job_id;
+	error("select/hived: %pJ: could not set the GPU indices HiveD chose (Slurm's GPU allocation for it is empty or does not fit); not starting it without GPUs: it stays pending. Restart slurmctld to repair Slurm's GPU counts",
+	      job_ptr);
+}
+
+extern int hived_hook_job_begin(job_record_t *job_ptr)
 {
 	pending_t *p;
 	const hived_decision *d = NULL;
 	hived_engine *e;
+	int rc = SLURM_SUCCESS;
 
 	if (!running_in_slurmctld())
-		return;
+		return SLURM_SUCCESS;
 	hived_ctld_lock();
 	e = hived_ctld_engine();
 	p = _pending_take(job_ptr->job_id);
@@ -551,16 +611,16 @@ extern void hived_hook_job_begin(job_record_t *job_ptr)
 		if (p)
 			_pending_free(p);
 		hived_ctld_unlock();
-		return;
+		return SLURM_SUCCESS;
 	}
 	if ((hived_submit(e, &p->ask.req, 0, &d) != HIVED_OK) ||
 	    (d->outcome != HIVED_PLACED)) {
 		error("select/hived: %pJ: HiveD changed its mind between job_test and job_begin (%s); recording what cons_tres allocates",
 		      job_ptr, d ? d->reason : hived_last_error(e));
 	} else if (hived_job_set_gres_select(job_ptr, d) != SLURM_SUCCESS) {
-		error("select/hived: %pJ: could not set the GPU indices HiveD chose; recording what cons_tres allocates",
-		      job_ptr);
+		_no_gpus(job_ptr);
 		(void) hived_finish(e, p->ask.name);
+		rc = SLURM_ERROR;
 	} else {
 		char *s = _pods_str(d);
 
@@ -575,10 +635,17 @@ extern void hived_hook_job_begin(job_record_t *job_ptr)
 		hived_job_placed_comment(job_ptr, &p->ask, d);
 		hived_status_count_preempt(0, d->n_lazy_preempted);
 	}
-	hived_status_pending(job_ptr->job_id, NULL, NULL, NULL);
+	if (rc == SLURM_SUCCESS)
+		hived_status_pending(job_ptr->job_id, NULL, NULL, NULL);
+	else
+		hived_status_pending(job_ptr->job_id, p->ask.vc,
+				     (p->ask.req.priority < 0) ?
+				     "opportunistic" : "guaranteed",
+				     no_gpus_why);
 	hived_ctld_check("job_begin");
 	_pending_free(p);
 	hived_ctld_unlock();
+	return rc;
 }
 
 /* Record the job's GPUs as Slurm has them; returns false if not a GPU job. */
@@ -637,6 +704,26 @@ extern void hived_hook_job_begun(job_record_t *job_ptr)
 	hived_ctld_unlock();
 }
 
+/*
+ * A requeued job (preempted, scontrol requeue, node failure) no longer has the
+ * cells its SystemComment names: say so until it is placed again. A preempted
+ * one already says who took them (_victims_comment).
+ */
+static void _requeued_comment(job_record_t *job_ptr)
+{
+	const char *old = job_ptr->system_comment;
+	char *text;
+
+	if (!(job_ptr->job_state & JOB_REQUEUE) ||
+	    !xstrncmp(old, "hived: preempted", 16))
+		return;
+	if (old && !xstrncmp(old, "hived: ", 7))
+		old += 7;
+	text = xstrdup_printf("requeued (was: %s)", old ? old : "-");
+	hived_job_set_comment(job_ptr, text);
+	xfree(text);
+}
+
 extern void hived_hook_job_fini(job_record_t *job_ptr)
 {
 	char name[24];
@@ -656,6 +743,7 @@ extern void hived_hook_job_fini(job_record_t *job_ptr)
 		if (_verbose())
 			info("select/hived: %pJ released its cells", job_ptr);
 		hived_ctld_check("job_fini");
+		_requeued_comment(job_ptr);
 	}
 	hived_ctld_unlock();
 }

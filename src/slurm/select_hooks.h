@@ -35,8 +35,11 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       bitstr_t *exc_core_bitmap,
 			       hived_job_test_f cons_tres_job_test);
 
-/* Before cons_tres commits the job: commit in HiveD, force the GPU indices. */
-extern void hived_hook_job_begin(job_record_t *job_ptr);
+/*
+ * Before cons_tres commits the job: commit in HiveD, force the GPU indices.
+ * SLURM_ERROR when Slurm's GPU allocation cannot carry them: the job stays pending.
+ */
+extern int hived_hook_job_begin(job_record_t *job_ptr);
 /* After cons_tres committed: record jobs HiveD did not place itself. */
 extern void hived_hook_job_begun(job_record_t *job_ptr);
 

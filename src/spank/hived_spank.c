@@ -97,12 +97,18 @@ static int _check(int val, const char *optarg)
 {
 	char err[1536];
 	int rc = 0;
+	/*
+	 * _names() sets source: call it before source is read, not as a sibling
+	 * argument (their order of evaluation is unspecified; gcc read source
+	 * first and the message said "((null))").
+	 */
+	const hived_conf_names *known = _names();
 
 	if (val == OPT_WITHIN)
-		rc = hived_opt_check_within(optarg, _names(), source, err,
+		rc = hived_opt_check_within(optarg, known, source, err,
 					    sizeof(err));
 	else if (val == OPT_PINNED)
-		rc = hived_opt_check_pinned(optarg, _names(), source, err,
+		rc = hived_opt_check_pinned(optarg, known, source, err,
 					    sizeof(err));
 	/*
 	 * Conflicts are refused here, not in init_post_opt: Slurm ignores what

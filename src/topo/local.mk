@@ -21,7 +21,7 @@ libhived_la_SOURCES += \
 	src/topo/cluster.h src/topo/cluster.cpp
 
 bin_PROGRAMS += hived-topo
-hived_topo_SOURCES = tools/hived-topo.cpp \
+hived_topo_SOURCES = tools/hived-topo.cpp tools/topo_check.h tools/topo_check.cpp \
 	src/topo/hwloc_facts.h src/topo/hwloc_facts.cpp
 hived_topo_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS)
 hived_topo_LDADD = libhived.la $(HWLOC_LIBS) $(JANSSON_LIBS)

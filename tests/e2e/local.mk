@@ -108,6 +108,26 @@ clean-e2e-faults:
 	-rm -rf tests/e2e/cluster-faults
 .PHONY: clean-e2e-faults
 
+# The quickstarts followed literally (issue 17): the same slurm.conf settings in
+# README, doc and examples; the quickstart's hived.conf and sacctmgr commands;
+# QOS grants, jobs without --mem, opportunistic jobs beyond an account's GrpTRES.
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_admin
+TESTS += tests/e2e/test_admin
+endif
+tests_e2e_test_admin_SOURCES = tests/e2e/test_admin.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
+	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
+tests_e2e_test_admin_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
+tests_e2e_test_admin_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_admin_LDADD = $(CHECK_LIBS)
+
+clean-e2e-cluster: clean-e2e-admin
+clean-e2e-admin:
+	-test ! -d tests/e2e/cluster-admin || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-admin
+	-rm -rf tests/e2e/cluster-admin
+.PHONY: clean-e2e-admin
+
 # A hived.conf reload never silently undoes a VC guarantee (issue 17): refused
 # misspelt section and VC removal, promotion on restore, priorities of a refused file.
 if HAVE_SLURM

@@ -215,6 +215,38 @@ START_TEST(test_job_text_demoted_by_config) {
 }
 END_TEST
 
+// What select/hived adds when it refuses: a job at submit, a reload.
+START_TEST(test_refusals) {
+  json_error_t jerr;
+  json_t* root = json_loads(ReadFixture("status.json").c_str(), 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_object_set_new(root, "refused",
+                      json_pack("[{s:s, s:i, s:s, s:s}]", "job", "57", "time", 1, "vc", "vc3",
+                                "reason", "VC 'vc3' has 8 GPUs in its cells, the job needs 16"));
+  json_object_set_new(root, "lastReload",
+                      json_pack("{s:i, s:b, s:s}", "time", 1763700000, "refused", 1, "reason",
+                                "/etc/slurm/hived.conf: line 1: end of file expected"));
+  char* text = json_dumps(root, 0);
+  json_decref(root);
+  Status st;
+  std::string err, out;
+  ck_assert_msg(Parse(text, &st, &err), "%s", err.c_str());
+  free(text);
+  ck_assert(JobText(st, "57", &out, &err));
+  ck_has(out, "Job 57: refused by HiveD (VC vc3)");
+  ck_has(out, "Why: VC 'vc3' has 8 GPUs in its cells, the job needs 16");
+  ck_assert(JobJson(st, "57", &out, &err));
+  ck_has(out, "\"refused\": true");
+  std::string t = StatusText(st, st.written);
+  ck_has(t, "Last reload REFUSED at 2025-11-21 ");
+  ck_has(t, "(the previous configuration stays in force): /etc/slurm/hived.conf: line 1");
+  ck_has(t, "job 57 (VC vc3): VC 'vc3' has 8 GPUs");
+  ck_has(StatusJson(st), "\"lastReload\"");
+  // The fixture (no such fields) says nothing about reloads.
+  ck_assert(!Has(StatusText(fixture, fixture.written), "REFUSED"));
+}
+END_TEST
+
 START_TEST(test_json) {
   std::string out, err;
   json_error_t jerr;
@@ -313,8 +345,12 @@ START_TEST(test_map) {
   ck_has(svg, "node1 (bad)");
   ck_assert(MapColors::Vc(0) != MapColors::VcOpportunistic(0));
   ck_assert(MapColors::Vc(10) != MapColors::Vc(11));
-  std::string html = MapHtml(fixture, fixture.written);
+  std::string html = MapHtml(fixture, fixture.written + 7);
   ck_has(html, "<!DOCTYPE html>");
+  // Its age is computed when viewed, not when written.
+  ck_assert_msg(html.find("(7 s ago)") == std::string::npos, "age baked into the page");
+  ck_has(html, "data-written=\"" + std::to_string(fixture.written) + "\"");
+  ck_has(html, "Date.now()");
   ck_has(html, "<svg xmlns=");
   ck_has(html, "<tr data-vc=\"vc2\">");
   ck_has(html, "class=\"doomed\">1 A100-NODE</td>");
@@ -345,6 +381,7 @@ int main() {
   tcase_add_test(tc, test_job_text);
   tcase_add_test(tc, test_job_text_demoted_by_config);
   tcase_add_test(tc, test_json);
+  tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_metrics);
   tcase_add_test(tc, test_map);
   tcase_add_test(tc, test_ranges);

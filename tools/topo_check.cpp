@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hived-topo --check: the same calls, in the same order, as select/hived's load
+// (src/slurm/hived_ctld.c): the "slurm" settings, then hived.conf + slurm.conf +
+// gres.conf + topology.conf + the accounts' GrpTRES into one config, then the
+// engine built from it. What the plugin would only log (an unknown top-level key,
+// an account limit that gets no cells) fails the check too: the admin asked.
+#include "topo_check.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <sys/stat.h>
+
+#include "config/hived_conf.h"
+#include "hived.h"
+
+namespace hived_topo {
+
+bool read_text(const std::string& path, std::string* out, std::string* err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *err = path + ": " + strerror(errno);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+namespace {
+
+std::string dir_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// An optional file: absent is "", unreadable is an error.
+bool optional_text(const std::string& path, std::string* out, bool* present, std::string* err) {
+  struct stat st;
+  *present = stat(path.c_str(), &st) == 0 || errno != ENOENT;
+  if (!*present) return true;
+  return read_text(path, out, err);
+}
+
+// The accounts' own associations (no user, no partition) with a GrpTRES, as
+// slurmctld's association cache gives them to the plugin.
+bool sacctmgr_quotas(std::vector<std::pair<std::string, std::string>>* out, std::string* err) {
+  FILE* p = popen("sacctmgr -nP show associations format=account,user,partition,grptres 2>&1", "r");
+  if (!p) {
+    *err = std::string("cannot run sacctmgr: ") + strerror(errno);
+    return false;
+  }
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+  int rc = pclose(p);
+  if (rc != 0) {
+    *err = "sacctmgr show associations failed: " + text;
+    return false;
+  }
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    std::string x;
+    while (std::getline(fields, x, '|')) f.push_back(x);
+    if (f.size() < 4 || f[0].empty() || f[0] == "root" || !f[1].empty() || !f[2].empty() ||
+        f[3].empty())
+      continue;
+    out->push_back({f[0], f[3]});
+  }
+  return true;
+}
+
+int fail(const std::string& why) {
+  fprintf(stderr, "hived-topo: %s\n", why.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int check_mode(const CheckArgs& a) {
+  std::string slurm = a.slurm_conf;
+  if (slurm.empty()) {
+    const char* env = getenv("SLURM_CONF");
+    slurm = env && *env ? env : "/etc/slurm/slurm.conf";
+  }
+  std::string dir = dir_of(slurm), err;
+  std::string hived_path = a.hived_conf.empty() ? dir + "/hived.conf" : a.hived_conf;
+  std::string slurm_text, hived_text, gres_text, topo_text;
+  bool have_hived = false, have_gres = false, have_topo = false;
+  if (!read_text(slurm, &slurm_text, &err)) return fail(err);
+  if (!optional_text(hived_path, &hived_text, &have_hived, &err) ||
+      !optional_text(a.gres_conf.empty() ? dir + "/gres.conf" : a.gres_conf, &gres_text, &have_gres,
+                     &err) ||
+      !optional_text(a.topology_conf.empty() ? dir + "/topology.conf" : a.topology_conf, &topo_text,
+                     &have_topo, &err))
+    return fail(err);
+  if (!a.hived_conf.empty() && !have_hived) return fail(hived_path + ": no such file");
+
+  char ebuf[1024] = "";
+  hived_settings* settings = nullptr;
+  if (hived_settings_load(hived_text.c_str(), &settings, ebuf, sizeof ebuf) != HIVED_OK)
+    return fail(hived_path + ": " + ebuf);
+  bool quotas_used = settings->quota_from_sacctmgr != 0;
+  hived_settings_free(settings);
+
+  int problems = 0;
+  hived::Config parsed;
+  if (hived::parse_hived_conf(hived_text, &parsed).empty())
+    for (const auto& w : parsed.warnings) {
+      fprintf(stderr, "hived-topo: %s: %s (select/hived loads the file without it)\n",
+              hived_path.c_str(), w.c_str());
+      problems++;
+    }
+
+  std::vector<std::pair<std::string, std::string>> quotas = a.quotas;
+  if (a.sacctmgr && quotas_used && !sacctmgr_quotas(&quotas, &err)) return fail(err);
+  std::vector<hived_account_quota> q;
+  if (quotas_used)
+    for (const auto& x : quotas) q.push_back({x.first.c_str(), x.second.c_str()});
+
+  char *json = nullptr, *summary = nullptr;
+  if (hived_effective_config(hived_text.c_str(), slurm_text.c_str(),
+                             have_gres ? gres_text.c_str() : nullptr,
+                             have_topo ? topo_text.c_str() : nullptr, q.data(), q.size(), &json,
+                             &summary, ebuf, sizeof ebuf) != HIVED_OK)
+    return fail(ebuf);
+  std::istringstream lines(summary ? summary : "");
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.rfind("quota refused:", 0) == 0) {
+      fprintf(stderr, "hived-topo: sacctmgr %s\n", line.c_str());
+      problems++;
+    }
+  free(summary);
+
+  hived_engine* e = nullptr;
+  hived_rc rc = hived_engine_new(json, &e, ebuf, sizeof ebuf);
+  free(json);
+  if (rc != HIVED_OK) return fail(hived_path + ": " + ebuf);
+  size_t nodes = hived_node_count(e), vcs = hived_vc_count(e);
+  hived_engine_free(e);
+  if (problems) {
+    fprintf(stderr, "hived-topo: %d problem(s); fix them before select/hived reads the files\n",
+            problems);
+    return 1;
+  }
+  printf("hived-topo: OK: %s with %s: %zu nodes, %zu VCs%s\n",
+         have_hived ? hived_path.c_str() : "no hived.conf (all derived)", slurm.c_str(), nodes, vcs,
+         a.sacctmgr && quotas_used ? " (sacctmgr limits included)" : "");
+  return 0;
+}
+
+}  // namespace hived_topo
