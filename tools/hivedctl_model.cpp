@@ -298,6 +298,7 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
   }
   out->written = r.Int(root, "written", "status", false);
   out->hived_conf = r.Str(root, "hivedConf", "status", false);
+  out->slurm_version = r.Str(root, "slurmVersion", "status", false);
   json_t* cluster = r.Obj(root, "cluster", "status");
   if (cluster && json_is_object(cluster))
     ReadCluster(r, cluster, out);

@@ -94,6 +94,7 @@ struct Status {
   int version = 0;
   int64_t written = 0;
   std::string hived_conf;
+  std::string slurm_version;  // the Slurm select/hived runs under ("" if not written)
   std::vector<Chain> chains;
   int64_t total_leaves = 0, used_leaves = 0, opp_leaves = 0;
   std::vector<std::string> bad_nodes;

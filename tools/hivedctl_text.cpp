@@ -249,6 +249,7 @@ std::string StatusText(const Status& s, int64_t now) {
   std::ostringstream o;
   GpuCount g = CountGpus(s);
   o << "HiveD status as of " << AsOf(s, now) << "\n";
+  if (!s.slurm_version.empty()) o << "Slurm: " << s.slurm_version << "\n";
   o << "GPUs: " << g.total << " total, " << g.guaranteed << " guaranteed, " << g.opportunistic
     << " opportunistic, " << g.idle << " idle";
   if (g.bad) o << "; " << g.bad << " on bad nodes";
@@ -296,6 +297,8 @@ std::string StatusJson(const Status& s) {
   json_t* o = json_object();
   GpuCount g = CountGpus(s);
   json_object_set_new(o, "written", json_integer(s.written));
+  if (!s.slurm_version.empty())
+    json_object_set_new(o, "slurmVersion", json_string(s.slurm_version.c_str()));
   json_t* gpus = json_object();
   json_object_set_new(gpus, "total", json_integer(g.total));
   json_object_set_new(gpus, "guaranteed", json_integer(g.guaranteed));

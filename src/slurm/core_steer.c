@@ -11,7 +11,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include "slurm_gen.h"
 #include "src/common/list.h"
 #include "src/common/node_conf.h"
 #include "src/common/xstring.h"
@@ -21,7 +21,7 @@
 
 static gres_node_state_t *_gpu_topo(node_record_t *node_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	gres_node_state_t *found = NULL;
 
@@ -79,12 +79,13 @@ static bitstr_t *_near_cores(node_record_t *node_ptr, const hived_pod *pod)
 	return near;
 }
 
-extern bitstr_t *hived_core_steer(const hived_decision *d,
-				  bitstr_t *exc_core_bitmap)
+#if HIVED_SELECT_GEN == 2205
+/* One bitmap over every node's cores, node after node. */
+extern hived_exc_t *hived_core_steer(const hived_decision *d, hived_exc_t *exc)
 {
 	int64_t total = 0;
 	int64_t *offset;
-	bitstr_t *exc = NULL;
+	bitstr_t *out = NULL;
 
 	if (!d || !d->n_pods)
 		return NULL;
@@ -95,7 +96,7 @@ extern bitstr_t *hived_core_steer(const hived_decision *d,
 			total += node_record_table_ptr[i]->tot_cores;
 	}
 	offset[node_record_count] = total;
-	if (!total || (exc_core_bitmap && (bit_size(exc_core_bitmap) != total))) {
+	if (!total || (exc && (bit_size(exc) != total))) {
 		xfree(offset);
 		return NULL;
 	}
@@ -110,15 +111,77 @@ extern bitstr_t *hived_core_steer(const hived_decision *d,
 		if (!(near = _near_cores(node_ptr, &d->pods[p])))
 			continue;
 		if (bit_set_count(near) < node_ptr->tot_cores) {
-			if (!exc)
-				exc = exc_core_bitmap ? bit_copy(exc_core_bitmap) :
-				      bit_alloc(total);
+			if (!out)
+				out = exc ? bit_copy(exc) : bit_alloc(total);
 			for (int c = 0; c < node_ptr->tot_cores; c++)
 				if (!bit_test(near, c))
-					bit_set(exc, offset[idx] + c);
+					bit_set(out, offset[idx] + c);
 		}
 		FREE_NULL_BITMAP(near);
 	}
 	xfree(offset);
-	return exc;
+	return out;
 }
+
+extern void hived_core_steer_free(hived_exc_t *steer)
+{
+	FREE_NULL_BITMAP(steer);
+}
+#else
+/*
+ * resv_exc_t: cons_tres reads only exc_cores[], one bitmap per node index (NULL:
+ * no core of that node excluded). The rest is shared with the caller's copy.
+ */
+extern hived_exc_t *hived_core_steer(const hived_decision *d, hived_exc_t *exc)
+{
+	resv_exc_t *out = NULL;
+
+	if (!d || !d->n_pods)
+		return NULL;
+	for (size_t p = 0; p < d->n_pods; p++) {
+		int idx = hived_ctld_slurm_index(d->pods[p].node);
+		node_record_t *node_ptr;
+		bitstr_t *near, *cores;
+
+		if ((idx < 0) || (idx >= node_record_count) ||
+		    !(node_ptr = node_record_table_ptr[idx]))
+			continue;
+		if (!(near = _near_cores(node_ptr, &d->pods[p])))
+			continue;
+		if (bit_set_count(near) < node_ptr->tot_cores) {
+			if (!out) {
+				out = xmalloc(sizeof(*out));
+				if (exc)
+					*out = *exc;
+				out->exc_cores = xcalloc(node_record_count,
+							 sizeof(bitstr_t *));
+				for (int i = 0; exc && exc->exc_cores &&
+						(i < node_record_count); i++)
+					if (exc->exc_cores[i])
+						out->exc_cores[i] =
+							bit_copy(exc->exc_cores[i]);
+			}
+			cores = out->exc_cores[idx];
+			if (!cores)
+				cores = out->exc_cores[idx] =
+					bit_alloc(node_ptr->tot_cores);
+			if (bit_size(cores) == bit_size(near)) {
+				bit_not(near);
+				bit_or(cores, near);
+			}
+		}
+		FREE_NULL_BITMAP(near);
+	}
+	return out;
+}
+
+extern void hived_core_steer_free(hived_exc_t *steer)
+{
+	if (!steer)
+		return;
+	for (int i = 0; steer->exc_cores && (i < node_record_count); i++)
+		FREE_NULL_BITMAP(steer->exc_cores[i]);
+	xfree(steer->exc_cores);
+	xfree(steer);
+}
+#endif

@@ -8,15 +8,16 @@
 #include "src/common/bitstring.h"
 
 #include "hived.h"
+#include "slurm_gen.h"
 
 /*
- * A system-wide core bitmap (the layout select_g_job_test's exc_core_bitmap
- * uses): exc_core_bitmap's cores plus, on every node of the decision, the cores
- * that gres.conf does not place next to any of the GPUs HiveD chose there.
- * NULL when there is nothing to steer (no Cores= in gres.conf, or the chosen
- * GPUs are close to every core).
+ * job_test's exclusions (in the release's own layout, see slurm_gen.h): exc's
+ * cores plus, on every node of the decision, the cores that gres.conf does not
+ * place next to any of the GPUs HiveD chose there. NULL when there is nothing
+ * to steer (no Cores= in gres.conf, or the chosen GPUs are close to every core).
+ * Free with hived_core_steer_free().
  */
-extern bitstr_t *hived_core_steer(const hived_decision *d,
-				  bitstr_t *exc_core_bitmap);
+extern hived_exc_t *hived_core_steer(const hived_decision *d, hived_exc_t *exc);
+extern void hived_core_steer_free(hived_exc_t *steer);
 
 #endif

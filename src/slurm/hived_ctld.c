@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "src/common/assoc_mgr.h"
-#include "src/common/gres.h"
+#include "slurm_gen.h"
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
@@ -121,7 +121,7 @@ static char *_account_quotas(hived_account_quota **q, size_t *n)
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .tres = READ_LOCK };
 	slurmdb_tres_rec_t tres_rec = { .type = "gres", .name = "gpu" };
 	slurmdb_assoc_rec_t *a;
-	ListIterator it;
+	list_itr_t *it;
 	char *key = NULL;
 	int pos;
 
@@ -384,37 +384,30 @@ static int _reload_settings(const char *hived_text, const char *path)
 	return SLURM_SUCCESS;
 }
 
-extern int hived_ctld_load(void)
+/*
+ * The hived.conf text last accepted, kept beside the state file. From 24.05
+ * "scontrol reconfigure" replaces slurmctld with a new process, where a refused
+ * hived.conf meets no engine to keep: this copy stands in for it.
+ */
+static char *_kept_path(void)
 {
-	char *path = _conf_path("hived.conf");
-	char *hived_text = _read_file(path);
+	return xstrdup_printf("%s/hived.conf.in-force",
+			      slurm_conf.state_save_location ?
+			      slurm_conf.state_save_location : ".");
+}
+
+/* Effective config from hived_text, applied; RET SLURM_SUCCESS if in force. */
+static int _load_text(const char *hived_text, const char *path)
+{
 	char *text, *key = NULL;
 	int rc, refused = 0;
 
-	refusal[0] = '\0';
-	if (!hived_text) {
-		if (errno != ENOENT) {
-			_refusal("cannot read %s: %m%s", path,
-				 engine ? "; the previous hived.conf stays in force" :
-				 "; GPU jobs are placed by cons_tres alone");
-			hived_status_reload(refusal);
-			xfree(path);
-			return SLURM_ERROR;
-		}
-		/* No hived.conf: cells from Slurm's files, VCs from sacctmgr. */
-		info("select/hived: no %s: deriving cells from slurm.conf, gres.conf and topology.conf",
-		     path);
-		hived_text = xstrdup("");
-	}
 	text = _effective(hived_text, &key, &refused, false);
 	if (!text) {
 		error("select/hived: %s not applied%s", path,
 		      engine ? "; the previous hived.conf stays in force" :
 		      "; GPU jobs are placed by cons_tres alone");
-		hived_status_reload(refusal[0] ? refusal : "see slurmctld.log");
-		xfree(hived_text);
 		xfree(key);
-		xfree(path);
 		return SLURM_ERROR;
 	}
 	if (config_text && !xstrcmp(text, config_text)) {
@@ -433,9 +426,58 @@ extern int hived_ctld_load(void)
 		quota_refused = refused;
 		quota_checked = time(NULL);
 	}
+	xfree(key);
+	return rc;
+}
+
+/* A new slurmctld whose hived.conf was refused: the copy accepted last. */
+static void _load_kept(void)
+{
+	char *kpath = _kept_path(), *kept = _read_file(kpath);
+
+	if (kept && (_load_text(kept, kpath) == SLURM_SUCCESS))
+		error("select/hived: the previous hived.conf stays in force (the copy accepted last, %s) until hived.conf is fixed",
+		      kpath);
+	xfree(kept);
+	xfree(kpath);
+}
+
+extern int hived_ctld_load(void)
+{
+	char *path = _conf_path("hived.conf");
+	char *hived_text = _read_file(path);
+	bool fresh = (engine == NULL);
+	int rc;
+
+	refusal[0] = '\0';
+	if (!hived_text) {
+		if (errno != ENOENT) {
+			_refusal("cannot read %s: %m%s", path,
+				 engine ? "; the previous hived.conf stays in force" :
+				 "; GPU jobs are placed by cons_tres alone");
+			if (fresh)
+				_load_kept();
+			hived_status_reload(refusal);
+			xfree(path);
+			return SLURM_ERROR;
+		}
+		/* No hived.conf: cells from Slurm's files, VCs from sacctmgr. */
+		info("select/hived: no %s: deriving cells from slurm.conf, gres.conf and topology.conf",
+		     path);
+		hived_text = xstrdup("");
+	}
+	rc = _load_text(hived_text, path);
+	if (rc == SLURM_SUCCESS) {
+		char *kpath = _kept_path();
+
+		hived_ctld_state_write(kpath, hived_text);
+		xfree(kpath);
+	}
+	/* The refusal is about hived.conf, whatever stands in for it. */
 	hived_status_reload((rc == SLURM_SUCCESS) ? NULL :
 			    refusal[0] ? refusal : "see slurmctld.log");
-	xfree(key);
+	if ((rc != SLURM_SUCCESS) && fresh && !engine)
+		_load_kept();
 	xfree(hived_text);
 	xfree(path);
 	return rc;
@@ -558,7 +600,7 @@ extern int32_t hived_ctld_engine_node(int slurm_index)
  */
 static int64_t _gpus_found(node_record_t *node_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	int64_t found = -1;
 
@@ -682,16 +724,26 @@ static char *_state_path(const char *dir)
 	return xstrdup_printf("%s/%s", dir ? dir : ".", file);
 }
 
-extern void hived_ctld_state_save(const char *dir)
+extern int hived_ctld_state_snapshot(const char *dir, char **path,
+				     char **json)
 {
-	char *json = NULL, *path, *tmp;
+	char *text = NULL;
+
+	*path = *json = NULL;
+	if (!engine || hived_snapshot(engine, &text) != HIVED_OK)
+		return SLURM_ERROR;
+	*json = xstrdup(text);
+	free(text);
+	*path = _state_path(dir);
+	return SLURM_SUCCESS;
+}
+
+extern void hived_ctld_state_write(const char *path, const char *json)
+{
+	char *tmp = xstrdup_printf("%s.new", path);
 	int fd;
 	size_t len, done = 0;
 
-	if (!engine || hived_snapshot(engine, &json) != HIVED_OK)
-		return;
-	path = _state_path(dir);
-	tmp = xstrdup_printf("%s.new", path);
 	/*
 	 * 0600: the state names every job's account and GPUs. A fresh file, never
 	 * a leftover (wider mode) or a symlink someone planted.
@@ -726,8 +778,16 @@ extern void hived_ctld_state_save(const char *dir)
 	if (rename(tmp, path))
 		error("select/hived: cannot rename %s to %s: %m", tmp, path);
 out:
-	free(json);
 	xfree(tmp);
+}
+
+extern void hived_ctld_state_save(const char *dir)
+{
+	char *path = NULL, *json = NULL;
+
+	if (hived_ctld_state_snapshot(dir, &path, &json) == SLURM_SUCCESS)
+		hived_ctld_state_write(path, json);
+	xfree(json);
 	xfree(path);
 }
 

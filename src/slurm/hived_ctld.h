@@ -61,6 +61,12 @@ extern void hived_ctld_check(const char *where);
 
 /* The state file in StateSaveLocation. */
 extern void hived_ctld_state_save(const char *dir);
+/*
+ * The same in two steps, so that the slow write (fsync) runs without our lock:
+ * the snapshot (under the lock; xfree both) and the write (without it).
+ */
+extern int hived_ctld_state_snapshot(const char *dir, char **path, char **json);
+extern void hived_ctld_state_write(const char *path, const char *json);
 extern void hived_ctld_state_restore(const char *dir);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include "slurm_gen.h"
 #include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/xmalloc.h"
@@ -22,9 +22,9 @@
 #define HIVED_SPANK_NAME_MAX 63
 
 /* The job's single "gpu" GRES request, or NULL (none, or several). */
-static gres_job_state_t *_gpu_state(List gres_list, int *entries)
+static gres_job_state_t *_gpu_state(list_t *gres_list, int *entries)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	gres_job_state_t *found = NULL;
 
@@ -404,7 +404,7 @@ extern int hived_job_set_gres_select(job_record_t *job_ptr,
 extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,
 				size_t *n_pods)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	hived_pod *out;
 	int32_t **gpus;

@@ -20,6 +20,7 @@
 #include "src/common/xstring.h"
 
 #include "hived_ctld.h"
+#include "slurm_gen.h"
 #include "hived_status.h"
 
 #define TIMING_SAMPLES 4096
@@ -59,6 +60,16 @@ static time_t reload_time = 0;
 static uint64_t samples[TIMING_SAMPLES];
 static uint64_t n_calls = 0, sum_us = 0, max_us = 0;
 static uint64_t n_killed = 0, n_lazy = 0;
+
+/* 25.05+: no state_save hook, the writer keeps the state file current too. */
+static bool save_state = false;
+
+extern void hived_status_save_state(bool on)
+{
+	slurm_mutex_lock(&status_mutex);
+	save_state = on;
+	slurm_mutex_unlock(&status_mutex);
+}
 
 extern void hived_status_dirty(void)
 {
@@ -187,8 +198,9 @@ static char *_compose(hived_engine *e)
 	size_t n, k;
 	uint64_t sorted[TIMING_SAMPLES], p99 = 0;
 
-	xstrfmtcat(out, "{\"version\":1,\"written\":%ld,\"cluster\":",
-		   (long) time(NULL));
+	/* The release the plugin runs under (plugins are built for exactly one). */
+	xstrfmtcat(out, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"cluster\":",
+		   (long) time(NULL), HIVED_SLURM_VERSION_STRING);
 	if (hived_inspect(e, NULL, &part) == HIVED_OK)
 		xstrcat(out, part);
 	else
@@ -328,7 +340,7 @@ static void *_writer(void *arg)
 {
 	for (;;) {
 		struct timespec ts;
-		char *text = NULL;
+		char *text = NULL, *state = NULL, *state_path = NULL;
 		hived_engine *e;
 		bool nodes_changed = false;
 
@@ -361,11 +373,19 @@ static void *_writer(void *arg)
 		if (e)
 			text = _compose(e);
 		dirty = false;
+		if (e && save_state)
+			(void) hived_ctld_state_snapshot(
+				slurm_conf.state_save_location, &state_path,
+				&state);
 		slurm_mutex_unlock(&status_mutex);
 		hived_ctld_unlock();
 		if (text)
 			_write(text);
+		if (state)
+			hived_ctld_state_write(state_path, state);
 		xfree(text);
+		xfree(state);
+		xfree(state_path);
 		sleep(1);	/* at most one write a second */
 	}
 	return NULL;

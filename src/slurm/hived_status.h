@@ -17,6 +17,9 @@
 extern void hived_status_start(void);
 extern void hived_status_stop(void);
 
+/* Also write the state file (hived_ctld_state_save) whenever the status is. */
+extern void hived_status_save_state(bool on);
+
 /* Something changed: write the file again soon. */
 extern void hived_status_dirty(void);
 

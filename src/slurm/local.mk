@@ -16,8 +16,10 @@ hived_plugin_cflags = -Wall -fno-strict-aliasing
 hived_plugin_ldflags = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/src/slurm/plugin.map
 
+# The entry points of the select interface generation configure found
+# (slurm_gen.h); everything else is written once for every release.
 src_slurm_select_hived_la_SOURCES = \
-	src/slurm/select_hived.c \
+	src/slurm/slurm_gen.h \
 	src/slurm/select_hooks.c src/slurm/select_hooks.h \
 	src/slurm/core_steer.c src/slurm/core_steer.h \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
@@ -28,6 +30,17 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 # The engine is C++: link with the C++ driver so libstdc++ comes along.
 nodist_EXTRA_src_slurm_select_hived_la_SOURCES = src/slurm/cxx_link.cxx
+if SELECT_GEN_2205
+src_slurm_select_hived_la_SOURCES += src/slurm/select_gen_2205.c
+endif
+if SELECT_GEN_2311
+src_slurm_select_hived_la_SOURCES += src/slurm/select_gen_2311.c
+endif
+if SELECT_GEN_2505
+src_slurm_select_hived_la_SOURCES += src/slurm/select_gen_2505.c
+endif
+EXTRA_DIST += src/slurm/select_gen_2205.c src/slurm/select_gen_2311.c \
+	src/slurm/select_gen_2505.c
 src_slurm_select_hived_la_CPPFLAGS = $(hived_plugin_cppflags)
 src_slurm_select_hived_la_CFLAGS = $(hived_plugin_cflags)
 src_slurm_select_hived_la_LDFLAGS = $(hived_plugin_ldflags)
@@ -35,6 +48,7 @@ src_slurm_select_hived_la_LIBADD = libhived.la $(JANSSON_LIBS)
 
 src_slurm_priority_hived_la_SOURCES = \
 	src/slurm/priority_hived.c \
+	src/slurm/priority_gen.c src/slurm/priority_gen.h \
 	src/slurm/read_file.c src/slurm/read_file.h \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 src_slurm_priority_hived_la_CPPFLAGS = $(hived_plugin_cppflags)

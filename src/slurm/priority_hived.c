@@ -36,17 +36,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/common/gres.h"
+#include "slurm_gen.h"
 #include "src/common/list.h"
 #include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
-#include "src/common/slurm_priority.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "plugin_forward.h"
+#include "priority_gen.h"
 #include "read_file.h"
 #include "priority_order.h"
 
@@ -55,33 +54,11 @@ const char plugin_type[] = "priority/hived";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* slurmctld's; weak so that loading this plugin elsewhere cannot fail. */
-extern List job_list __attribute__((weak));
+extern list_t *job_list __attribute__((weak));
 extern time_t last_job_update __attribute__((weak));
 
 #define HIVED_STATUS_MAX (256 * 1024 * 1024)
 
-static const char *multifactor_syms[] = {
-	"priority_p_set",
-	"priority_p_reconfig",
-	"priority_p_set_assoc_usage",
-	"priority_p_calc_fs_factor",
-	"priority_p_get_priority_factors_list",
-	"priority_p_job_end",
-};
-
-/* Field order must match multifactor_syms. */
-static struct {
-	uint32_t (*set)(uint32_t last_prio, job_record_t *job_ptr);
-	void (*reconfig)(bool assoc_clear);
-	void (*set_assoc_usage)(slurmdb_assoc_rec_t *assoc);
-	double (*calc_fs_factor)(long double usage_efctv,
-				 long double shares_norm);
-	List (*get_priority_factors)(priority_factors_request_msg_t *req_msg,
-				     uid_t uid);
-	void (*job_end)(job_record_t *job_ptr);
-} multifactor;
-
-static hived_fwd_t multifactor_so;
 
 /*
  * What we added to a job's site factor, so that an admin's own SiteFactor (or
@@ -186,7 +163,7 @@ static bool _apply(job_record_t *job_ptr, uint32_t add)
  * HiveD does not place (per socket, per task). */
 static int64_t _gpus(job_record_t *job_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	int64_t n = 0;
 	int entries = 0;
@@ -439,13 +416,13 @@ static void _reprioritize(job_record_t *job_ptr)
 {
 	if (!job_ptr->priority || job_ptr->direct_set_prio)
 		return;	/* held, or set by an admin: leave it */
-	job_ptr->priority = multifactor.set(job_ptr->priority, job_ptr);
+	job_ptr->priority = hived_multifactor_set(job_ptr->priority, job_ptr);
 }
 
 /* Caller holds the job write lock and po_mutex. RET jobs changed. */
 static int _pass(void)
 {
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 	hived_po_job *jobs;
 	job_record_t **recs;
@@ -546,20 +523,7 @@ static void *_po_thread(void *arg)
 
 extern int init(void)
 {
-	static const size_t n =
-		sizeof(multifactor_syms) / sizeof(multifactor_syms[0]);
-
-	if (sizeof(multifactor) != n * sizeof(void *)) {
-		error("%s: forwarding table out of sync with its symbol list",
-		      plugin_type);
-		return SLURM_ERROR;
-	}
-	if (hived_fwd_open(&multifactor_so, "priority_multifactor.so") ||
-	    hived_fwd_resolve(&multifactor_so, multifactor_syms,
-			      (void **) &multifactor, n))
-		return SLURM_ERROR;
-	if (multifactor_so.loaded_here &&
-	    hived_fwd_call_init(&multifactor_so))
+	if (hived_multifactor_open())
 		return SLURM_ERROR;
 	if (running_in_slurmctld() && job_list && &last_job_update) {
 		_load_conf();
@@ -585,10 +549,7 @@ extern int fini(void)
 		pthread_join(po_thread, NULL);
 		po_running = false;
 	}
-	if (multifactor_so.loaded_here)
-		hived_fwd_call_fini(&multifactor_so);
-	hived_fwd_close(&multifactor_so);
-	memset(&multifactor, 0, sizeof(multifactor));
+	hived_multifactor_close();
 	slurm_mutex_lock(&qos_mutex);
 	if (select_qos)
 		hived_fwd_close(&select_so);
@@ -621,35 +582,12 @@ extern uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 		(void) _apply(job_ptr, band_weight * band);
 		slurm_mutex_unlock(&po_mutex);
 	}
-	return multifactor.set(last_prio, job_ptr);
+	return hived_multifactor_set(last_prio, job_ptr);
 }
 
 extern void priority_p_reconfig(bool assoc_clear)
 {
-	multifactor.reconfig(assoc_clear);
+	hived_multifactor_reconfig(assoc_clear);
 	if (po_running)
 		_load_conf();
-}
-
-extern void priority_p_set_assoc_usage(slurmdb_assoc_rec_t *assoc)
-{
-	multifactor.set_assoc_usage(assoc);
-}
-
-extern double priority_p_calc_fs_factor(long double usage_efctv,
-					long double shares_norm)
-{
-	return multifactor.calc_fs_factor(usage_efctv, shares_norm);
-}
-
-/* sprio: multifactor's factors; HiveD's band is in the SITE column. */
-extern List priority_p_get_priority_factors_list(
-	priority_factors_request_msg_t *req_msg, uid_t uid)
-{
-	return multifactor.get_priority_factors(req_msg, uid);
-}
-
-extern void priority_p_job_end(job_record_t *job_ptr)
-{
-	multifactor.job_end(job_ptr);
 }

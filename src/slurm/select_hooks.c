@@ -31,7 +31,7 @@ typedef struct {
 	hived_job_ask_t ask;
 } pending_t;
 
-static List pending = NULL;
+static list_t *pending = NULL;
 
 /*
  * Jobs whose last RUN_NOW waited in HiveD (for their VC's cells, or for idle
@@ -254,16 +254,16 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 }
 
 /* Victims by Slurm job id, all of which must be preemptable candidates. */
-static List _victims(const hived_decision *d, List candidates, char **why)
+static list_t *_victims(const hived_decision *d, list_t *candidates, char **why)
 {
-	List out = list_create(NULL);
+	list_t *out = list_create(NULL);
 
 	for (size_t i = 0; i < d->n_preempted; i++) {
 		uint32_t id = strtoul(d->preempted[i], NULL, 10);
 		job_record_t *v = NULL;
 
 		if (candidates) {
-			ListIterator it = list_iterator_create(candidates);
+			list_itr_t *it = list_iterator_create(candidates);
 			while ((v = list_next(it)) && (v->job_id != id))
 				;
 			list_iterator_destroy(it);
@@ -313,8 +313,9 @@ static void _refuse(job_record_t *job_ptr, const char *vc, const char *why)
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		     uint32_t min_nodes, uint32_t max_nodes,
 		     uint32_t req_nodes, uint16_t mode,
-		     List preemptee_candidates, List *preemptee_job_list,
-		     bitstr_t *exc_core_bitmap, hived_job_test_f fwd,
+		     list_t *preemptee_candidates, list_t **preemptee_job_list,
+		     hived_exc_t *exc, hived_will_run_t *will_run,
+		     hived_job_test_f fwd,
 		     bool *asked);
 
 static uint64_t _now_us(void)
@@ -329,16 +330,17 @@ static uint64_t _now_us(void)
 extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       uint32_t min_nodes, uint32_t max_nodes,
 			       uint32_t req_nodes, uint16_t mode,
-			       List preemptee_candidates,
-			       List *preemptee_job_list,
-			       bitstr_t *exc_core_bitmap,
+			       list_t *preemptee_candidates,
+			       list_t **preemptee_job_list,
+			       hived_exc_t *exc,
+			       hived_will_run_t *will_run,
 			       hived_job_test_f fwd)
 {
 	uint64_t t0 = _now_us();
 	bool asked = false;
 	int rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 			   mode, preemptee_candidates, preemptee_job_list,
-			   exc_core_bitmap, fwd, &asked);
+			   exc, will_run, fwd, &asked);
 
 	if (asked)
 		hived_status_job_test_time(_now_us() - t0);
@@ -348,20 +350,23 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		     uint32_t min_nodes, uint32_t max_nodes,
 		     uint32_t req_nodes, uint16_t mode,
-		     List preemptee_candidates, List *preemptee_job_list,
-		     bitstr_t *exc_core_bitmap, hived_job_test_f fwd,
+		     list_t *preemptee_candidates, list_t **preemptee_job_list,
+		     hived_exc_t *exc, hived_will_run_t *will_run,
+		     hived_job_test_f fwd,
 		     bool *asked)
 {
 	hived_job_ask_t ask;
 	const hived_decision *d = NULL;
 	hived_engine *e;
 	char *why = NULL;
-	bitstr_t *chosen = NULL, *near;
+	bitstr_t *chosen = NULL;
+	hived_exc_t *near;
 	bool quota_marked;
 	int rc, cnt;
 	hived_job_kind_t kind;
 
-	if (!running_in_slurmctld())
+	/* job_id 0: a reservation's stand-in job (23.11+), not HiveD's to place. */
+	if (!running_in_slurmctld() || !job_ptr->job_id)
 		goto forward;
 	hived_ctld_lock();
 	/*
@@ -452,7 +457,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 					   (max_nodes < (uint32_t) cnt) ?
 					   (uint32_t) cnt : max_nodes, cnt, mode,
 					   preemptee_candidates,
-					   preemptee_job_list, exc_core_bitmap);
+					   preemptee_job_list, exc, will_run);
 			}
 			goto forward;
 		}
@@ -463,7 +468,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 
 	/* Placed. */
 	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW)) {
-		List victims = _victims(d, preemptee_candidates, &why);
+		list_t *victims = _victims(d, preemptee_candidates, &why);
 
 		if (!victims || !preemptee_job_list) {
 			hived_job_set_comment(job_ptr, why);
@@ -514,11 +519,12 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	bit_copybits(bitmap, chosen);
 	rc = SLURM_ERROR;
 	if ((mode == SELECT_MODE_RUN_NOW) &&
-	    (near = hived_core_steer(d, exc_core_bitmap))) {
+	    (near = hived_core_steer(d, exc))) {
 		rc = fwd(job_ptr, bitmap, cnt, (max_nodes < (uint32_t) cnt) ?
 			 (uint32_t) cnt : max_nodes, cnt, mode,
-			 preemptee_candidates, preemptee_job_list, near);
-		FREE_NULL_BITMAP(near);
+			 preemptee_candidates, preemptee_job_list, near,
+			 will_run);
+		hived_core_steer_free(near);
 		if (rc != SLURM_SUCCESS) {
 			/* job_test is destructive of the bitmap. */
 			bit_copybits(bitmap, chosen);
@@ -531,7 +537,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		rc = fwd(job_ptr, bitmap, cnt, (max_nodes < (uint32_t) cnt) ?
 			 (uint32_t) cnt : max_nodes, cnt, mode,
 			 preemptee_candidates, preemptee_job_list,
-			 exc_core_bitmap);
+			 exc, will_run);
 	FREE_NULL_BITMAP(chosen);
 	if ((rc == SLURM_SUCCESS) && (mode == SELECT_MODE_RUN_NOW)) {
 		pending_t *p = xmalloc(sizeof(*p));
@@ -560,7 +566,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 
 forward:
 	return fwd(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-		   preemptee_candidates, preemptee_job_list, exc_core_bitmap);
+		   preemptee_candidates, preemptee_job_list, exc, will_run);
 }
 
 /*
@@ -754,7 +760,7 @@ extern void hived_hook_job_fini(job_record_t *job_ptr)
  * bitmap it calls nodeinfo_set, where a job the engine lacks, or holds on other
  * GPUs, is recorded again from Slurm's allocation.
  */
-extern void hived_hook_job_init(List job_list)
+extern void hived_hook_job_init(list_t *job_list)
 {
 	hived_engine *e;
 	const char *const *names = NULL;
@@ -788,8 +794,10 @@ extern void hived_hook_job_init(List job_list)
 		xfree(copy[i]);
 	}
 	xfree(copy);
-	if (released)
+	if (released) {
 		hived_ctld_check("job_init");
+		hived_status_dirty();
+	}
 	hived_ctld_unlock();
 }
 
@@ -820,6 +828,7 @@ extern void hived_hook_job_recovered(job_record_t *job_ptr)
 			info("select/hived: %pJ: cells rebuilt from Slurm's record",
 			     job_ptr);
 		hived_ctld_check("recovery");
+		hived_status_dirty();
 	}
 	hived_job_pods_free(pods, np);
 	hived_ctld_unlock();

@@ -12,12 +12,19 @@
 
 #include "src/slurmctld/slurmctld.h"
 
+#include "slurm_gen.h"
+
+/*
+ * cons_tres' job_test, with the exclusions of every generation (select_gen_*.c
+ * adapts it to the release's own signature; will_run is NULL before 24.11).
+ */
 typedef int (*hived_job_test_f)(job_record_t *job_ptr, bitstr_t *bitmap,
 				uint32_t min_nodes, uint32_t max_nodes,
 				uint32_t req_nodes, uint16_t mode,
-				List preemptee_candidates,
-				List *preemptee_job_list,
-				bitstr_t *exc_core_bitmap);
+				list_t *preemptee_candidates,
+				list_t **preemptee_job_list,
+				hived_exc_t *exc,
+				hived_will_run_t *will_run);
 
 /* Plugin load and unload. */
 extern int hived_hook_init(void);
@@ -30,9 +37,10 @@ extern void hived_hook_fini(void);
 extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       uint32_t min_nodes, uint32_t max_nodes,
 			       uint32_t req_nodes, uint16_t mode,
-			       List preemptee_candidates,
-			       List *preemptee_job_list,
-			       bitstr_t *exc_core_bitmap,
+			       list_t *preemptee_candidates,
+			       list_t **preemptee_job_list,
+			       hived_exc_t *exc,
+			       hived_will_run_t *will_run,
 			       hived_job_test_f cons_tres_job_test);
 
 /*
@@ -47,7 +55,7 @@ extern void hived_hook_job_begun(job_record_t *job_ptr);
 extern void hived_hook_job_fini(job_record_t *job_ptr);
 
 /* slurmctld (re)start or reconfigure: reconcile with Slurm's running jobs. */
-extern void hived_hook_job_init(List job_list);
+extern void hived_hook_job_init(list_t *job_list);
 /* A running job whose node bitmap Slurm has (re)built (nodeinfo_set). */
 extern void hived_hook_job_recovered(job_record_t *job_ptr);
 

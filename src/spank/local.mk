@@ -10,7 +10,8 @@ endif
 src_spank_hived_spank_la_SOURCES = \
 	src/spank/hived_spank.c \
 	src/spank/hived_options.c src/spank/hived_options.h
-src_spank_hived_spank_la_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
+# SLURM_INCLUDE: <slurm/spank.h> of the Slurm built for (--with-slurm=PREFIX).
+src_spank_hived_spank_la_CPPFLAGS = $(SLURM_INCLUDE) $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 # Loads into uninstrumented Slurm commands: never sanitizer flags here.
 src_spank_hived_spank_la_CFLAGS = -Wall
 src_spank_hived_spank_la_LDFLAGS = -module -avoid-version -shared \

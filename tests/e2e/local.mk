@@ -70,7 +70,8 @@ endif
 tests_e2e_test_security_SOURCES = tests/e2e/test_security.c tests/e2e/run.c tests/e2e/run.h \
 	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
 	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
-tests_e2e_test_security_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
+# SLURM_INCLUDE: job_desc_msg_t as the libslurmfull of the Slurm built for has it.
+tests_e2e_test_security_CPPFLAGS = $(SLURM_INCLUDE) $(tests_e2e_test_cluster_CPPFLAGS)
 tests_e2e_test_security_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_e2e_test_security_LDADD = $(CHECK_LIBS) -ldl
 

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <grp.h>
 #include <stdarg.h>
 #include <pwd.h>
@@ -174,9 +175,10 @@ static int crafted_submit(const char *user, const char *account,
 		close(fd[0]);
 		if (!h || !(init = dlsym(h, "slurm_init")) ||
 		    !(init_desc = dlsym(h, "slurm_init_job_desc_msg")) ||
-		    !(submit_batch = dlsym(h, "slurm_submit_batch_job")) ||
-		    !(get_errno = dlsym(h, "slurm_get_errno")))
+		    !(submit_batch = dlsym(h, "slurm_submit_batch_job")))
 			_exit(1);
+		/* Gone in 24.11: libslurm's calls set errno themselves. */
+		get_errno = dlsym(h, "slurm_get_errno");
 		if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid))
 			_exit(1);
 		init(e2e_conf);
@@ -195,9 +197,13 @@ static int crafted_submit(const char *user, const char *account,
 		desc.spank_job_env = spank_env;
 		desc.spank_job_env_size = n_env;
 		if (submit_batch(&desc, &resp) == SLURM_SUCCESS && resp)
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+			r = (int) resp->step_id.job_id;
+#else
 			r = (int) resp->job_id;
+#endif
 		else
-			r = -get_errno();
+			r = -(get_errno ? get_errno() : errno);
 		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
 			_exit(1);
 		_exit(0);

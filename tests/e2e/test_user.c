@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "e2e_main.h"
@@ -70,6 +71,27 @@ START_TEST(test_up)
 		      strstr(out, "--hived-opportunistic"),
 		      "sbatch --help lacks the --hived-* options");
 	free(out);
+}
+END_TEST
+
+/*
+ * priority/hived passes multifactor's thread_start on (23.11+ start the
+ * fair-share decay thread there, not in init): the thread's first pass writes
+ * priority_last_decay_ran into StateSaveLocation, which "up --fresh" emptied.
+ */
+START_TEST(test_fairshare_decay_runs)
+{
+	char path[2400];
+	struct stat st;
+	int tries;
+
+	snprintf(path, sizeof(path), "%s/state/priority_last_decay_ran",
+		 e2e_clusterdir);
+	for (tries = 0; tries < 240 && stat(path, &st) != 0; tries++)
+		usleep(250 * 1000);
+	ck_assert_msg(stat(path, &st) == 0,
+		      "multifactor's decay thread never ran under priority/hived (no %s after 60 s)",
+		      path);
 }
 END_TEST
 
@@ -271,6 +293,17 @@ START_TEST(test_hivedctl_unprivileged)
 	ck_assert_msg(strstr(out, "HiveD status as of") &&
 		      strstr(out, "GPUs: 32 total, 10 guaranteed"),
 		      "hivedctl status as hivedtest: %s", out);
+	{
+		/* The Slurm the plugin runs under: that of the cluster's daemons. */
+		char *ver = NULL, want[80];
+
+		ck_assert_int_eq(run(&ver, "scontrol version | awk '{print $2}'"), 0);
+		ver[strcspn(ver, "\n")] = '\0';
+		snprintf(want, sizeof(want), "\nSlurm: %s\n", ver);
+		ck_assert_msg(strstr(out, want), "hivedctl status lacks \"%s\": %s",
+			      want + 1, out);
+		free(ver);
+	}
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s/hivedctl vc", tooldir);
 	ck_assert_int_eq(as_user(&out, cmd), 0);
@@ -341,6 +374,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_checked_fixture(tc, clean_queue, NULL);
 	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_fairshare_decay_runs);
 	tcase_add_test(tc, test_invalid_options);
 	tcase_add_test(tc, test_within_rack);
 	tcase_add_test(tc, test_within_socket);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * select_hived.c - select/hived plugin boilerplate and the forwarding table.
+ * select_gen_2205.c - select/hived's entry points for Slurm 22.05.
+ *
+ * One of the select_gen_*.c files (the one for the release configure found) is
+ * built into select_hived.so; the decisions are in select_hooks.c.
  *
  * Cores, memory, steps and job_resources stay with select/cons_tres: every
  * select_p_* entry point forwards to the cons_tres copy slurmctld already loaded
@@ -11,11 +14,15 @@
 
 #include <string.h>
 
-#include "src/common/select.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "plugin_forward.h"
 #include "select_hooks.h"
+#include "slurm_gen.h"
+
+#if HIVED_SELECT_GEN != 2205
+#error "select_gen_2205.c is for Slurm 22.05"
+#endif
 
 /*
  * Slurm checks plugin_type's prefix and plugin_version; plugin_id must be unique
@@ -28,6 +35,7 @@ const uint32_t plugin_id = 190;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* Same order as Slurm's node_select_syms, minus "plugin_id". */
+/* Checked against node_select_syms[] by configure (scripts/slurm-ops-check). */
 static const char *cons_tres_syms[] = {
 	"select_p_state_save",
 	"select_p_state_restore",
@@ -71,12 +79,13 @@ static const char *cons_tres_syms[] = {
 static struct {
 	int (*state_save)(char *dir_name);
 	int (*state_restore)(char *dir_name);
-	int (*job_init)(List job_list);
+	int (*job_init)(list_t *job_list);
 	int (*node_init)(void);
 	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap,
 			uint32_t min_nodes, uint32_t max_nodes,
 			uint32_t req_nodes, uint16_t mode,
-			List preemptee_candidates, List *preemptee_job_list,
+			list_t *preemptee_candidates,
+			list_t **preemptee_job_list,
 			bitstr_t *exc_core_bitmap);
 	int (*job_begin)(job_record_t *job_ptr);
 	int (*job_ready)(job_record_t *job_ptr);
@@ -128,6 +137,18 @@ static struct {
 
 static hived_fwd_t cons_tres_so;
 
+static int _cons_tres_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
+			       uint32_t min_nodes, uint32_t max_nodes,
+			       uint32_t req_nodes, uint16_t mode,
+			       list_t *preemptee_candidates,
+			       list_t **preemptee_job_list, hived_exc_t *exc,
+			       hived_will_run_t *will_run)
+{
+	return cons_tres.job_test(job_ptr, bitmap, min_nodes, max_nodes,
+				  req_nodes, mode, preemptee_candidates,
+				  preemptee_job_list, exc);
+}
+
 extern int init(void)
 {
 	static const size_t n = sizeof(cons_tres_syms) / sizeof(cons_tres_syms[0]);
@@ -175,7 +196,7 @@ extern int select_p_state_restore(char *dir_name)
 	return rc;
 }
 
-extern int select_p_job_init(List job_list)
+extern int select_p_job_init(list_t *job_list)
 {
 	int rc = cons_tres.job_init(job_list);
 
@@ -194,14 +215,14 @@ extern int select_p_node_init(void)
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
 			     uint32_t req_nodes, uint16_t mode,
-			     List preemptee_candidates,
-			     List *preemptee_job_list,
+			     list_t *preemptee_candidates,
+			     list_t **preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
 	return hived_hook_job_test(job_ptr, bitmap, min_nodes, max_nodes,
 				   req_nodes, mode, preemptee_candidates,
-				   preemptee_job_list, exc_core_bitmap,
-				   cons_tres.job_test);
+				   preemptee_job_list, exc_core_bitmap, NULL,
+				   _cons_tres_job_test);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
