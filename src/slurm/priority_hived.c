@@ -45,6 +45,7 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "plugin_forward.h"
 #include "priority_gen.h"
 #include "read_file.h"
 #include "priority_order.h"
