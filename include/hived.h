@@ -116,7 +116,10 @@ hived_rc hived_submit(hived_engine *e, const hived_job_request *req, int dry_run
 hived_rc hived_finish(hived_engine *e, const char *job);
 /* Record a job that already runs at a known placement (restart recovery). A guaranteed
  * job that no longer fits its VC is demoted to opportunistic (*demoted = 1). Pods
- * give node indices and GPU indices. */
+ * give node indices and GPU indices. GPUs the config does not have (node index out of
+ * range, unknown GPU index) are left out and the job demoted: after HIVED_OK,
+ * hived_last_error() then names what was left out ("" otherwise). Only a job none of
+ * whose GPUs exist is refused (HIVED_ENOENT). */
 hived_rc hived_add_running(hived_engine *e, const hived_job_request *req,
 			   const hived_pod *pods, size_t n_pods, int *demoted);
 int hived_job_exists(const hived_engine *e, const char *job);
@@ -138,9 +141,29 @@ hived_rc hived_set_node_health(hived_engine *e, const char *node, int healthy);
 
 /* Load a new config keeping running jobs; jobs that no longer fit are demoted and
  * listed (malloc()ed JSON array text in *lazy_preempted_json, may be NULL). On error
- * the old config stays in force. */
+ * the old config stays in force. The same rules as hived_reconfigure_ex with no flags
+ * and no removable VCs. */
 hived_rc hived_reconfigure(hived_engine *e, const char *config_json,
 			   char **lazy_preempted_json);
+
+/* Let a reconfiguration remove any VC, even one in which guaranteed jobs run. */
+#define HIVED_RECONF_ALLOW_VC_REMOVAL 1u
+
+/*
+ * Load a new config keeping running jobs. A config that no longer has a VC in which
+ * guaranteed jobs run is refused (HIVED_ECONFIG, the old config stays, the message
+ * names the VCs and the jobs), unless flags has HIVED_RECONF_ALLOW_VC_REMOVAL or the
+ * VC is in removable_vcs or in the config's own slurm.allowRemovingVcs. Otherwise:
+ * jobs that no longer fit their VC are demoted; jobs an earlier config demoted that
+ * fit again are promoted back to guaranteed; GPUs on nodes (or GPU indices) the new
+ * config does not have are dropped from their jobs, which keep the rest, demoted.
+ * *report_json (malloc()ed, may be NULL):
+ * {"demoted":[job...],"promoted":[job...],"dropped":["<job>: <what was dropped>"...]};
+ * a non-empty "dropped" is also in hived_last_error() after HIVED_OK.
+ */
+hived_rc hived_reconfigure_ex(hived_engine *e, const char *config_json,
+			      unsigned flags, const char *const *removable_vcs,
+			      size_t n_removable, char **report_json);
 
 /* --- inspection -------------------------------------------------------- */
 
@@ -196,14 +219,20 @@ typedef struct {
  * gres.conf and topology.conf (gres/topology may be NULL) + accounts' GrpTRES →
  * the hived.conf JSON to build the engine from: cells hived.conf does not give are
  * derived from the Slurm files; accounts hived.conf gives no VC get cells from
- * their GPU limit. *summary: the derived hierarchy and every note or refused quota,
- * one per line, for the log. Both malloc()ed. On error errbuf names the file/key.
+ * their GPU limit. *summary: the derived hierarchy and every note, refused quota or
+ * hived.conf warning ("warning: ..."), one per line, for the log. Both malloc()ed. On error errbuf names the file/key.
  */
 hived_rc hived_effective_config(const char *hived_conf, const char *slurm_conf,
 				const char *gres_conf, const char *topology_conf,
 				const hived_account_quota *quotas, size_t n_quotas,
 				char **config_json, char **summary,
 				char *errbuf, size_t errlen);
+
+/* Unknown top-level keys of hived.conf text that are ignored: one sentence per line in
+ * *warnings (malloc()ed, "" when none). Misspelt section names are not warnings but
+ * errors (HIVED_ECONFIG, errbuf names the key and the section meant). */
+hived_rc hived_config_warnings(const char *config_json, char **warnings,
+			       char *errbuf, size_t errlen);
 
 /* --- hived.conf settings only a host (the Slurm plugin) uses ------------ */
 
@@ -218,6 +247,8 @@ typedef struct {
 	int priority_scale;           /* >= 1 */
 	/* "jobsLargerThanVc": 1 refuses a HIVED_WAIT_VC_TOO_SMALL job, 0 lets it wait */
 	int larger_than_vc_reject;
+	char **allow_removing_vcs;    /* for hived_reconfigure_ex's removable_vcs */
+	size_t n_allow_removing_vcs;
 } hived_settings;
 
 /* Parse the "slurm" section of hived.conf text (the whole file is validated). */

@@ -111,6 +111,15 @@ int main(int argc, char **argv) {
   config_text << config_in.rdbuf();
   hived_engine *engine = nullptr;
   char errbuf[2048] = "";
+  char *warnings = nullptr;
+  if (hived_config_warnings(config_text.str().c_str(), &warnings, errbuf, sizeof errbuf) ==
+          HIVED_OK &&
+      warnings != nullptr) {
+    std::istringstream lines(warnings);
+    for (std::string w; std::getline(lines, w);)
+      std::cerr << "hived-replay: warning: " << opt.config << ": " << w << "\n";
+  }
+  free(warnings);
   hived_rc erc = hived_engine_new(config_text.str().c_str(), &engine, errbuf, sizeof errbuf);
   if (erc != HIVED_OK || engine == nullptr) {
     std::cerr << "hived-replay: " << opt.config << ": " << (errbuf[0] ? errbuf : hived_rc_str(erc))

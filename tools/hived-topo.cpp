@@ -161,6 +161,8 @@ int cluster_mode(const ClusterArgs& a, bool json) {
       fprintf(stderr, "hived-topo: %s\n", err.c_str());
       return 1;
     }
+    for (const auto& w : cfg.warnings)
+      fprintf(stderr, "hived-topo: warning: %s: %s\n", a.hived_conf.c_str(), w.c_str());
   }
   std::vector<NodeFacts> nodes;
   TopologyFacts topology;

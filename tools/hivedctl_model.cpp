@@ -181,6 +181,8 @@ void ReadJob(Reader& r, json_t* o, const std::string& p, Job* job) {
   job->priority = static_cast<int>(r.Int(o, "priority", p, false));
   job->cls = r.Str(o, "class", p, false);
   job->lazy_preempted = r.Bool(o, "lazyPreempted", p);
+  job->demoted_by_config = r.Str(o, "demotedBy", p, false) == "config";
+  job->asked_vc = r.Str(o, "askedVc", p, false);
   json_t* pl = r.Arr(o, "placement", p, false);
   size_t i, k;
   json_t *pod, *leaf;

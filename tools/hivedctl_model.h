@@ -79,7 +79,9 @@ struct Pod {
 struct Job {
   std::string job, vc, cls;
   int priority = 0;
-  bool lazy_preempted = false;
+  bool lazy_preempted = false;     // demoted: runs on as opportunistic
+  bool demoted_by_config = false;  // by the config (a reload), not by another job
+  std::string asked_vc;            // its VC when the config no longer has it
   std::vector<Pod> placement;
   int64_t Gpus() const;
 };

@@ -143,7 +143,7 @@ std::string CellOf(const Status& s, const Node& node, const std::vector<const Gp
 
 std::string ClassText(const Job& j) {
   std::string c = j.cls.empty() ? (j.priority < 0 ? "opportunistic" : "guaranteed") : j.cls;
-  if (j.lazy_preempted) c += " (lazy-preempted)";
+  if (j.lazy_preempted) c += j.demoted_by_config ? " (demoted by the config)" : " (lazy-preempted)";
   return c;
 }
 
@@ -472,9 +472,16 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
     *out = o.str();
     return true;
   }
-  o << "Job " << j->job << ": VC " << (j->vc.empty() ? "-" : j->vc) << ", " << ClassText(*j)
+  o << "Job " << j->job << ": VC " << (j->vc.empty() ? "-" : j->vc)
+    << (j->asked_vc.empty() ? "" : " (asked " + j->asked_vc + ")") << ", " << ClassText(*j)
     << ", HiveD priority " << j->priority << ", " << j->Gpus() << " GPUs\n";
-  if (j->lazy_preempted)
+  if (j->lazy_preempted && j->demoted_by_config)
+    o << "Demoted by the config: "
+      << (j->asked_vc.empty() ? "its VC's cells in hived.conf do not hold it"
+                              : "hived.conf no longer has VC " + j->asked_vc)
+      << "; it runs on as opportunistic and is guaranteed again when a reload gives its VC "
+         "the cells back\n";
+  else if (j->lazy_preempted)
     o << "Lazy-preempted: it lost its VC cells to a higher-priority job and runs on as "
          "opportunistic\n";
   Table t({"NODE", "GPUS", "CELL", "BOUND TO"});

@@ -184,9 +184,8 @@ std::string JobRequest::ParsePlacement(const json_t *placement, const hived_engi
     if (v == nullptr) return where + ".node: missing";
     std::string name, err = ReadString(v, where + ".node", &name);
     if (!err.empty()) return err;
-    if (hived_node_index(engine, name.c_str()) < 0) {
-      return where + ".node: unknown node '" + name + "'";
-    }
+    // A node the config lacks is passed on as index -1: the engine leaves that pod out
+    // and demotes the job (a running job is recorded, not refused whole).
     const json_t *leaves = json_object_get(p, "leaves");
     if (leaves == nullptr) return where + ".leaves: missing";
     if (!json_is_array(leaves)) return where + ".leaves: expected an array of GPU indices";

@@ -203,6 +203,9 @@ json_t *ReplaySession::AddRunning(const json_t *event) {
   json_object_set_new(out, "job", SafeString(r.job().c_str()));
   json_object_set_new(out, "result", json_string("running"));
   json_object_set_new(out, "demoted", json_boolean(demoted != 0));
+  // GPUs the config does not have, left out of the job instead of refusing it.
+  if (hived_last_error(engine_)[0] != '\0')
+    json_object_set_new(out, "dropped", SafeString(hived_last_error(engine_)));
   return out;
 }
 
@@ -241,22 +244,23 @@ json_t *ReplaySession::Reconfigure(const json_t *event) {
   if (!err.empty()) return Rejected(nullptr, err);
   if (!path.empty() && path[0] != '/' && !base_dir_.empty()) path = base_dir_ + "/" + path;
   if (!ReadFile(path, &text, &err)) return Rejected(nullptr, "config: " + err);
-  char *lazy = nullptr;
-  hived_rc rc = hived_reconfigure(engine_, text.c_str(), &lazy);
-  CString lazy_owner(lazy);
+  char *report = nullptr;
+  hived_rc rc = hived_reconfigure_ex(engine_, text.c_str(), 0, nullptr, 0, &report);
+  CString report_owner(report);
   if (rc != HIVED_OK) return EngineError(nullptr, rc);
-  json_t *victims = nullptr;
-  if (lazy != nullptr) {
-    std::string perr;
-    JsonPtr parsed = ParseText(lazy, &perr);
-    if (!parsed || !json_is_array(parsed.get())) {
-      return Rejected(nullptr, "engine returned an invalid lazyPreempted list: " + perr);
-    }
-    victims = parsed.release();
-  }
+  std::string perr;
+  JsonPtr parsed = ParseText(report != nullptr ? report : "", &perr);
+  if (!parsed || !json_is_object(parsed.get()))
+    return Rejected(nullptr, "engine returned an invalid reconfigure report: " + perr);
   json_t *out = json_object();
   json_object_set_new(out, "result", json_string("ok"));
-  json_object_set_new(out, "lazyPreempted", victims != nullptr ? victims : json_array());
+  // "lazyPreempted" as before; "promoted" and "dropped" only when there are any, so
+  // that older expected lines still match exactly.
+  json_object_set(out, "lazyPreempted", json_object_get(parsed.get(), "demoted"));
+  for (const char *key : {"promoted", "dropped"}) {
+    json_t *list = json_object_get(parsed.get(), key);
+    if (json_array_size(list) > 0) json_object_set(out, key, list);
+  }
   return out;
 }
 

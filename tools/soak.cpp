@@ -296,6 +296,13 @@ class Soak {
     j.guaranteed = false;
   }
 
+  // A reload gave back the cells an earlier reload had taken.
+  void Promote(MJob &j) {
+    if (j.guaranteed) return;
+    j.guaranteed = true;
+    Charge(j, 1);
+  }
+
   bool QuotaHolds(const MJob &j) {
     if (!j.guaranteed || j.vc < 0) return true;
     if (!j.pinned.empty()) {
@@ -774,25 +781,36 @@ class Soak {
     std::vector<VcQuota> q =
         MakeQuotas(0.6 + 0.3 * (U(1000) / 1000.0), RandomWeights(), racks_ >= 8 ? U(3) : 0);
     std::string text = ConfigJson(q);
-    char *lazy = nullptr;
-    hived_rc rc = hived_reconfigure(engine_, text.c_str(), &lazy);
-    std::string lazy_text = Take(lazy);
+    char *report = nullptr;
+    hived_rc rc = hived_reconfigure_ex(engine_, text.c_str(), 0, nullptr, 0, &report);
+    std::string report_text = Take(report);
     if (rc != HIVED_OK)
       return Fail(std::string("valid config refused: ") + hived_rc_str(rc) + ": " + Err());
     quotas_ = q;
     config_ = text;
     json_error_t err;
-    Json arr(json_loads(lazy_text.c_str(), 0, &err));
-    if (!json_is_array(arr.get()))
-      return Fail("reconfigure: demoted jobs not a JSON array: " + lazy_text);
-    for (size_t i = 0; i < json_array_size(arr.get()); i++) {
-      const char *n = json_string_value(json_array_get(arr.get(), i));
-      auto it = n ? jobs_.find(n) : jobs_.end();
-      if (it == jobs_.end())
-        return Fail("reconfigure demoted unknown job: " + lazy_text.substr(0, 200));
-      Demote(it->second);
-      res_.outcomes["reconfigure-demoted"]++;
+    Json rep(json_loads(report_text.c_str(), 0, &err));
+    for (const char *key : {"demoted", "promoted"}) {
+      json_t *arr = json_object_get(rep.get(), key);
+      if (!json_is_array(arr))
+        return Fail(std::string("reconfigure: report has no ") + key + " list: " + report_text);
+      for (size_t i = 0; i < json_array_size(arr); i++) {
+        const char *n = json_string_value(json_array_get(arr, i));
+        auto it = n ? jobs_.find(n) : jobs_.end();
+        if (it == jobs_.end())
+          return Fail(std::string("reconfigure ") + key +
+                      " unknown job: " + report_text.substr(0, 200));
+        if (key[0] == 'd') {
+          Demote(it->second);
+          res_.outcomes["reconfigure-demoted"]++;
+        } else {
+          Promote(it->second);
+          res_.outcomes["reconfigure-promoted"]++;
+        }
+      }
     }
+    if (json_array_size(json_object_get(rep.get(), "dropped")) > 0)
+      return Fail("reconfigure keeping every node dropped GPUs: " + report_text.substr(0, 200));
     for (int v = 0; v < opt_.vcs; v++)
       if (used_[v] > quotas_[v].Gpus())
         return Fail("after reconfigure " + VcName(v) + " holds " + std::to_string(used_[v]) +

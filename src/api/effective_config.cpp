@@ -71,6 +71,7 @@ extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* s
     // itself (hived_settings_load), the engine never needs them.
     const std::string& json = out.hived_conf_json;
     std::string sum = out.summary;
+    for (const auto& w : explicit_cfg.warnings) sum += "warning: hived.conf: " + w + "\n";
     for (const auto& n : notes) sum += "note: " + n + "\n";
     for (const auto& p : out.report.problems) sum += "not derived: " + p + "\n";
     for (const auto& e : out.quota_errors) sum += "quota refused: " + e + "\n";

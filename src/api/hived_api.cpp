@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,72 @@ hived::Status ToRequest(const hived_engine* e, const hived_job_request* r, hived
   if (r->allowed_nodes)
     q->allowed.assign(r->allowed_nodes, r->allowed_nodes + e->engine->NodeCount());
   return hived::Status::Ok();
+}
+
+// hived_reconfigure and _ex: refuses a config that removes VCs in which guaranteed jobs
+// run (unless allowed), else moves every job into an engine built from it.
+hived_rc Reconfigure(hived_engine* e, const char* config_json, unsigned flags,
+                     const char* const* removable_vcs, size_t n_removable,
+                     hived::TransferReport* rep) {
+  if (hived::SameJson(e->config_text, config_json)) {
+    // Same cells and VCs: keep every binding as it is.
+    e->last_error.clear();
+    return HIVED_OK;
+  }
+  hived::Config cfg;
+  std::string err = hived::parse_hived_conf(config_json, &cfg);
+  if (!err.empty()) return Fail(e, hived::Status::Err(hived::Code::kConfig, err));
+  std::unique_ptr<hived::Engine> next;
+  hived::Status st = hived::Engine::Build(cfg.cluster, &next);
+  if (!st.ok()) return Fail(e, st);
+  std::set<std::string> may_go(cfg.slurm.allow_removing_vcs.begin(),
+                               cfg.slurm.allow_removing_vcs.end());
+  for (size_t i = 0; i < n_removable; i++)
+    if (removable_vcs[i]) may_go.insert(removable_vcs[i]);
+  std::string refused;
+  for (const auto& [vc, jobs] : e->engine->RemovedVcsWithJobs(*next)) {
+    if ((flags & HIVED_RECONF_ALLOW_VC_REMOVAL) || may_go.count(vc)) continue;
+    refused += (refused.empty() ? "VC " : "; VC ") + vc + " (guaranteed jobs";
+    for (const auto& j : jobs) refused += " " + j;
+    refused += ")";
+  }
+  if (!refused.empty())
+    return Fail(
+        e, hived::Status::Err(hived::Code::kConfig,
+                              "the new config has no " + refused +
+                                  ": refused, the old config stays in force (to remove a VC and "
+                                  "demote its jobs, name it in slurm.allowRemovingVcs)"));
+  st = e->engine->TransferJobsTo(next.get(), rep);
+  if (!st.ok()) return Fail(e, st);
+  e->engine = std::move(next);
+  e->config_text = config_json;
+  e->last_error.clear();
+  if (!rep->dropped.empty()) {
+    e->last_error = "GPUs the new config does not have were dropped from running jobs:";
+    for (size_t i = 0; i < rep->dropped.size(); i++)
+      e->last_error += (i ? "; " : " ") + rep->dropped[i];
+  }
+  return HIVED_OK;
+}
+
+// hived.conf text handed to a settings call, parsed whole; errbuf says why not.
+hived_rc ParseConfigArg(const char* text, hived::Config* cfg, char* errbuf, size_t errlen) {
+  if (!text || !cfg) {
+    CopyErr(errbuf, errlen, "config: NULL");
+    return HIVED_EINVAL;
+  }
+  std::string err = hived::parse_hived_conf(text, cfg);
+  if (err.empty()) return HIVED_OK;
+  CopyErr(errbuf, errlen, err);
+  return HIVED_ECONFIG;
+}
+
+std::string JsonList(const std::vector<std::string>& v) {
+  hived::JsonOut j;
+  j.Open('[');
+  for (const auto& s : v) j.Val(s);
+  j.Close(']');
+  return j.str();
 }
 
 }  // namespace
@@ -294,12 +361,16 @@ hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const 
         return Fail(e, hived::Status::Err(hived::Code::kInval,
                                           "placement[" + std::to_string(i) + "].leaves: invalid"));
       p.gpus.assign(pods[i].leaves, pods[i].leaves + pods[i].n_leaves);
+      if (pods[i].node_name) p.node_name = pods[i].node_name;
       rj.pods.push_back(std::move(p));
     }
     bool dem = false;
-    st = e->engine->AddRunning(rj, &dem);
+    std::vector<std::string> dropped;
+    st = e->engine->AddRunning(rj, &dem, &dropped);
     if (!st.ok()) return Fail(e, st);
     if (demoted) *demoted = dem ? 1 : 0;
+    e->last_error.clear();
+    for (const auto& d : dropped) e->last_error += (e->last_error.empty() ? "" : "; ") + d;
     return HIVED_OK;
   } catch (...) {
     e->last_error = "internal error in add_running";
@@ -366,35 +437,37 @@ hived_rc hived_set_node_health(hived_engine* e, const char* node, int healthy) {
   }
 }
 
+hived_rc hived_reconfigure_ex(hived_engine* e, const char* config_json, unsigned flags,
+                              const char* const* removable_vcs, size_t n_removable,
+                              char** report_json) {
+  if (report_json) *report_json = nullptr;
+  if (!e || !config_json || (n_removable && !removable_vcs)) return HIVED_EINVAL;
+  try {
+    hived::TransferReport rep;
+    hived_rc rc = Reconfigure(e, config_json, flags, removable_vcs, n_removable, &rep);
+    if (rc != HIVED_OK || !report_json) return rc;
+    hived::JsonOut j;
+    j.Open('{');
+    const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+        {"demoted", &rep.demoted}, {"promoted", &rep.promoted}, {"dropped", &rep.dropped}};
+    for (const auto& [key, list] : lists) j.Key(key).Raw(JsonList(*list));
+    j.Close('}');
+    *report_json = Dup(j.str());
+    return HIVED_OK;
+  } catch (...) {
+    e->last_error = "internal error in reconfigure; the old config stays";
+    return HIVED_ENOMEM;
+  }
+}
+
 hived_rc hived_reconfigure(hived_engine* e, const char* config_json, char** lazy_preempted_json) {
   if (lazy_preempted_json) *lazy_preempted_json = nullptr;
   if (!e || !config_json) return HIVED_EINVAL;
   try {
-    if (hived::SameJson(e->config_text, config_json)) {
-      // Same cells and VCs: keep every binding as it is.
-      e->last_error.clear();
-      if (lazy_preempted_json) *lazy_preempted_json = Dup("[]");
-      return HIVED_OK;
-    }
-    std::unique_ptr<hived::Engine> next;
-    hived::Status st = BuildFromText(config_json, &next);
-    if (!st.ok()) return Fail(e, st);
-    std::vector<std::string> demoted, dropped;
-    st = e->engine->TransferJobsTo(next.get(), &demoted, &dropped);
-    if (!st.ok()) return Fail(e, st);
-    e->engine = std::move(next);
-    e->config_text = config_json;
-    hived::JsonOut j;
-    j.Open('[');
-    for (const auto& s : demoted) j.Val(s);
-    j.Close(']');
-    e->last_error.clear();
-    if (!dropped.empty()) {
-      e->last_error = "jobs on cells the new config no longer has were dropped:";
-      for (const auto& s : dropped) e->last_error += " " + s;
-    }
-    if (lazy_preempted_json) *lazy_preempted_json = Dup(j.str());
-    return HIVED_OK;
+    hived::TransferReport rep;
+    hived_rc rc = Reconfigure(e, config_json, 0, nullptr, 0, &rep);
+    if (rc == HIVED_OK && lazy_preempted_json) *lazy_preempted_json = Dup(JsonList(rep.demoted));
+    return rc;
   } catch (...) {
     e->last_error = "internal error in reconfigure; the old config stays";
     return HIVED_ENOMEM;
@@ -525,17 +598,11 @@ const char* hived_node_child_type(const hived_engine* e, size_t node, int32_t le
 hived_rc hived_settings_load(const char* config_json, hived_settings** out, char* errbuf,
                              size_t errlen) {
   if (out) *out = nullptr;
-  if (!config_json || !out) {
-    CopyErr(errbuf, errlen, "config: NULL");
-    return HIVED_EINVAL;
-  }
+  if (!out) return ParseConfigArg(nullptr, nullptr, errbuf, errlen);
   try {
     hived::Config cfg;
-    std::string err = hived::parse_hived_conf(config_json, &cfg);
-    if (!err.empty()) {
-      CopyErr(errbuf, errlen, err);
-      return HIVED_ECONFIG;
-    }
+    hived_rc rc = ParseConfigArg(config_json, &cfg, errbuf, errlen);
+    if (rc != HIVED_OK) return rc;
     hived_settings* s = static_cast<hived_settings*>(calloc(1, sizeof(hived_settings)));
     if (!s) return HIVED_ENOMEM;
     const hived::SlurmSettings& ss = cfg.slurm;
@@ -552,6 +619,12 @@ hived_rc hived_settings_load(const char* config_json, hived_settings** out, char
     s->state_file = Dup(ss.state_file);
     s->priority_scale = ss.priority_scale;
     s->larger_than_vc_reject = ss.reject_larger_than_vc;
+    s->n_allow_removing_vcs = ss.allow_removing_vcs.size();
+    s->allow_removing_vcs =
+        static_cast<char**>(calloc(ss.allow_removing_vcs.size() + 1, sizeof(char*)));
+    for (size_t i = 0; s->allow_removing_vcs && i < ss.allow_removing_vcs.size(); i++)
+      s->allow_removing_vcs[i] = Dup(ss.allow_removing_vcs[i]);
+    if (!s->allow_removing_vcs) s->n_allow_removing_vcs = 0;
     *out = s;
     return HIVED_OK;
   } catch (...) {
@@ -565,8 +638,29 @@ void hived_settings_free(hived_settings* s) {
   for (size_t i = 0; s->opportunistic_qos && i < s->n_opportunistic_qos; i++)
     free(s->opportunistic_qos[i]);
   free(s->opportunistic_qos);
+  for (size_t i = 0; s->allow_removing_vcs && i < s->n_allow_removing_vcs; i++)
+    free(s->allow_removing_vcs[i]);
+  free(s->allow_removing_vcs);
   free(s->state_file);
   free(s);
+}
+
+hived_rc hived_config_warnings(const char* config_json, char** warnings, char* errbuf,
+                               size_t errlen) {
+  if (warnings) *warnings = nullptr;
+  if (!warnings) return ParseConfigArg(nullptr, nullptr, errbuf, errlen);
+  try {
+    hived::Config cfg;
+    hived_rc rc = ParseConfigArg(config_json, &cfg, errbuf, errlen);
+    if (rc != HIVED_OK) return rc;
+    std::string text;
+    for (const auto& w : cfg.warnings) text += w + "\n";
+    *warnings = Dup(text);
+    return *warnings ? HIVED_OK : HIVED_ENOMEM;
+  } catch (...) {
+    CopyErr(errbuf, errlen, "out of memory");
+    return HIVED_ENOMEM;
+  }
 }
 
 }  // extern "C"

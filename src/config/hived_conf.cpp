@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <algorithm>
 #include <new>
+#include <vector>
 
 #include "conf_cells.h"
 #include "conf_json.h"
@@ -48,28 +50,31 @@ class JsonRef {
   json_t* j_;
 };
 
-std::string parse_qos_list(const json_t* s, std::vector<std::string>* out) {
-  std::string path = key_path(kSlurm, "opportunisticQos");
-  const json_t* v = conf::member(s, "opportunisticQos");
+// A name or an array of names (one is common enough to accept without the brackets).
+std::string parse_name_list(const json_t* s, const char* key, const char* noun, bool lower,
+                            std::vector<std::string>* out) {
+  const std::string name = std::string(noun) + " name";
+  std::string path = key_path(kSlurm, key);
+  const json_t* v = conf::member(s, key);
   if (!v) return "";
-  // One QOS is common enough to accept without the brackets.
   std::vector<const json_t*> items;
   if (json_is_string(v)) {
     items.push_back(v);
   } else if (json_is_array(v)) {
     for (size_t i = 0; i < json_array_size(v); i++) items.push_back(json_array_get(v, i));
   } else {
-    return path + ": must be a QOS name or an array of QOS names, got " + describe(v);
+    return path + ": must be a " + name + " or an array of " + name + "s, got " + describe(v);
   }
   out->clear();
   for (size_t i = 0; i < items.size(); i++) {
     std::string where = json_is_array(v) ? conf::index_path(path, i) : path;
     if (!json_is_string(items[i]))
-      return where + ": must be a QOS name (string), got " + describe(items[i]);
+      return where + ": must be a " + name + " (string), got " + describe(items[i]);
     std::string q(json_string_value(items[i]), json_string_length(items[i]));
     std::string err = conf::check_name(q, where, conf::kPlainName);
     if (!err.empty()) return err;
-    for (char& c : q) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+    if (lower)
+      for (char& c : q) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
     out->push_back(q);
   }
   return "";
@@ -81,8 +86,12 @@ std::string parse_slurm(const json_t* s, SlurmSettings* out) {
   std::string err = conf::check_keys(
       s, kSlurm,
       {"opportunisticQos", "accountsWithoutCells", "quotaFromSacctmgr", "checkInvariants",
-       "verboseCellTrace", "stateFile", "priorityScale", "jobsLargerThanVc"});
-  if (err.empty()) err = parse_qos_list(s, &out->opportunistic_qos);
+       "verboseCellTrace", "stateFile", "priorityScale", "jobsLargerThanVc", "allowRemovingVcs"});
+  // Slurm compares QOS names case-insensitively; VC names are compared as written.
+  if (err.empty())
+    err = parse_name_list(s, "opportunisticQos", "QOS", true, &out->opportunistic_qos);
+  if (err.empty())
+    err = parse_name_list(s, "allowRemovingVcs", "VC", false, &out->allow_removing_vcs);
   std::string mode;
   bool present = false;
   if (err.empty())
@@ -118,6 +127,54 @@ std::string parse_slurm(const json_t* s, SlurmSettings* out) {
   if (err.empty())
     err = conf::get_int(s, kSlurm, "priorityScale", false, 1, INT_MAX, &out->priority_scale);
   return err;
+}
+
+// Edits (insert, delete, substitute, case ignored) between a and b, stopping early once
+// it exceeds `limit`: only "is this a slip of the keyboard" matters.
+size_t edit_distance(const std::string& a, const std::string& b, size_t limit) {
+  if (a.size() > b.size() + limit || b.size() > a.size() + limit) return limit + 1;
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); j++) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); i++) {
+    cur[0] = i;
+    size_t row_min = cur[0];
+    for (size_t j = 1; j <= b.size(); j++) {
+      bool same = tolower(static_cast<unsigned char>(a[i - 1])) ==
+                  tolower(static_cast<unsigned char>(b[j - 1]));
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min > limit) return limit + 1;
+    prev.swap(cur);
+  }
+  return prev[b.size()];
+}
+
+// A top-level key that is a slip of a section name (virtualCluster, physicalcluster,
+// Slurm) is refused: its content would vanish, and for virtualClusters that means every
+// VC, so a reload would demote every running guaranteed job. Any other unknown key is
+// only a warning, so that comment keys and HiveD's own settings keep loading.
+std::string check_top_level(const json_t* root, std::vector<std::string>* warnings) {
+  static const char* const kSections[] = {"physicalCluster", "virtualClusters", kSlurm};
+  const char* key;
+  json_t* v;
+  json_object_foreach(const_cast<json_t*>(root), key, v) {
+    bool known = false;
+    for (const char* k : kSections) known = known || !strcmp(k, key);
+    for (const char* k : kHivedKeys) known = known || !strcmp(k, key);
+    if (known) continue;
+    for (const char* k : kSections) {
+      // Two slips in a long name, one in "slurm" (a distance of 2 reaches "scrum").
+      size_t limit = strlen(k) > 6 ? 2 : 1;
+      if (edit_distance(key, k, limit) <= limit)
+        return conf::printable(key) + ": unknown top-level key (did you mean \"" + k +
+               "\"?); refused, since everything under it would be ignored";
+    }
+    warnings->push_back(conf::printable(key) +
+                        ": unknown top-level key ignored (hived.conf sections are "
+                        "physicalCluster, virtualClusters and slurm)");
+  }
+  return "";
 }
 
 bool only_whitespace(const std::string& t) {
@@ -156,20 +213,9 @@ std::string parse(const std::string& text, Config* out) {
   if (!json_is_object(root.get()))
     return "top level: must be a JSON object, got " + describe(root.get());
 
-  const char* key;
-  json_t* v;
-  json_object_foreach(root.get(), key, v) {
-    if (!strcmp(key, "physicalCluster") || !strcmp(key, "virtualClusters") || !strcmp(key, kSlurm))
-      continue;
-    bool hived = false;
-    for (const char* k : kHivedKeys) hived = hived || !strcmp(k, key);
-    if (!hived)
-      out->warnings.push_back(conf::printable(key) +
-                              ": unknown top-level key ignored (hived.conf sections are "
-                              "physicalCluster, virtualClusters and slurm)");
-  }
-  std::string err =
-      conf::parse_physical_cluster(conf::member(root.get(), "physicalCluster"), &out->cluster);
+  std::string err = check_top_level(root.get(), &out->warnings);
+  if (!err.empty()) return err;
+  err = conf::parse_physical_cluster(conf::member(root.get(), "physicalCluster"), &out->cluster);
   if (err.empty())
     err = conf::parse_virtual_clusters(conf::member(root.get(), "virtualClusters"), &out->cluster);
   if (err.empty()) err = parse_slurm(conf::member(root.get(), kSlurm), &out->slurm);

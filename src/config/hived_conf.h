@@ -36,13 +36,16 @@ struct SlurmSettings {
   // "priorityScale": guaranteed priority = min(QOS priority / priorityScale, 1000), so a
   // site whose QOS priorities run to 100000 maps them onto HiveD's 0..1000.
   int priority_scale = 1;
+  // "allowRemovingVcs": VCs a reload may remove although guaranteed jobs run in them
+  // (they are demoted). Without it such a reload is refused and the old config stays.
+  std::vector<std::string> allow_removing_vcs;
 };
 
 struct Config {
   ClusterSpec cluster;
   SlurmSettings slurm;
   // Not errors, but worth a log line: unknown top-level keys that are not HiveD's own
-  // (most often a misspelt section name, whose content would otherwise vanish silently).
+  // and not a slip of a section name (those are refused).
   std::vector<std::string> warnings;
 };
 

@@ -49,6 +49,7 @@ enum class Wait { kNone = 0, kVcQuota = 1, kNoCell = 2, kPriority = 3, kVcTooSma
 struct PlacedPod {
   int32_t node = -1;
   std::vector<int32_t> gpus;  // GPU indices, ascending
+  std::string node_name;      // for messages when `node` is not in the config (-1)
 };
 
 struct Decision {
@@ -64,10 +65,21 @@ struct Decision {
 struct RunningJob {
   Request req;
   bool demoted = false;
+  bool demoted_by_config = false;  // see Job::demoted_by_config
   std::vector<PlacedPod> pods;
   std::vector<CellId> vleaves;  // exact virtual leaves (snapshot); empty: choose
   uint64_t seq = 0;             // submission order to keep (snapshot); 0: next
 };
+
+// What a reconfiguration did to the running jobs.
+struct TransferReport {
+  std::vector<std::string> demoted;   // guaranteed before, opportunistic now
+  std::vector<std::string> promoted;  // demoted by an earlier config, guaranteed again
+  std::vector<std::string> dropped;   // one sentence per job that lost GPUs (or all of them)
+};
+
+// VCs a new config no longer has, each with the guaranteed jobs running in it.
+using VcJobs = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
 class Engine {
  public:
@@ -75,12 +87,19 @@ class Engine {
 
   Status Submit(const Request& req, bool dry_run, Decision* out);
   Status Finish(const std::string& job);
-  Status AddRunning(const RunningJob& rj, bool* demoted);
+  // GPUs of the placement the config does not have (an unknown node or GPU index) are
+  // left out and the job is demoted; each is named in *dropped (may be null). Only a job
+  // with no known GPU at all is refused.
+  Status AddRunning(const RunningJob& rj, bool* demoted,
+                    std::vector<std::string>* dropped = nullptr);
   Status SetNodeHealth(const std::string& node, bool healthy);
-  // Moves every running job of *this into `next` (built from a new config); jobs that
-  // no longer fit their VC are demoted, jobs on cells that no longer exist are dropped.
-  Status TransferJobsTo(Engine* next, std::vector<std::string>* demoted,
-                        std::vector<std::string>* dropped) const;
+  // Moves every running job of *this into `next` (built from a new config): jobs that no
+  // longer fit their VC are demoted, jobs the config demoted earlier that fit again are
+  // promoted, GPUs on nodes that no longer exist are dropped (the rest of the job stays,
+  // demoted). (reconfigure.cpp)
+  Status TransferJobsTo(Engine* next, TransferReport* report) const;
+  // VCs that `next` lacks although guaranteed jobs run in them, in config order.
+  VcJobs RemovedVcsWithJobs(const Engine& next) const;
 
   // Guaranteed jobs whose last decision was "wait", by VC name: doomed cells are
   // charged to VCs without waiting work first. A mark goes when the job is placed,
@@ -169,7 +188,7 @@ class Engine {
   CellId FindPleaf(int32_t node, int32_t gpu, int chain) const;
   int NewJobSlot();
   void FillDecisionPods(const Job& j, Decision* d) const;
-  Status AddRunningImpl(const RunningJob& rj, bool* demoted);
+  Status AddRunningImpl(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped);
   void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;
   std::string VcJson(int vc, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const;
 

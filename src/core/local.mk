@@ -11,5 +11,6 @@ libhived_la_SOURCES += \
 	src/core/counts.cpp \
 	src/core/placement.cpp \
 	src/core/schedule.cpp \
+	src/core/reconfigure.cpp \
 	src/core/status.cpp \
 	src/core/invariants.cpp

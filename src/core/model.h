@@ -105,6 +105,10 @@ struct Job {
   int original_priority = 0;
   bool lazy = false;
   bool demoted = false;  // lazy-preempted: now opportunistic
+  // Demoted because the config (a reload, or the cells at recovery) no longer gives its VC
+  // cells for it, not by another job: a reload that gives them back promotes it again.
+  bool demoted_by_config = false;
+  std::string vc_name;  // the VC it asked for, kept while a reload has removed that VC
   int chain = 0;
   std::string pinned_id;
   std::string leaf_type;

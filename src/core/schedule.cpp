@@ -9,6 +9,16 @@
 
 namespace hived {
 
+namespace {
+
+std::string GpuList(const std::vector<int32_t>& gpus) {
+  std::string s;
+  for (int32_t g : gpus) s += (s.empty() ? "" : ",") + std::to_string(g);
+  return s;
+}
+
+}  // namespace
+
 int Engine::NewJobSlot() {
   if (!free_slots_.empty()) {
     int s = free_slots_.back();
@@ -310,6 +320,7 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain,
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
+  job.vc_name = req.vc;
   job.priority = job.original_priority = req.priority;
   job.lazy = req.lazy;
   job.chain = chain;
@@ -578,6 +589,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
       Job& job = jobs_[slot];
       job.name = req.job;
       job.vc = vc;
+      job.vc_name = req.vc;
       job.priority = job.original_priority = -1;
       job.lazy = req.lazy;
       job.chain = c;
@@ -622,11 +634,12 @@ Status Engine::Finish(const std::string& job) {
   return Status::Ok();
 }
 
-Status Engine::AddRunning(const RunningJob& rj, bool* demoted) {
-  return AddRunningImpl(rj, demoted);
+Status Engine::AddRunning(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped) {
+  return AddRunningImpl(rj, demoted, dropped);
 }
 
-Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
+Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
+                              std::vector<std::string>* dropped) {
   const Request& req = rj.req;
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
@@ -635,20 +648,28 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
   if (req.priority < -1 || req.priority > 1000) return inval("priority: must be -1..1000");
   if (rj.pods.empty()) return inval("placement: a running job needs at least one pod");
   std::vector<std::vector<CellId>> leaves;
+  // GPUs the config does not have are left out rather than the job refused: its other
+  // GPUs are in use all the same, and forgetting them would hand them to the next job.
+  std::vector<std::string> missing;
   int chain = -1;
   for (size_t i = 0; i < rj.pods.size(); i++) {
     const auto& pp = rj.pods[i];
     std::string w = "placement[" + std::to_string(i) + "]";
-    if (pp.node < 0 || static_cast<size_t>(pp.node) >= node_names_.size())
-      return Status::Err(Code::kNoEnt, w + ".node: unknown node");
     if (pp.gpus.empty()) return inval(w + ".leaves: empty");
+    if (pp.node < 0 || static_cast<size_t>(pp.node) >= node_names_.size()) {
+      std::string name = pp.node_name.empty() ? w + ".node" : "'" + pp.node_name + "'";
+      missing.push_back("GPUs " + GpuList(pp.gpus) + " on node " + name +
+                        " (the node is not in the config)");
+      continue;
+    }
     leaves.emplace_back();
+    std::vector<int32_t> absent;
     for (int32_t g : pp.gpus) {
       CellId l = FindPleaf(pp.node, g, chain);
-      if (l == kNone)
-        return Status::Err(Code::kNoEnt, w + ".leaves: node '" + node_names_[pp.node] +
-                                             "' has no GPU " + std::to_string(g) +
-                                             (chain >= 0 ? " in the job's chain" : ""));
+      if (l == kNone) {
+        absent.push_back(g);
+        continue;
+      }
       if (pcells_[l].job >= 0)
         return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" +
                                              node_names_[pp.node] + "' is already held by job '" +
@@ -659,18 +680,29 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
       chain = pcells_[l].chain;
       leaves.back().push_back(l);
     }
+    if (!absent.empty())
+      missing.push_back("GPUs " + GpuList(absent) + " on node '" + node_names_[pp.node] + "' (" +
+                        (chain >= 0 ? "not in the job's chain" : "no such GPU in the config") +
+                        ")");
+    if (leaves.back().empty()) leaves.pop_back();
+  }
+  if (leaves.empty()) {
+    std::string why = "placement: none of the job's GPUs is in the config";
+    for (const auto& m : missing) why += "; " + m;
+    return Status::Err(Code::kNoEnt, why);
   }
   int vc = -1;
   if (!req.vc.empty()) {
     auto it = vc_index_.find(req.vc);
     if (it != vc_index_.end()) vc = it->second;
   }
-  bool guaranteed = req.priority >= 0 && !rj.demoted && vc >= 0;
+  bool guaranteed = req.priority >= 0 && !rj.demoted && vc >= 0 && missing.empty();
   waiting_.erase(req.job);
   int slot = NewJobSlot();
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
+  job.vc_name = req.vc;
   job.original_priority = req.priority;
   job.lazy = req.lazy;
   job.chain = chain;
@@ -731,6 +763,14 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted) {
   Job& j = jobs_[slot];
   j.priority = guaranteed ? req.priority : -1;
   j.demoted = !guaranteed && req.priority >= 0;
+  // Demoted here (the cells of this config cannot hold it), or carried over as such.
+  j.demoted_by_config = j.demoted && (rj.demoted_by_config || !rj.demoted || !missing.empty());
+  if (dropped && !missing.empty()) {
+    std::string what = req.job + ": dropped";
+    for (size_t k = 0; k < missing.size(); k++) what += (k ? ", " : " ") + missing[k];
+    dropped->push_back(what + "; it keeps its other GPUs" +
+                       (j.demoted ? ", as opportunistic" : ""));
+  }
   int64_t n = 0;
   for (const auto& p : j.pods)
     for (CellId l : p.leaves) {
@@ -816,12 +856,13 @@ std::vector<RunningJob> Engine::RunningJobs() const {
   for (const Job* j : live) {
     RunningJob rj;
     rj.req.job = j->name;
-    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : "";
+    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : j->vc_name;
     rj.req.priority = j->original_priority;
     rj.req.lazy = j->lazy;
     rj.req.pinned_id = j->pinned_id;
     rj.req.leaf_type = j->leaf_type;
     rj.demoted = j->demoted;
+    rj.demoted_by_config = j->demoted_by_config;
     rj.seq = j->seq;
     for (const auto& p : j->pods) {
       PlacedPod pp;
@@ -833,37 +874,6 @@ std::vector<RunningJob> Engine::RunningJobs() const {
     out.push_back(std::move(rj));
   }
   return out;
-}
-
-Status Engine::TransferJobsTo(Engine* next, std::vector<std::string>* demoted,
-                              std::vector<std::string>* dropped) const {
-  for (size_t n = 0; n < node_names_.size(); n++)
-    if (node_bad_[n] && next->NodeIndex(node_names_[n]) >= 0)
-      next->SetNodeHealth(node_names_[n], false);
-  std::vector<RunningJob> jobs = RunningJobs();
-  // Guaranteed jobs first, highest priority first, so they keep their VC cells.
-  std::stable_sort(jobs.begin(), jobs.end(), [](const RunningJob& a, const RunningJob& b) {
-    int pa = a.demoted ? -1 : a.req.priority, pb = b.demoted ? -1 : b.req.priority;
-    return pa > pb;
-  });
-  for (auto& rj : jobs) {
-    bool lost = false;
-    for (auto& p : rj.pods) {
-      int32_t idx = next->NodeIndex(node_names_[p.node]);
-      if (idx < 0) lost = true;
-      p.node = idx;
-    }
-    rj.vleaves.clear();  // virtual cells are the new config's
-    bool dem = false;
-    Status st = lost ? Status::Err(Code::kNoEnt, "node gone") : next->AddRunning(rj, &dem);
-    if (!st.ok()) {
-      dropped->push_back(rj.req.job);
-      continue;
-    }
-    if (dem && !rj.demoted) demoted->push_back(rj.req.job);
-  }
-  for (const auto& [job, vc] : WaitingJobs()) next->NoteWaiting(job, vc);
-  return Status::Ok();
 }
 
 std::vector<std::pair<std::string, std::string>> Engine::WaitingJobs() const {

@@ -269,7 +269,11 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
       .Val(job.priority)
       .Key("class")
       .Val(job.guaranteed() ? "guaranteed" : "opportunistic");
-  j.Key("lazyPreempted").Bool(job.demoted).Key("placement");
+  j.Key("lazyPreempted").Bool(job.demoted);
+  // Who took its guarantee: a job (lazy preemption) or the config (a reload, recovery).
+  if (job.demoted) j.Key("demotedBy").Val(job.demoted_by_config ? "config" : "preemption");
+  if (job.vc < 0 && !job.vc_name.empty()) j.Key("askedVc").Val(job.vc_name);
+  j.Key("placement");
   PodsJson(j, job.pods, pcells_, node_names_);
   j.Close('}');
   *json = j.str();
@@ -291,6 +295,7 @@ std::string Engine::SnapshotState() const {
         .Key("priority")
         .Val(rj.req.priority);
     j.Key("lazyPreemptionEnable").Bool(rj.req.lazy).Key("demoted").Bool(rj.demoted);
+    if (rj.demoted_by_config) j.Key("demotedByConfig").Bool(true);
     j.Key("pinnedCellId").Val(rj.req.pinned_id).Key("leafCellType").Val(rj.req.leaf_type);
     j.Key("seq").Val(static_cast<uint64_t>(rj.seq)).Key("placement").Open('[');
     for (const auto& p : rj.pods) {

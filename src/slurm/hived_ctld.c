@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 
 #include "ctld_symbols.h"
 #include "hived_ctld.h"
+#include "hived_job.h"
 #include "hived_status.h"
 #include "read_file.h"
 
@@ -42,6 +44,7 @@ static int32_t *to_engine = NULL;	/* Slurm node index -> engine node */
 static int to_engine_len = 0;
 static uint8_t *node_bad = NULL;	/* last health given to the engine */
 static time_t synced_node_update = 0;
+static uint64_t accepted_gen = 0;	/* hived.conf loads accepted so far */
 
 extern void hived_ctld_lock(void)
 {
@@ -168,8 +171,12 @@ static void _log_lines(const char *prefix, const char *text)
 	char *copy = xstrdup(text), *save = NULL;
 
 	for (char *l = strtok_r(copy, "\n", &save); l;
-	     l = strtok_r(NULL, "\n", &save))
-		info("%s%s", prefix, l);
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (!xstrncmp(l, "warning: ", 9))
+			error("%s%s", prefix, l);
+		else
+			info("%s%s", prefix, l);
+	}
 	xfree(copy);
 }
 
@@ -265,6 +272,49 @@ static char *_effective(const char *hived_text, char **key, int *refused,
 	}
 }
 
+/* The settings of a hived.conf now in force; priority/hived follows them. */
+static void _accept_settings(hived_settings *new_settings)
+{
+	hived_settings_free(settings);
+	settings = new_settings;
+	accepted_gen++;
+}
+
+/* What a reload (`where`) did to running jobs, one log line each kind. */
+static void _log_report(const char *where, const char *report)
+{
+	json_t *root = report ? json_loads(report, 0, NULL) : NULL;
+	static const struct {
+		const char *key, *what;
+	} kinds[] = {
+		{ "demoted", "demoted: their VC's cells no longer hold them, they run on as opportunistic" },
+		{ "promoted", "promoted back to guaranteed: their VC's cells hold them again" },
+	};
+
+	for (size_t k = 0; root && k < ARRAY_SIZE(kinds); k++) {
+		json_t *list = json_object_get(root, kinds[k].key), *v;
+		char *names = NULL;
+		size_t i;
+
+		json_array_foreach(list, i, v) {
+			const char *name = json_string_value(v);
+			job_record_t *job_ptr = (find_job_record && name) ?
+				find_job_record(strtoul(name, NULL, 10)) : NULL;
+
+			xstrfmtcat(names, "%s%s", names ? " " : "", name);
+			if (job_ptr)
+				hived_job_class_comment(job_ptr, k ?
+					"guaranteed again (its VC's cells hold it again)" :
+					"now opportunistic (its VC's cells in the new hived.conf do not hold it)");
+		}
+		if (names)
+			info("select/hived: %s: jobs %s: %s", where,
+			     kinds[k].what, names);
+		xfree(names);
+	}
+	json_decref(root);
+}
+
 /* Build a new engine, or reconfigure the running one keeping its jobs. */
 static int _apply(const char *hived_text, char *text, const char *path)
 {
@@ -288,8 +338,11 @@ static int _apply(const char *hived_text, char *text, const char *path)
 			return SLURM_ERROR;
 		}
 	} else {
-		char *demoted = NULL;
-		rc = hived_reconfigure(engine, text, &demoted);
+		char *report = NULL;
+
+		rc = hived_reconfigure_ex(engine, text, 0,
+			(const char *const *) new_settings->allow_removing_vcs,
+			new_settings->n_allow_removing_vcs, &report);
 		if (rc != HIVED_OK) {
 			_refusal("%s: %s; the previous hived.conf stays in force",
 				 path, hived_last_error(engine));
@@ -299,13 +352,10 @@ static int _apply(const char *hived_text, char *text, const char *path)
 		if (hived_last_error(engine)[0])
 			error("select/hived: reconfigure: %s",
 			      hived_last_error(engine));
-		if (demoted && xstrcmp(demoted, "[]"))
-			info("select/hived: reconfigure demoted to opportunistic (jobs no longer fit their VC): %s",
-			     demoted);
-		free(demoted);
+		_log_report("reconfigure", report);
+		free(report);
 	}
-	hived_settings_free(settings);
-	settings = new_settings;
+	_accept_settings(new_settings);
 	xfree(config_text);
 	config_text = text;
 	_map_nodes();
@@ -330,8 +380,7 @@ static int _reload_settings(const char *hived_text, const char *path)
 		      path, err);
 		return SLURM_ERROR;
 	}
-	hived_settings_free(settings);
-	settings = new_settings;
+	_accept_settings(new_settings);
 	return SLURM_SUCCESS;
 }
 
@@ -362,7 +411,7 @@ static int _load_text(const char *hived_text, const char *path)
 		return SLURM_ERROR;
 	}
 	if (config_text && !xstrcmp(text, config_text)) {
-		xfree(text);	/* unchanged: keep bindings as they are */
+		xfree(text);	/* same cells: keep bindings as they are */
 		_map_nodes();
 		rc = _reload_settings(hived_text, path);
 	} else {
@@ -502,6 +551,22 @@ extern void hived_ctld_unload(void)
 	xfree(to_engine);
 	xfree(node_bad);
 	to_engine_len = 0;
+}
+
+extern char *hived_select_opportunistic_qos(uint64_t *generation)
+{
+	char *qos = NULL;
+
+	hived_ctld_lock();
+	*generation = accepted_gen;
+	if (settings) {
+		qos = xstrdup("");
+		for (size_t i = 0; i < settings->n_opportunistic_qos; i++)
+			xstrfmtcat(qos, "%s%s", i ? "," : "",
+				   settings->opportunistic_qos[i]);
+	}
+	hived_ctld_unlock();
+	return qos;
 }
 
 extern hived_engine *hived_ctld_engine(void)
@@ -753,8 +818,14 @@ extern void hived_ctld_state_restore(const char *dir)
 		      path, err);
 		goto out;
 	}
-	/* The file may predate a hived.conf edit: apply the current one. */
-	if (hived_reconfigure(restored, config_text, &demoted) != HIVED_OK) {
+	/*
+	 * The file may predate a hived.conf edit: apply the current one. It is in
+	 * force already (the engine was built from it), so a VC it lacks is gone
+	 * whatever the state file says.
+	 */
+	if (hived_reconfigure_ex(restored, config_text,
+				 HIVED_RECONF_ALLOW_VC_REMOVAL, NULL, 0,
+				 &demoted) != HIVED_OK) {
 		error("select/hived: state file %s does not fit hived.conf (%s); rebuilding from Slurm's jobs",
 		      path, hived_last_error(restored));
 		hived_engine_free(restored);
@@ -764,9 +835,10 @@ extern void hived_ctld_state_restore(const char *dir)
 	engine = restored;
 	_map_nodes();
 	info("select/hived: restored cell bindings from %s", path);
-	if (demoted && xstrcmp(demoted, "[]"))
-		info("select/hived: jobs that no longer fit hived.conf run on as opportunistic: %s",
-		     demoted);
+	if (hived_last_error(engine)[0])
+		error("select/hived: state file %s: %s", path,
+		      hived_last_error(engine));
+	_log_report("hived.conf applied to the state file", demoted);
 out:
 	free(demoted);
 	xfree(text);

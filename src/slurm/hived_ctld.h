@@ -28,6 +28,15 @@ extern int hived_ctld_load(void);
 extern void hived_ctld_refresh_quotas(void);
 extern void hived_ctld_unload(void);
 
+/*
+ * For priority/hived in the same slurmctld (plugin.map exports it; reached with
+ * dlsym), so that both plugins follow one accepted hived.conf: the opportunistic
+ * QOS of the hived.conf in force, comma-separated (xmalloc()ed; NULL before any
+ * was accepted), and *generation, which changes with every accepted load. Takes
+ * our lock.
+ */
+extern char *hived_select_opportunistic_qos(uint64_t *generation);
+
 /* NULL until a valid hived.conf was loaded. */
 extern hived_engine *hived_ctld_engine(void);
 extern const hived_settings *hived_ctld_settings(void);

@@ -496,6 +496,26 @@ extern void hived_job_set_comment(job_record_t *job_ptr, const char *text)
 		last_job_update = time(NULL);
 }
 
+extern void hived_job_class_comment(job_record_t *job_ptr, const char *note)
+{
+	const char *old = job_ptr->system_comment ? job_ptr->system_comment : "";
+	char *base, *cut, *text;
+
+	if (!xstrncmp(old, "hived: ", 7))
+		old += 7;
+	base = xstrdup(old);
+	/* Only the latest reload's word stands: an earlier one would contradict it. */
+	if ((cut = strstr(base, "; reload: ")))
+		*cut = '\0';
+	else if (!xstrncmp(base, "reload: ", 8))
+		base[0] = '\0';
+	text = xstrdup_printf("%s%sreload: %s", base, base[0] ? "; " : "",
+			      note);
+	hived_job_set_comment(job_ptr, text);
+	xfree(text);
+	xfree(base);
+}
+
 /* "0-3,6" from ascending GPU indices. */
 static void _ranges(char **s, const int32_t *l, int32_t n)
 {

@@ -51,6 +51,11 @@ extern void hived_job_pods_free(hived_pod *pods, size_t n_pods);
 
 /* Shown in "scontrol show job" as SystemComment; NULL clears it. */
 extern void hived_job_set_comment(job_record_t *job_ptr, const char *text);
+/*
+ * A reload changed the job's class: "reload: <note>" follows what placement
+ * wrote, replacing the note of an earlier reload.
+ */
+extern void hived_job_class_comment(job_record_t *job_ptr, const char *note);
 
 /*
  * The SystemComment of a placed job: what it asked with --hived-* and the cells

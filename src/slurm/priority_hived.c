@@ -14,7 +14,9 @@
  * sprio shows it as SITE. An admin's SiteFactor stays underneath: we remember
  * what we added per job and only ever replace our own part.
  *
- * Bands follow select/hived's world-readable hived_status.json, re-read when it
+ * Which QOS are opportunistic comes from select/hived in-process (the hived.conf
+ * it accepted, never a second reading of the file). Bands follow select/hived's
+ * world-readable hived_status.json, re-read when it
  * changes (at most once a second) by a thread of ours, which then re-bands the
  * pending jobs and moves running jobs that HiveD demoted (lazy preemption) to
  * the opportunistic band, so preempt/qos with PreemptMode WITHIN sees them as
@@ -24,9 +26,9 @@
  */
 #include "src/common/slurm_xlator.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,7 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "plugin_forward.h"
 #include "priority_gen.h"
 #include "read_file.h"
 #include "priority_order.h"
@@ -282,32 +285,94 @@ static char *_read(const char *path, time_t *mtime)
 	return hived_read_file(path, HIVED_STATUS_MAX, mtime);
 }
 
-/* hived.conf next to slurm.conf: which QOS are opportunistic. */
-static void _load_conf(void)
+/*
+ * Which QOS are opportunistic: exactly what select/hived accepted from hived.conf,
+ * taken from it in-process, so that a file it refuses changes no priority either
+ * and both follow a reload at once. Slurm dlopen()s plugins RTLD_LOCAL, so its
+ * accessor is reached through our own handle on the loaded select_hived.so.
+ */
+/*
+ * Guards the four below: the status thread and reconfigure both sync. Taken
+ * before po_mutex and select/hived's own lock, never after.
+ */
+static pthread_mutex_t qos_mutex = PTHREAD_MUTEX_INITIALIZER;
+static hived_fwd_t select_so;
+static char *(*select_qos)(uint64_t *generation);
+static uint64_t qos_generation;
+static bool qos_source_failed;
+
+static bool _find_select_hived(void)
 {
-	char *copy = xstrdup(slurm_conf.slurm_conf ? slurm_conf.slurm_conf :
-			     "/etc/slurm/slurm.conf");
-	char *path = xstrdup_printf("%s/hived.conf", dirname(copy));
-	char *text = _read(path, NULL), err[256];
+	if (select_qos)
+		return true;
+	if (xstrcmp(slurm_conf.select_type, "select/hived")) {
+		if (!qos_source_failed)
+			error("%s: SelectType is %s, not select/hived: there is no HiveD config, so no QOS is taken as opportunistic",
+			      plugin_type, slurm_conf.select_type);
+		qos_source_failed = true;
+		return false;
+	}
+	if (hived_fwd_open(&select_so, "select_hived.so"))
+		return false;
+	if (select_so.loaded_here) {
+		/* Not slurmctld's copy: its config would be none. */
+		hived_fwd_close(&select_so);
+		return false;
+	}
+	select_qos = dlsym(select_so.handle, "hived_select_opportunistic_qos");
+	if (!select_qos) {
+		error("%s: %s has no hived_select_opportunistic_qos (an older select/hived?); no QOS is taken as opportunistic",
+		      plugin_type, select_so.path);
+		hived_fwd_close(&select_so);
+		qos_source_failed = true;
+		return false;
+	}
+	return true;
+}
+
+/* Take select/hived's opportunistic QOS if it accepted a hived.conf since. */
+static void _sync_qos(void)
+{
+	uint64_t gen = 0;
+	char *list;
 	char **q = NULL;
 	size_t n = 0;
 
-	if (!text)
-		error("%s: cannot read %s: %m; no QOS is taken as opportunistic",
-		      plugin_type, path);
-	else if (hived_po_conf_qos(text, &q, &n, err, sizeof(err)))
-		error("%s: %s: %s; no QOS is taken as opportunistic",
-		      plugin_type, path, err);
+	slurm_mutex_lock(&qos_mutex);
+	if (!_find_select_hived()) {
+		slurm_mutex_unlock(&qos_mutex);
+		return;
+	}
+	list = select_qos(&gen);
+	if (!list || gen == qos_generation) {
+		slurm_mutex_unlock(&qos_mutex);
+		xfree(list);
+		return;
+	}
+	qos_generation = gen;
+	if (hived_po_qos_list(list, &q, &n))
+		error("%s: out of memory; no QOS is taken as opportunistic",
+		      plugin_type);
+	xfree(list);
 	slurm_mutex_lock(&po_mutex);
 	hived_po_qos_free(opp_qos, n_opp_qos);
 	opp_qos = q;
-	n_opp_qos = n;
+	n_opp_qos = q ? n : 0;
+	po_force = true;
+	slurm_mutex_unlock(&po_mutex);
+	slurm_mutex_unlock(&qos_mutex);
+	debug("%s: opportunistic QOS from select/hived's hived.conf: %zu",
+	      plugin_type, n);
+}
+
+/* At start and on reconfigure: PriorityWeight* and the accepted hived.conf. */
+static void _load_conf(void)
+{
+	slurm_mutex_lock(&po_mutex);
 	band_weight = hived_po_weight(_weight_sum());
 	po_force = true;
 	slurm_mutex_unlock(&po_mutex);
-	xfree(text);
-	xfree(path);
-	xfree(copy);
+	_sync_qos();
 }
 
 /* Re-read hived_status.json if it changed. RET true if it did. */
@@ -434,6 +499,8 @@ static void *_po_thread(void *arg)
 		}
 		slurm_mutex_unlock(&po_mutex);
 
+		/* select/hived may load hived.conf after our init, or on a sacctmgr change. */
+		_sync_qos();
 		status_changed = _refresh_status(&seen_mtime);
 		slurm_mutex_lock(&po_mutex);
 		force = po_force;
@@ -484,6 +551,13 @@ extern int fini(void)
 		po_running = false;
 	}
 	hived_multifactor_close();
+	slurm_mutex_lock(&qos_mutex);
+	if (select_qos)
+		hived_fwd_close(&select_so);
+	select_qos = NULL;
+	qos_source_failed = false;
+	qos_generation = 0;
+	slurm_mutex_unlock(&qos_mutex);
 	slurm_mutex_lock(&po_mutex);
 	hived_po_status_free(&status);
 	have_status = false;

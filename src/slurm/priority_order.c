@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include "priority_order.h"
 
-#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,37 +140,31 @@ int hived_po_job_opportunistic(const hived_po_status *s, const char *job)
 	return 0;
 }
 
-int hived_po_conf_qos(const char *conf_text, char ***qos, size_t *n,
-		      char *err, size_t errlen)
+int hived_po_qos_list(const char *csv, char ***qos, size_t *n)
 {
-	json_error_t jerr;
-	json_t *root, *list, *q;
-	size_t i;
+	char *copy, *save = NULL;
 
-	*qos = NULL;
 	*n = 0;
-	root = json_loads(conf_text, 0, &jerr);
-	if (!root) {
-		snprintf(err, errlen, "not JSON (line %d: %s)", jerr.line,
-			 jerr.text);
+	*qos = calloc(strlen(csv) + 2, sizeof(char *));
+	copy = strdup(csv);
+	if (!*qos || !copy) {
+		free(*qos);
+		free(copy);
+		*qos = NULL;
 		return -1;
 	}
-	list = json_object_get(json_object_get(root, "slurm"),
-			       "opportunisticQos");
-	if (json_is_array(list)) {
-		*qos = calloc(json_array_size(list) + 1, sizeof(char *));
-		json_array_foreach(list, i, q) {
-			char *copy;
-
-			if (!json_is_string(q))
-				continue;
-			copy = strdup(json_string_value(q));
-			for (char *c = copy; *c; c++)
-				*c = tolower((unsigned char) *c);
-			(*qos)[(*n)++] = copy;
+	for (char *t = strtok_r(copy, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		if (!((*qos)[*n] = strdup(t))) {
+			hived_po_qos_free(*qos, *n);
+			free(copy);
+			*qos = NULL;
+			*n = 0;
+			return -1;
 		}
+		(*n)++;
 	}
-	json_decref(root);
+	free(copy);
 	return 0;
 }
 

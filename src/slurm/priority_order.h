@@ -54,9 +54,11 @@ const hived_po_vc *hived_po_find_vc(const hived_po_status *s,
 /* Does the engine hold this (running) job as opportunistic? */
 int hived_po_job_opportunistic(const hived_po_status *s, const char *job);
 
-/* hived.conf's slurm.opportunisticQos (lower-cased). RET 0 or -1 with err. */
-int hived_po_conf_qos(const char *conf_text, char ***qos, size_t *n,
-		      char *err, size_t errlen);
+/*
+ * The comma-separated QOS list select/hived hands over (the opportunisticQos of
+ * the hived.conf it accepted) as an array. RET 0, or -1 out of memory.
+ */
+int hived_po_qos_list(const char *csv, char ***qos, size_t *n);
 void hived_po_qos_free(char **qos, size_t n);
 
 typedef struct {

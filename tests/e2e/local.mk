@@ -147,3 +147,22 @@ clean-e2e-admin:
 	-test ! -d tests/e2e/cluster-admin || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-admin
 	-rm -rf tests/e2e/cluster-admin
 .PHONY: clean-e2e-admin
+
+# A hived.conf reload never silently undoes a VC guarantee (issue 17): refused
+# misspelt section and VC removal, promotion on restore, priorities of a refused file.
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_reload
+TESTS += tests/e2e/test_reload
+endif
+tests_e2e_test_reload_SOURCES = tests/e2e/test_reload.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
+	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
+tests_e2e_test_reload_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
+tests_e2e_test_reload_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_reload_LDADD = $(CHECK_LIBS)
+
+clean-e2e-cluster: clean-e2e-reload
+clean-e2e-reload:
+	-test ! -d tests/e2e/cluster-reload || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-reload
+	-rm -rf tests/e2e/cluster-reload
+.PHONY: clean-e2e-reload

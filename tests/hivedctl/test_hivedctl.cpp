@@ -197,6 +197,25 @@ START_TEST(test_job_text) {
 }
 END_TEST
 
+// A job a reload demoted (its VC gone) is not said to have lost to a higher-priority job.
+START_TEST(test_job_text_demoted_by_config) {
+  std::string text = ReadFixture("status.json"), out, err;
+  const std::string job9 =
+      R"({"job":"9","vc":"vc1","priority":-1,"class":"opportunistic","lazyPreempted":true,)";
+  size_t at = text.find(job9);
+  ck_assert(at != std::string::npos);
+  text.replace(at, job9.size(),
+               R"({"job":"9","vc":"","priority":-1,"class":"opportunistic","lazyPreempted":true,)"
+               R"("demotedBy":"config","askedVc":"vc4",)");
+  Status s;
+  ck_assert_msg(Parse(text, &s, &err), "%s", err.c_str());
+  ck_assert(JobText(s, "9", &out, &err));
+  ck_has(out, "Job 9: VC - (asked vc4), opportunistic (demoted by the config)");
+  ck_has(out, "Demoted by the config: hived.conf no longer has VC vc4");
+  ck_assert_msg(out.find("higher-priority") == std::string::npos, "%s", out.c_str());
+}
+END_TEST
+
 // What select/hived adds when it refuses: a job at submit, a reload.
 START_TEST(test_refusals) {
   json_error_t jerr;
@@ -361,6 +380,7 @@ int main() {
   tcase_add_test(tc, test_status_text);
   tcase_add_test(tc, test_vc_text);
   tcase_add_test(tc, test_job_text);
+  tcase_add_test(tc, test_job_text_demoted_by_config);
   tcase_add_test(tc, test_json);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_metrics);

@@ -143,18 +143,15 @@ START_TEST(test_conf_qos)
 {
 	char **q;
 	size_t n;
-	char err[256];
 
-	ck_assert_int_eq(hived_po_conf_qos("{\"slurm\": {\"opportunisticQos\": [\"Scavenger\", \"low\"]}}",
-					   &q, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(hived_po_qos_list("scavenger,low", &q, &n), 0);
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(q[0], "scavenger");
 	ck_assert_str_eq(q[1], "low");
 	hived_po_qos_free(q, n);
-	ck_assert_int_eq(hived_po_conf_qos("{}", &q, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(hived_po_qos_list("", &q, &n), 0);	/* none */
 	ck_assert_int_eq(n, 0);
 	hived_po_qos_free(q, n);
-	ck_assert_int_eq(hived_po_conf_qos("{x", &q, &n, err, sizeof(err)), -1);
 }
 END_TEST
 

@@ -225,10 +225,46 @@ END_TEST
 
 START_TEST(unknown_top_level_key_warns) {
   Config c;
-  std::string err = parse_hived_conf(R"({"virtualCluster": {"VC1": {}}})", &c);
+  std::string err =
+      parse_hived_conf(R"({"comment": "lab cluster", "webServerAddress": ":9096"})", &c);
   ck_assert_msg(err.empty(), "%s", err.c_str());
-  ck_assert_uint_eq(c.warnings.size(), 1);
-  ck_assert_has(c.warnings[0], "virtualCluster: unknown top-level key");
+  ck_assert_uint_eq(c.warnings.size(), 1);  // HiveD's own keys are quiet
+  ck_assert_has(c.warnings[0], "comment: unknown top-level key ignored");
+}
+END_TEST
+
+// A slip in a section name would drop the whole section (every VC, on a reload): refused.
+START_TEST(misspelt_section_refused) {
+  const char* const cases[][2] = {{"virtualCluster", "virtualClusters"},
+                                  {"VirtualClusters", "virtualClusters"},
+                                  {"virtualClsuters", "virtualClusters"},
+                                  {"physicalClusters", "physicalCluster"},
+                                  {"Slurm", "slurm"},
+                                  {"slurmm", "slurm"}};
+  for (const auto& k : cases) {
+    Config c;
+    ck_assert_sstr_eq(parse_hived_conf(kHivedStyle, &c).c_str(), "");
+    std::string err = parse_hived_conf(std::string("{\"") + k[0] + "\": {}}", &c);
+    std::string want =
+        std::string(k[0]) + ": unknown top-level key (did you mean \"" + k[1] + "\"?)";
+    ck_assert_has(err, want.c_str());
+    ck_assert_uint_eq(c.cluster.vcs.size(), 2);  // the old config is untouched
+  }
+  Config c;
+  ck_assert_sstr_eq(parse_hived_conf(R"({"scrum": 1})", &c).c_str(), "");  // too far from slurm
+}
+END_TEST
+
+START_TEST(allow_removing_vcs) {
+  Config c;
+  ck_assert_sstr_eq(
+      parse_hived_conf(slurm(R"("allowRemovingVcs": ["Physics", "bio"])"), &c).c_str(), "");
+  ck_assert_uint_eq(c.slurm.allow_removing_vcs.size(), 2);
+  ck_assert_sstr_eq(c.slurm.allow_removing_vcs[0].c_str(), "Physics");  // case kept
+  ck_assert_sstr_eq(parse_hived_conf(slurm(R"("allowRemovingVcs": "bio")"), &c).c_str(), "");
+  ck_assert_uint_eq(c.slurm.allow_removing_vcs.size(), 1);
+  ck_assert_has(parse_hived_conf(slurm(R"("allowRemovingVcs": [true])"), &c),
+                "slurm.allowRemovingVcs[0]: must be a VC name (string), got true");
 }
 END_TEST
 
@@ -483,6 +519,8 @@ Suite* config_suite() {
   tcase_add_test(good, slurm_section);
   tcase_add_test(good, empty_configs);
   tcase_add_test(good, unknown_top_level_key_warns);
+  tcase_add_test(good, misspelt_section_refused);
+  tcase_add_test(good, allow_removing_vcs);
   tcase_add_test(good, error_leaves_config_unchanged);
   tcase_add_test(good, load_file);
   suite_add_tcase(s, good);

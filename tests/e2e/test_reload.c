@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_reload - a hived.conf reload never silently undoes a VC guarantee
+ * (issue 17): a misspelt section and a reload that would remove a VC with running
+ * guaranteed jobs are refused; with slurm.allowRemovingVcs the VC goes and its
+ * jobs are demoted, and a reload that gives it back promotes them (log,
+ * SystemComment, hivedctl); a refused file changes no priority either, since
+ * priority/hived takes select/hived's accepted config.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e2e_main.h"
+#include "run.h"
+#include "slurm_jobs.h"
+
+#define NODES 4
+#define GPUS 8
+
+static char conf[2400];	/* hived.conf; its good copy is conf.good */
+
+/* Before each test: an empty queue and the good hived.conf in force. */
+static void clean_queue(void)
+{
+	if (run(NULL, "scontrol ping 2>/dev/null | grep -q 'is UP'") != 0)
+		return;
+	cancel_all();
+	if (conf[0] && run(NULL, "cmp -s '%s.good' '%s'", conf, conf) != 0)
+		ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && scontrol reconfigure",
+				     conf, conf), 0);
+	e2e_mark_log();
+}
+
+/* slurmctld logs `text` within a generous deadline (no single quotes in it). */
+static bool wait_log(const char *text)
+{
+	for (int i = 0; i < 240; i++) {
+		if (e2e_log_has(text))
+			return true;
+		usleep(250 * 1000);
+	}
+	return false;
+}
+
+/* Edit hived.conf with a sed script (the good copy stays in .good), reload. */
+static void reload_with(const char *sed_script)
+{
+	ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && sed -i -e '%s' '%s'",
+			     conf, conf, sed_script, conf), 0);
+	e2e_mark_log();
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+}
+
+static void reload_good(void)
+{
+	ck_assert_int_eq(run(NULL, "cp '%s.good' '%s'", conf, conf), 0);
+	e2e_mark_log();
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+}
+
+/* hivedctl job's first lines, e.g. "Job 5: VC vc2, guaranteed, ..." */
+static bool hivedctl_job_has(int id, const char *text)
+{
+	char *out = NULL;
+	bool has;
+
+	for (int i = 0; i < 60; i++) {
+		run(&out, "'%s/hivedctl' job %d 2>&1", e2e_builddir, id);
+		has = out && strstr(out, text);
+		if (!has && i == 59)
+			fprintf(stderr, "hivedctl job %d: %s\n", id, out ? out : "");
+		free(out);
+		out = NULL;
+		if (has)
+			return true;
+		usleep(500 * 1000);
+	}
+	return false;
+}
+
+static long priority_of(int id)
+{
+	char *out = NULL;
+	long p;
+
+	ck_assert_int_eq(run(&out, "squeue -h -j %d -o %%Q", id), 0);
+	p = atol(out);
+	free(out);
+	return p;
+}
+
+START_TEST(test_up)
+{
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority hived");
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.good'", conf, conf), 0);
+}
+END_TEST
+
+/* A misspelt section and a removed VC with a running job: refused, job stays guaranteed. */
+START_TEST(test_refused_reloads_keep_guarantee)
+{
+	int id = submit("-A vc2 -N1 --gres=gpu:8");
+	char text[256];
+
+	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	ck_assert(hivedctl_job_has(id, "VC vc2, guaranteed"));
+
+	reload_with("s/\"virtualClusters\"/\"virtualCluster\"/");
+	ck_assert_msg(wait_log("virtualCluster: unknown top-level key (did you mean"),
+		      "no did-you-mean for the misspelt section in the log");
+	ck_assert(wait_log("the previous hived.conf stays in force"));
+	ck_assert_msg(!e2e_log_has("0 VCs"), "the misspelt config was loaded");
+
+	reload_with("/\"vc2\":/d");
+	snprintf(text, sizeof(text), "the new config has no VC vc2 (guaranteed jobs %d)", id);
+	ck_assert_msg(wait_log(text), "no refusal naming vc2 and job %d in the log", id);
+	ck_assert(hivedctl_job_has(id, "VC vc2, guaranteed"));
+	ck_assert(!job_has(id, "reload:"));
+	reload_good();
+	cancel_all();
+}
+END_TEST
+
+/* allowRemovingVcs demotes; giving the VC back promotes; comment and hivedctl follow. */
+START_TEST(test_restore_promotes)
+{
+	int id = submit("-A vc2 -N1 --gres=gpu:8");
+
+	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	reload_with("/\"vc2\":/d; s/\"slurm\": {/\"slurm\": {\"allowRemovingVcs\": [\"vc2\"], /");
+	ck_assert_msg(wait_log("demoted: their VC"), "no demotion logged");
+	ck_assert(wait_log("loaded"));
+	ck_assert(wait_job(id, "reload: now opportunistic", 30));
+	ck_assert(hivedctl_job_has(id, "Demoted by the config: hived.conf no longer has VC vc2"));
+
+	reload_good();
+	ck_assert_msg(wait_log("promoted back to guaranteed"), "no promotion logged");
+	ck_assert(wait_job(id, "reload: guaranteed again", 30));
+	ck_assert(hivedctl_job_has(id, "VC vc2, guaranteed"));
+	ck_assert(job_has(id, "JobState=RUNNING"));
+	cancel_all();
+}
+END_TEST
+
+/*
+ * A hived.conf select/hived refuses changes no priority: a scavenger job submitted
+ * after the refused reload still ranks below a guaranteed one.
+ */
+START_TEST(test_refused_conf_keeps_priorities)
+{
+	int guar, opp_before, opp_after;
+
+	guar = submit("-A vc2 -N1 --gres=gpu:8 --begin=now+3600");
+	opp_before = submit("-A vc3 -N1 --gres=gpu:8 --qos=scavenger --begin=now+3600");
+	ck_assert_msg(priority_of(guar) > priority_of(opp_before),
+		      "scavenger job %ld does not rank below guaranteed %ld before any reload",
+		      priority_of(opp_before), priority_of(guar));
+	ck_assert_int_eq(run(NULL, "echo '{\"virtualClusters\": [' > '%s'", conf), 0);
+	e2e_mark_log();
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	ck_assert(wait_log("the previous hived.conf stays in force"));
+	opp_after = submit("-A vc3 -N1 --gres=gpu:8 --qos=scavenger --begin=now+3600");
+	ck_assert_msg(priority_of(guar) > priority_of(opp_after),
+		      "after a refused hived.conf a scavenger job (%ld) no longer ranks below a guaranteed one (%ld)",
+		      priority_of(opp_after), priority_of(guar));
+	reload_good();
+	cancel_all();
+}
+END_TEST
+
+START_TEST(test_down)
+{
+	e2e_cluster_down();
+}
+END_TEST
+
+int main(void)
+{
+	TCase *tc;
+	int rc = e2e_init("reload");
+
+	if (rc)
+		return rc;
+	tc = tcase_create("reload");
+	tcase_set_timeout(tc, 900);
+	tcase_add_checked_fixture(tc, clean_queue, NULL);
+	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_refused_conf_keeps_priorities);
+	tcase_add_test(tc, test_refused_reloads_keep_guarantee);
+	tcase_add_test(tc, test_restore_promotes);
+	tcase_add_test(tc, test_down);
+	return e2e_run("reload", tc);
+}
