@@ -185,6 +185,8 @@ START_TEST(test_restore_promotes)
 	int id = submit("-A vc2 -N1 --gres=gpu:8");
 
 	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	/* From 25.05 the status writer keeps the state file: wait until it has the job. */
+	ck_assert(hivedctl_job_has(id, "VC vc2, guaranteed"));
 	reload_with("/\"vc2\":/d; s/\"slurm\": {/\"slurm\": {\"allowRemovingVcs\": [\"vc2\"], /");
 	ck_assert_msg(wait_log("demoted: their VC"), "no demotion logged");
 	ck_assert(wait_log("loaded"));
