@@ -45,6 +45,7 @@ static int to_engine_len = 0;
 static uint8_t *node_bad = NULL;	/* last health given to the engine */
 static time_t synced_node_update = 0;
 static uint64_t accepted_gen = 0;	/* hived.conf loads accepted so far */
+static char *kept_before = NULL;	/* the kept copy this process found */
 
 extern void hived_ctld_lock(void)
 {
@@ -450,6 +451,14 @@ extern int hived_ctld_load(void)
 	int rc;
 
 	refusal[0] = '\0';
+	if (fresh) {
+		/* The state file may refuse this hived.conf (a VC removed). */
+		char *kpath = _kept_path();
+
+		xfree(kept_before);
+		kept_before = _read_file(kpath);
+		xfree(kpath);
+	}
 	if (!hived_text) {
 		if (errno != ENOENT) {
 			_refusal("cannot read %s: %m%s", path,
@@ -547,6 +556,7 @@ extern void hived_ctld_unload(void)
 	settings = NULL;
 	xfree(config_text);
 	xfree(quota_key);
+	xfree(kept_before);
 	xfree(to_slurm);
 	xfree(to_engine);
 	xfree(node_bad);
@@ -792,6 +802,68 @@ extern void hived_ctld_state_save(const char *dir)
 }
 
 /*
+ * The state file's jobs meet hived.conf, as a reload's would: a hived.conf that
+ * removes a VC in which guaranteed jobs run (and allowRemovingVcs does not name)
+ * is refused, the copy accepted before it comes back, and the restored jobs go
+ * onto that. A new slurmctld (a restart, or "scontrol reconfigure" from 24.05)
+ * loaded hived.conf into an engine without jobs, so hived_ctld_load could not
+ * see this. With no kept copy the VC goes and its jobs are demoted, logged.
+ */
+static hived_rc _fit_state(hived_engine *restored, char **report)
+{
+	hived_engine *scratch = NULL;
+	char *why, *path, *kpath;
+	hived_rc rc;
+
+	rc = hived_reconfigure_ex(restored, config_text, 0, settings ?
+		(const char *const *) settings->allow_removing_vcs : NULL,
+		settings ? settings->n_allow_removing_vcs : 0, report);
+	if (rc == HIVED_OK)
+		return rc;
+	/* Only a VC removal is let through by the flag: find out on a copy. */
+	if (hived_engine_clone(restored, &scratch) != HIVED_OK)
+		return rc;
+	rc = hived_reconfigure_ex(scratch, config_text,
+				  HIVED_RECONF_ALLOW_VC_REMOVAL, NULL, 0, NULL);
+	hived_engine_free(scratch);
+	if (rc != HIVED_OK)
+		return rc;	/* the state file does not fit at all */
+	why = xstrdup(hived_last_error(restored));
+	kpath = _kept_path();
+	path = _conf_path("hived.conf");
+	if (kept_before && (_load_text(kept_before, kpath) == SLURM_SUCCESS)) {
+		refusal[0] = '\0';
+		_refusal("%s: %s; the previous hived.conf stays in force",
+			 path, why);
+		error("select/hived: the previous hived.conf stays in force (the copy accepted last, %s) until hived.conf is fixed",
+		      kpath);
+		hived_ctld_state_write(kpath, kept_before);
+		hived_status_reload(refusal);
+		rc = hived_reconfigure_ex(restored, config_text, 0, settings ?
+			(const char *const *) settings->allow_removing_vcs :
+			NULL, settings ? settings->n_allow_removing_vcs : 0,
+			report);
+	} else {
+		error("select/hived: %s: %s; no earlier hived.conf to keep (%s), so the VCs go and their jobs are demoted",
+		      path, why, kpath);
+		rc = HIVED_ECONFIG;
+	}
+	xfree(why);
+	xfree(path);
+	xfree(kpath);
+	if (rc == HIVED_OK)
+		return rc;
+	/*
+	 * hived.conf (or the copy standing in for it) is in force already: the
+	 * engine was built from it, so a VC it lacks is gone whatever the state
+	 * file says.
+	 */
+	return hived_reconfigure_ex(restored, config_text,
+				    HIVED_RECONF_ALLOW_VC_REMOVAL, NULL, 0,
+				    report);
+}
+
+/*
  * The state file keeps bindings exactly (which VC cell each job's GPUs serve);
  * Slurm's own job records are reconciled with it afterwards (job_init).
  */
@@ -801,16 +873,17 @@ extern void hived_ctld_state_restore(const char *dir)
 	hived_engine *restored = NULL;
 	const char *const *names = NULL;
 
-	if (!engine || hived_job_list(engine, &names))
+	if (!engine || hived_job_list(engine, &names)) {
+		xfree(kept_before);
 		return;	/* only at start, before any job is known */
+	}
 	path = _state_path(dir);
 	text = _read_file(path);
 	if (!text) {
 		if (errno != ENOENT)
 			error("select/hived: cannot read state file %s: %m; rebuilding from Slurm's jobs",
 			      path);
-		xfree(path);
-		return;
+		goto out;
 	}
 	if (hived_engine_restore(text, &restored, err, sizeof(err)) !=
 	    HIVED_OK) {
@@ -818,14 +891,7 @@ extern void hived_ctld_state_restore(const char *dir)
 		      path, err);
 		goto out;
 	}
-	/*
-	 * The file may predate a hived.conf edit: apply the current one. It is in
-	 * force already (the engine was built from it), so a VC it lacks is gone
-	 * whatever the state file says.
-	 */
-	if (hived_reconfigure_ex(restored, config_text,
-				 HIVED_RECONF_ALLOW_VC_REMOVAL, NULL, 0,
-				 &demoted) != HIVED_OK) {
+	if (_fit_state(restored, &demoted) != HIVED_OK) {
 		error("select/hived: state file %s does not fit hived.conf (%s); rebuilding from Slurm's jobs",
 		      path, hived_last_error(restored));
 		hived_engine_free(restored);
@@ -843,4 +909,5 @@ out:
 	free(demoted);
 	xfree(text);
 	xfree(path);
+	xfree(kept_before);	/* the next load is a reload */
 }

@@ -822,8 +822,9 @@ START_TEST(test_bad_state_file)
 END_TEST
 
 /*
- * slurmctld restarts with a hived.conf in which vc2 has no cells: vc2's
- * running job keeps its GPUs as an opportunistic job, and the log says so.
+ * slurmctld restarts with a hived.conf in which vc2 has no cells and that lets
+ * vc2 go (without slurm.allowRemovingVcs it would be refused, test_reload):
+ * vc2's running job keeps its GPUs as an opportunistic job, and the log says so.
  */
 START_TEST(test_conf_no_longer_fits)
 {
@@ -837,8 +838,10 @@ START_TEST(test_conf_no_longer_fits)
 
 	snprintf(hc, sizeof(hc), "%s/etc/hived.conf", e2e_clusterdir);
 	snprintf(vc2, sizeof(vc2), "%d", anchor[1]);
-	ck_assert_int_eq(run(NULL, "cp '%s' '%s.orig' && sed -i '/\"vc2\"/d' '%s' && "
-			     "! grep -q vc2 '%s'", hc, hc, hc, hc), 0);
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.orig' && sed -i -e '/\"vc2\"/d' -e "
+			     "'s/\"slurm\": {/\"slurm\": {\"allowRemovingVcs\": [\"vc2\"], /' '%s' && "
+			     "! grep -q '\"vc2\":' '%s' && grep -q allowRemovingVcs '%s'",
+			     hc, hc, hc, hc, hc), 0);
 	/*
 	 * The state file too is from before the edit: write one now. Wait for the
 	 * process, not its pid file (removed before it is gone): two controllers

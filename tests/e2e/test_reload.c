@@ -4,14 +4,16 @@
  * (issue 17): a misspelt section and a reload that would remove a VC with running
  * guaranteed jobs are refused; with slurm.allowRemovingVcs the VC goes and its
  * jobs are demoted, and a reload that gives it back promotes them (log,
- * SystemComment, hivedctl); a refused file changes no priority either, since
- * priority/hived takes select/hived's accepted config.
+ * SystemComment, hivedctl). A new slurmctld (a restart, or "scontrol
+ * reconfigure" from 24.05) refuses the same file. A refused file changes no
+ * priority either, since priority/hived takes select/hived's accepted config.
  */
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "e2e_main.h"
@@ -62,17 +64,17 @@ static void reload_good(void)
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 }
 
-/* hivedctl job's first lines, e.g. "Job 5: VC vc2, guaranteed, ..." */
-static bool hivedctl_job_has(int id, const char *text)
+/* `hivedctl <args>` prints `text` within a generous deadline. */
+static bool hivedctl_has(const char *args, const char *text)
 {
 	char *out = NULL;
 	bool has;
 
 	for (int i = 0; i < 60; i++) {
-		run(&out, "'%s/hivedctl' job %d 2>&1", e2e_builddir, id);
+		run(&out, "'%s/hivedctl' %s 2>&1", e2e_builddir, args);
 		has = out && strstr(out, text);
 		if (!has && i == 59)
-			fprintf(stderr, "hivedctl job %d: %s\n", id, out ? out : "");
+			fprintf(stderr, "hivedctl %s: %s\n", args, out ? out : "");
 		free(out);
 		out = NULL;
 		if (has)
@@ -80,6 +82,29 @@ static bool hivedctl_job_has(int id, const char *text)
 		usleep(500 * 1000);
 	}
 	return false;
+}
+
+/* hivedctl job's first lines, e.g. "Job 5: VC vc2, guaranteed, ..." */
+static bool hivedctl_job_has(int id, const char *text)
+{
+	char args[32];
+
+	snprintf(args, sizeof(args), "job %d", id);
+	return hivedctl_has(args, text);
+}
+
+/* slurmctld stops (saving its state) and a new one starts, as after a crash fix. */
+static void restart_ctld(void)
+{
+	int pid = e2e_ctld_pid();
+
+	ck_assert_int_eq(run(NULL, "scontrol shutdown slurmctld"), 0);
+	/* The process, not its pid file: two controllers would both schedule. */
+	for (int i = 0; i < 120 && pid > 0 && kill(pid, 0) == 0; i++)
+		usleep(500 * 1000);
+	ck_assert_msg(pid <= 0 || kill(pid, 0) != 0, "slurmctld %d did not shut down", pid);
+	e2e_mark_log();
+	e2e_ctld_start();
 }
 
 static long priority_of(int id)
@@ -120,7 +145,35 @@ START_TEST(test_refused_reloads_keep_guarantee)
 	snprintf(text, sizeof(text), "the new config has no VC vc2 (guaranteed jobs %d)", id);
 	ck_assert_msg(wait_log(text), "no refusal naming vc2 and job %d in the log", id);
 	ck_assert(hivedctl_job_has(id, "VC vc2, guaranteed"));
+	ck_assert(hivedctl_has("status", "Last reload REFUSED"));
 	ck_assert(!job_has(id, "reload:"));
+	reload_good();
+	cancel_all();
+}
+END_TEST
+
+/*
+ * The same refusal when a new slurmctld meets the file (a restart; from 24.05
+ * also "scontrol reconfigure"): the state file's jobs refuse it, the copy in
+ * force before comes back.
+ */
+START_TEST(test_restart_keeps_guarantee)
+{
+	int id = submit("-A vc2 -N1 --gres=gpu:8");
+	char text[256];
+
+	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	ck_assert(hivedctl_job_has(id, "VC vc2, guaranteed"));
+	ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && sed -i -e '/\"vc2\":/d' '%s'",
+			     conf, conf, conf), 0);
+	restart_ctld();
+	snprintf(text, sizeof(text), "the new config has no VC vc2 (guaranteed jobs %d)", id);
+	ck_assert_msg(wait_log(text), "no refusal naming vc2 and job %d after a restart", id);
+	ck_assert(wait_log("the previous hived.conf stays in force"));
+	ck_assert(hivedctl_job_has(id, "VC vc2, guaranteed"));
+	ck_assert(hivedctl_has("status", "Last reload REFUSED"));
+	ck_assert(!job_has(id, "reload:"));
+	ck_assert(job_has(id, "JobState=RUNNING"));
 	reload_good();
 	cancel_all();
 }
@@ -132,6 +185,8 @@ START_TEST(test_restore_promotes)
 	int id = submit("-A vc2 -N1 --gres=gpu:8");
 
 	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	/* From 25.05 the status writer keeps the state file: wait until it has the job. */
+	ck_assert(hivedctl_job_has(id, "VC vc2, guaranteed"));
 	reload_with("/\"vc2\":/d; s/\"slurm\": {/\"slurm\": {\"allowRemovingVcs\": [\"vc2\"], /");
 	ck_assert_msg(wait_log("demoted: their VC"), "no demotion logged");
 	ck_assert(wait_log("loaded"));
@@ -192,6 +247,7 @@ int main(void)
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_refused_conf_keeps_priorities);
 	tcase_add_test(tc, test_refused_reloads_keep_guarantee);
+	tcase_add_test(tc, test_restart_keeps_guarantee);
 	tcase_add_test(tc, test_restore_promotes);
 	tcase_add_test(tc, test_down);
 	return e2e_run("reload", tc);
