@@ -13,6 +13,7 @@
 #include "topo/chain_table.h"
 #include "topo/derive_internal.h"
 #include "topo/hostlist.h"
+#include "topo/mig.h"
 
 namespace hived {
 namespace topo {
@@ -94,6 +95,7 @@ class Deriver {
   std::string Tag(const std::string& model, int expected, const std::string& key);
   void Mismatch(const std::string& node, const std::string& model, int expected, int found,
                 const std::string& what);
+  void ReportMig(const NodeFacts& n, const GpuFact& g);
 
   const std::vector<NodeFacts>& nodes_;
   const TopologyFacts& topo_;
@@ -199,6 +201,19 @@ void Deriver::Mismatch(const std::string& node, const std::string& model, int ex
   report_->mismatches.push_back(m);
 }
 
+void Deriver::ReportMig(const NodeFacts& n, const GpuFact& g) {
+  std::string line = n.name + " GPU " + std::to_string(g.index) +
+                     (g.file.empty() ? "" : " (" + g.file + ")") + ": ";
+  int used = 0;
+  for (size_t k = 0; k < g.mig.size(); k++) {
+    line += (k ? " + " : "") + g.mig[k].profile;
+    used += g.mig[k].slots;
+  }
+  line += " = " + std::to_string(used) + " of " + std::to_string(kMigSlots) + " compute slots";
+  report_->mig_gpus.push_back(line);
+  report_->mig_slices += static_cast<int>(g.mig.size());
+}
+
 void Deriver::CollectNodeModels() {
   for (size_t i = 0; i < nodes_.size(); i++) {
     const NodeFacts& n = nodes_[i];
@@ -236,6 +251,7 @@ void Deriver::CollectNodeModels() {
       continue;
     }
     for (const GpuFact* g : gpus) {
+      if (!g->mig.empty()) ReportMig(n, *g);
       std::string m = g->type;
       if (m.empty() && configured.size() == 1) m = configured.begin()->first;
       m = leaf_model(m);

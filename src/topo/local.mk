@@ -8,6 +8,7 @@ libhived_la_SOURCES += \
 	src/topo/hostlist.h src/topo/hostlist.cpp \
 	src/topo/conf_lines.h src/topo/conf_lines.cpp \
 	src/topo/parse.h \
+	src/topo/mig.h src/topo/mig.cpp \
 	src/topo/parse_slurm_conf.cpp \
 	src/topo/parse_gres_conf.cpp \
 	src/topo/parse_topology_conf.cpp \

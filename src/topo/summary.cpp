@@ -118,6 +118,13 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
       for (const auto& x : report->reused_types) s += (s.empty() ? "" : ", ") + x;
       o += "hived.conf cell types used for derived nodes: " + s + "\n";
     }
+    if (!report->mig_gpus.empty()) {
+      o += "MIG slices: " + plural(report->mig_slices, "slice", "slices") + " on " +
+           plural(static_cast<int64_t>(report->mig_gpus.size()), "GPU", "GPUs") +
+           " (each such GPU is one cell; slices are not cells yet)\n";
+      for (const auto& m : report->mig_gpus) o += "  " + m + "\n";
+    }
+    list("shards", report->fractions, &o);
     list("problems", report->problems, &o);
     std::vector<std::string> mm;
     for (const auto& m : report->mismatches) mm.push_back(m.message);

@@ -23,7 +23,9 @@ using hived::ClusterSpec;
 using hived::PhysicalCellSpec;
 using namespace hived::topo;
 using topo_test::build_engine;
+using topo_test::Fixture;
 using topo_test::has;
+using topo_test::load;
 using topo_test::read_fixture;
 
 namespace {
@@ -38,26 +40,6 @@ std::string expand(const std::string& text) {
   std::vector<std::string> v;
   std::string err = expand_hostlist(text, &v);
   return err.empty() ? join(v) : "ERR " + err;
-}
-
-// Facts of a fixture directory under tests/topo (gres.conf, topology.conf optional).
-struct Fixture {
-  std::vector<NodeFacts> nodes;
-  TopologyFacts topology;
-  std::vector<std::string> notes;
-};
-
-Fixture load(const std::string& dir) {
-  ConfTexts t;
-  t.slurm_conf = read_fixture("tests/topo/" + dir + "/slurm.conf");
-  std::ifstream g(topo_test::fixture_path("tests/topo/" + dir + "/gres.conf"));
-  if (g.good()) t.gres_conf = read_fixture("tests/topo/" + dir + "/gres.conf");
-  std::ifstream tp(topo_test::fixture_path("tests/topo/" + dir + "/topology.conf"));
-  if (tp.good()) t.topology_conf = read_fixture("tests/topo/" + dir + "/topology.conf");
-  Fixture f;
-  std::string err = facts_from_conf(t, &f.nodes, &f.topology, &f.notes);
-  ck_assert_msg(err.empty(), "%s: %s", dir.c_str(), err.c_str());
-  return f;
 }
 
 struct Derived {
