@@ -28,4 +28,4 @@ hived_topo_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS)
 hived_topo_LDADD = libhived.la $(HWLOC_LIBS) $(JANSSON_LIBS)
 
 dist_man_MANS += doc/man/hived-topo.1
-EXTRA_DIST += doc/topology.md tests/topo
+EXTRA_DIST += doc/topology.md doc/sharing.md tests/topo
