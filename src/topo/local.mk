@@ -11,6 +11,7 @@ libhived_la_SOURCES += \
 	src/topo/mig.h src/topo/mig.cpp \
 	src/topo/parse_slurm_conf.cpp \
 	src/topo/parse_gres_conf.cpp \
+	src/topo/gres_fractions.h src/topo/gres_fractions.cpp \
 	src/topo/parse_topology_conf.cpp \
 	src/topo/chain_table.h src/topo/chain_table.cpp \
 	src/topo/derive.h src/topo/derive.cpp \
