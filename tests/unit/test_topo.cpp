@@ -26,6 +26,7 @@ using topo_test::build_engine;
 using topo_test::Fixture;
 using topo_test::has;
 using topo_test::load;
+using topo_test::types_text;
 using topo_test::read_fixture;
 
 namespace {
@@ -62,14 +63,6 @@ const hived::CellTypeSpec* type_of(const ClusterSpec& s, const std::string& name
   return nullptr;
 }
 
-// "NAME=CHILD*N[n]" for each type, in order: a compact picture of the derived types.
-std::string types_text(const ClusterSpec& s) {
-  std::string o;
-  for (const auto& t : s.cell_types)
-    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" +
-         std::to_string(t.child_count) + (t.is_node_level ? "[n]" : "");
-  return o;
-}
 
 // "TYPE@ADDR(child,child)" for top-level cells; leaves show their address only.
 std::string cell_text(const PhysicalCellSpec& c) {

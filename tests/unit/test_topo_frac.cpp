@@ -20,16 +20,10 @@ using namespace hived::topo;
 using topo_test::build_engine;
 using topo_test::Fixture;
 using topo_test::load;
+using topo_test::types_text;
 
 namespace {
 
-std::string types_text(const ClusterSpec& s) {
-  std::string o;
-  for (const auto& t : s.cell_types)
-    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" +
-         std::to_string(t.child_count) + (t.is_node_level ? "[n]" : "");
-  return o;
-}
 
 const NodeFacts* node(const Fixture& f, const std::string& name) {
   for (const auto& n : f.nodes)

@@ -53,6 +53,15 @@ inline std::string build_engine(const hived::ClusterSpec& spec, hived_engine** o
   return "";
 }
 
+// "NAME=CHILD*N[n]" for each type, in order: a compact picture of the derived types.
+inline std::string types_text(const hived::ClusterSpec& s) {
+  std::string o;
+  for (const auto& t : s.cell_types)
+    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" +
+         std::to_string(t.child_count) + (t.is_node_level ? "[n]" : "");
+  return o;
+}
+
 // Facts of a fixture directory under tests/topo (gres.conf, topology.conf optional).
 struct Fixture {
   std::vector<hived::topo::NodeFacts> nodes;
