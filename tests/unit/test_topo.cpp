@@ -26,8 +26,8 @@ using topo_test::build_engine;
 using topo_test::Fixture;
 using topo_test::has;
 using topo_test::load;
-using topo_test::types_text;
 using topo_test::read_fixture;
+using topo_test::types_text;
 
 namespace {
 
@@ -62,7 +62,6 @@ const hived::CellTypeSpec* type_of(const ClusterSpec& s, const std::string& name
     if (t.name == name) return &t;
   return nullptr;
 }
-
 
 // "TYPE@ADDR(child,child)" for top-level cells; leaves show their address only.
 std::string cell_text(const PhysicalCellSpec& c) {

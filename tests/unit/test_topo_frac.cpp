@@ -24,7 +24,6 @@ using topo_test::types_text;
 
 namespace {
 
-
 const NodeFacts* node(const Fixture& f, const std::string& name) {
   for (const auto& n : f.nodes)
     if (n.name == name) return &n;
