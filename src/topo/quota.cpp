@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "topo/chain_table.h"
@@ -25,23 +26,21 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
     size_t eq = item.find('=');
     if (eq == std::string::npos) return "GrpTRES: '" + item + "' is not TRES=count";
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    bool shard =
+        strncasecmp(name.c_str(), "gres/shard", 10) == 0 && (name.size() == 10 || name[10] == ':');
+    bool gpu =
+        strncasecmp(name.c_str(), "gres/gpu", 8) == 0 && (name.size() == 8 || name[8] == ':');
+    if (!shard && !gpu) continue;
+    size_t base = shard ? 10 : 8;
     GpuTres t;
-    if (strcasecmp(name.c_str(), "gres/shard") == 0) {
-      t.shards = true;
-      if (!parse_count(value, 100000000, &t.count))
-        return "GrpTRES: " + name + ": '" + value + "' is not a shard count";
-      if (seen["/shard"]) return "GrpTRES: " + name + " is given twice";
-      seen["/shard"] = true;
-      out->push_back(t);
-      continue;
-    }
-    if (strncasecmp(name.c_str(), "gres/gpu", 8) != 0 || (name.size() > 8 && name[8] != ':'))
-      continue;
-    t.type = name.size() > 8 ? name.substr(9) : "";
-    if (name.size() > 8 && t.type.empty()) return "GrpTRES: '" + item + "' has an empty GPU type";
+    t.shards = shard;
+    t.type = name.size() > base ? name.substr(base + 1) : "";
+    if (name.size() > base && t.type.empty())
+      return "GrpTRES: '" + item + "' has an empty GPU type";
     if (!parse_count(value, 100000000, &t.count))
-      return "GrpTRES: " + name + ": '" + value + "' is not a GPU count";
-    std::string key = t.type;
+      return "GrpTRES: " + name + ": '" + value + "' is not a " + (shard ? "shard" : "GPU") +
+             " count";
+    std::string key = (shard ? "/shard:" : "") + t.type;
     for (char& c : key) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
     if (seen[key]) return "GrpTRES: " + name + " is given twice";
     seen[key] = true;
@@ -58,6 +57,51 @@ struct Want {
   long long count = 0;
   bool shards = false;
 };
+
+// gres/shard:<model>=N for that model, gres/shard=N (minus the typed limits) for the one
+// model with shards and no typed limit.
+std::string shard_wants(const std::vector<GpuTres>& tres, const std::vector<std::string>& sharded,
+                        const std::function<std::string(const std::string&)>& model_of,
+                        std::vector<Want>* want) {
+  std::string list;
+  for (const auto& m : sharded) list += (list.empty() ? "" : ", ") + m;
+  long long total = -1, typed = 0;
+  std::vector<std::string> named;
+  for (const auto& x : tres) {
+    if (!x.shards) continue;
+    if (x.type.empty()) {
+      total = x.count;
+      continue;
+    }
+    std::string m = model_of(x.type);
+    if (m.empty() || std::find(sharded.begin(), sharded.end(), m) == sharded.end())
+      return "GrpTRES gres/shard:" + x.type + ": GPU model '" + x.type +
+             "' has no shards (fractional cells); models with shards: " +
+             (list.empty() ? "none" : list);
+    if (x.count > 0) want->push_back({m, x.count, true});
+    typed += x.count;
+    named.push_back(m);
+  }
+  if (total < 0) return "";
+  std::string what = "GrpTRES gres/shard=" + std::to_string(total);
+  if (total < typed) return what + " is less than its typed limits (" + std::to_string(typed) + ")";
+  std::vector<std::string> open;
+  for (const auto& m : sharded)
+    if (std::find(named.begin(), named.end(), m) == named.end()) open.push_back(m);
+  if (total - typed == 0) return "";
+  if (open.empty())
+    return what + ": " +
+           (sharded.empty() ? std::string("no GPU model has shards (fractional cells)")
+                            : "no model with shards is left for it");
+  if (open.size() > 1) {
+    std::string o;
+    for (const auto& m : open) o += (o.empty() ? "" : ", ") + m;
+    return what + ": several GPU models have shards (" + o +
+           "): give gres/shard:<model>=N for each";
+  }
+  want->push_back({open[0], total - typed, true});
+  return "";
+}
 
 // Virtual cells of one chain already promised, per level.
 struct ChainDemand {
@@ -121,19 +165,7 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
   long long untyped = -1, typed = 0, mig = 0;
   std::string untyped_text;
   for (const auto& x : tres) {
-    if (x.shards) {
-      if (x.count == 0) continue;
-      if (sharded.size() != 1) {
-        std::string list;
-        for (const auto& m : sharded) list += (list.empty() ? "" : ", ") + m;
-        return who + ": GrpTRES gres/shard=" + std::to_string(x.count) + ": " +
-               (sharded.empty() ? std::string("no GPU model has shards (fractional cells)")
-                                : "several GPU models have shards (" + list +
-                                      "): the limit does not say which");
-      }
-      want.push_back({sharded[0], x.count, true});
-      continue;
-    }
+    if (x.shards) continue;  // below
     if (!x.type.empty() && is_mig_type(x.type)) {
       // A slice is not a cell yet: counting it as a GPU would promise too much.
       if (warnings)
@@ -178,6 +210,9 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
     }
     if (rest > 0 && open.size() == 1) want.push_back({open[0], rest, false});
   }
+
+  err = shard_wants(tres, sharded, model_of, &want);
+  if (!err.empty()) return who + ": " + err;
 
   VcSpec vc;
   vc.name = account;

@@ -28,7 +28,8 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
 // typed limits) uses the one model that has no typed limit. Returns "" or why the
 // limit cannot be expressed: unknown model, several models for an untyped limit, or
 // more GPUs than remain (over-commit).
-// gres/shard=N becomes fractional cells of the one GPU model with shards, largest
+// gres/shard:<model>=N and gres/shard=N (minus the typed shard limits, for the one
+// model with shards that has none) become fractional cells of that model, largest
 // fractions first (32 shards of 8-shard GPUs: 8 HALF cells); a MIG type limit
 // (gres/gpu:a100_3g.20gb=n) gets no cells and a line in *warnings (slices are not
 // cells in the engine yet) and is not counted as GPUs of gres/gpu=N.

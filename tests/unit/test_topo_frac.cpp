@@ -319,7 +319,20 @@ START_TEST(quota_shards_become_fractional_cells) {
   // Which model: shards need exactly one model with fractional levels.
   ClusterSpec both = derive_ok(f.nodes, &rep);
   ck_assert_sstr_eq(quota(both, "gres/shard=4", &err), "ERR");
-  ck_assert_has(err, "GrpTRES gres/shard=4: several GPU models have shards (a100, l40s)");
+  ck_assert_has(err,
+                "GrpTRES gres/shard=4: several GPU models have shards (a100, l40s): give "
+                "gres/shard:<model>=N for each");
+  // A typed shard limit names the model; the untyped one then covers the other.
+  ck_assert_sstr_eq(quota(both, "gres/shard:L40S=2,gres/shard=6", &err),
+                    "1xL40S-NODE.l40s.L40S-HALF 1x" + half);
+  ck_assert_sstr_eq(quota(both, "gres/shard:a100=1", &err),
+                    "1x" + half + ".A100-QUARTER.A100-EIGHTH");
+  ck_assert_sstr_eq(quota(both, "gres/shard:v100=1", &err), "ERR");
+  ck_assert_has(err,
+                "GrpTRES gres/shard:v100: GPU model 'v100' has no shards (fractional cells); "
+                "models with shards: a100, l40s");
+  ck_assert_sstr_eq(quota(both, "gres/shard:a100=4,gres/shard=2", &err), "ERR");
+  ck_assert_has(err, "GrpTRES gres/shard=2 is less than its typed limits (4)");
   ClusterSpec none = derive_ok(load("mig").nodes, &rep);
   ck_assert_sstr_eq(quota(none, "gres/shard=4", &err), "ERR");
   ck_assert_has(err, "GrpTRES gres/shard=4: no GPU model has shards");
