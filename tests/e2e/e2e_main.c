@@ -126,6 +126,22 @@ void e2e_ctld_start(void)
 	ck_abort_msg("slurmctld did not come back");
 }
 
+bool e2e_wait_jobs_saved(int job)
+{
+	if (run(NULL, "touch '%s/.jobs-saved-ref'", e2e_clusterdir) != 0)
+		return false;
+	if (job > 0 &&
+	    run(NULL, "scontrol update jobid=%d Comment=hived-e2e-saved", job) != 0)
+		return false;
+	for (int i = 0; i < 240; i++) {
+		if (run(NULL, "find '%s/state/job_state' -newer '%s/.jobs-saved-ref' | grep -q .",
+			e2e_clusterdir, e2e_clusterdir) == 0)
+			return true;
+		usleep(500 * 1000);
+	}
+	return false;
+}
+
 void e2e_cluster_up(int nodes, int gpus, const char *options)
 {
 	char *out = NULL;
