@@ -5,3 +5,4 @@ include tests/unit/local.mk
 include tests/scenarios/local.mk
 include tests/e2e/local.mk
 include tests/fuzz/local.mk
+noinst_HEADERS += tests/check_run.h

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "../check_run.h"
 
 char e2e_srcdir[2048], e2e_builddir[2048], e2e_clusterdir[2200], e2e_conf[2400];
 static long log_mark;
@@ -35,20 +36,15 @@ int e2e_init(const char *name)
 int e2e_run(const char *name, TCase *tc)
 {
 	Suite *suite = suite_create(name);
-	SRunner *sr;
-	int failed;
+	int rc;
 
 	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
 	/* One cluster for all: the tests build on each other's state. */
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = check_run(suite, CK_NORMAL, CK_NOFORK);
 	/* Never leave daemons behind, whatever failed. */
 	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1",
 	    e2e_srcdir, e2e_clusterdir);
-	return failed ? 1 : 0;
+	return rc;
 }
 
 void e2e_mark_log(void)
