@@ -18,6 +18,7 @@
 #include "topo/spec_json.h"
 #include "topo/summary.h"
 #include "topo_test_util.h"
+#include "../check_run.h"
 
 using hived::ClusterSpec;
 using hived::PhysicalCellSpec;
@@ -904,10 +905,4 @@ Suite* topo_suite() {
 
 }  // namespace
 
-int main() {
-  SRunner* sr = srunner_create(topo_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
-}
+int main() { return check_run(topo_suite(), CK_NORMAL, CK_FORK_GETENV); }

@@ -14,6 +14,7 @@
 #include "topo/spec_json.h"
 #include "topo/summary.h"
 #include "topo_test_util.h"
+#include "../check_run.h"
 
 using hived::ClusterSpec;
 using namespace hived::topo;
@@ -355,9 +356,7 @@ START_TEST(cluster_config_reports_quota_warnings) {
 }
 END_TEST
 
-}  // namespace
-
-int main() {
+Suite* frac_suite() {
   Suite* s = suite_create("topo_frac");
   TCase* mig = tcase_create("mig");
   tcase_add_test(mig, mig_slices_are_parts_of_one_gpu);
@@ -373,9 +372,9 @@ int main() {
   tcase_add_test(q, quota_shards_become_fractional_cells);
   tcase_add_test(q, cluster_config_reports_quota_warnings);
   suite_add_tcase(s, q);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return s;
 }
+
+}  // namespace
+
+int main() { return check_run(frac_suite(), CK_NORMAL, CK_FORK_GETENV); }
