@@ -539,6 +539,11 @@ void Deriver::NodeItems() {
     it.label = n.name;
     std::vector<int> counts;
     if (!nm.explicit_type.empty()) {
+      auto sh = shards_.find(nm.model);
+      if (sh != shards_.end() && sh->second.first > 1 && !expl_types_.count(nm.model))
+        notes_.Add("hived.conf node type " + nm.explicit_type + " has whole " + nm.model +
+                       " GPUs as leaves: their shards get no fractional cells",
+                   n.name);
       explicit_shape(expl_types_, nm.explicit_type, &counts);
       it.type = nm.explicit_type;
       if (std::find(report_->reused_types.begin(), report_->reused_types.end(), it.type) ==

@@ -260,6 +260,17 @@ START_TEST(shard_counts_shape_one_cell_type_per_model) {
   // Sixteen per GPU: the leaf is the 16th.
   ck_assert_ok(facts("NodeName=n1 Gres=gpu:a100:2,shard:32\n", gpus, &nodes));
   ck_assert_has(types_text(derive_ok(nodes, &rep)), "A100-EIGHTH=A100-16TH*2 ");
+  // A hived.conf node type down to whole GPUs wins, and says what it costs.
+  ck_assert_ok(facts("NodeName=n1 Gres=gpu:a100:2,shard:16\n", gpus, &nodes));
+  ClusterSpec expl;
+  expl.cell_types.push_back({"x", "A100-BOX", "a100", 2, true, false});
+  rep = DeriveReport();
+  ck_assert_ok(derive_cluster(nodes, TopologyFacts(), expl, &spec, &rep));
+  ck_assert_sstr_eq(types_text(spec), "A100-BOX=a100*2[n]");
+  ck_assert_uint_eq(rep.notes.size(), 1);
+  ck_assert_sstr_eq(rep.notes[0],
+                    "n1: hived.conf node type A100-BOX has whole a100 GPUs as leaves: their "
+                    "shards get no fractional cells");
   // One shard per GPU shares nothing: the same cells as without shards, byte for byte.
   ck_assert_ok(facts("NodeName=n1 Gres=gpu:a100:2\n", gpus, &nodes));
   std::string plain = spec_to_hived_conf(derive_ok(nodes, &rep));
