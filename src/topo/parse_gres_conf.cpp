@@ -210,6 +210,10 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
                          ": slurm.conf Gres= gives it MIG slices but gres.conf has no "
                          "MultipleFiles= lines saying which GPUs they are part of: no cells for "
                          "those GPUs");
+      if (n.configured_shards > 0)
+        notes->push_back("node " + n.name +
+                         ": slurm.conf Gres= gives it shards but gres.conf lists none of its "
+                         "GPUs: its GPUs stay whole cells");
       int total = 0;
       for (const auto& c : n.configured) total += c.second;
       if (total == 0) continue;

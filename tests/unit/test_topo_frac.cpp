@@ -271,6 +271,17 @@ START_TEST(shard_counts_shape_one_cell_type_per_model) {
   ck_assert_sstr_eq(rep.notes[0],
                     "n1: hived.conf node type A100-BOX has whole a100 GPUs as leaves: their "
                     "shards get no fractional cells");
+  // GPUs known only from slurm.conf (AutoDetect): whole cells, and a note.
+  ConfTexts t;
+  t.slurm_conf = "NodeName=n1 Gres=gpu:a100:2,shard:16\n";
+  t.gres_conf = "AutoDetect=nvml\n";
+  TopologyFacts topo;
+  std::vector<std::string> notes;
+  ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes));
+  ck_assert_has(notes[0],
+                "node n1: slurm.conf Gres= gives it shards but gres.conf lists none "
+                "of its GPUs: its GPUs stay whole cells");
+  ck_assert_sstr_eq(types_text(derive_ok(nodes, &rep)), "A100-NODE=a100*2[n]");
   // One shard per GPU shares nothing: the same cells as without shards, byte for byte.
   ck_assert_ok(facts("NodeName=n1 Gres=gpu:a100:2\n", gpus, &nodes));
   std::string plain = spec_to_hived_conf(derive_ok(nodes, &rep));
