@@ -359,6 +359,12 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   }
   JsonPtr j(json_loads(answer.c_str(), 0, nullptr));
   *err = j ? Str(j.get(), "error") : std::string(hived_rc_str(rc));
+  // The engine names its request fields; the user typed sbatch's options.
+  static const char* const kOption[][2] = {{"withinCellType", "--hived-within"},
+                                           {"pinnedCellId", "--hived-pinned"},
+                                           {"leafCellType", "the GPU type"}};
+  for (const auto& o : kOption)
+    if (err->rfind(o[0], 0) == 0) *err = std::string(o[1]) + " (" + *err + ")";
   return rc == HIVED_ENOMEM ? 2 : 1;
 }
 

@@ -231,7 +231,7 @@ END_TEST
 START_TEST(test_request_errors) {
   Answer a = Ask("busy", {"-A", "A", "--gpus=8", "--hived-within=NOPE"});
   ck_assert_int_eq(a.rc, 1);
-  ck_has(a.err, "NOPE");
+  ck_has(a.err, "--hived-within (withinCellType: unknown cell type 'NOPE'");
   Answer b = Ask("busy", {"-A", "A", "-N", "3", "--gpus=8"});
   ck_assert_int_eq(b.rc, 1);
   ck_has(b.err, "does not split evenly over 3 nodes");
