@@ -50,7 +50,8 @@ const char kUsage[] =
     "                       (default: squeue -h -t R,S -o '%A|%e')\n"
     "  --json               JSON instead of tables (status, vc, job, whatif)\n"
     "  -h, --help           this text\n"
-    "Exit status: 0 ok, 1 unknown VC or job, 2 usage error or no readable status.\n";
+    "Exit status: 0 ok, 1 unknown VC or job or a whatif job the engine refuses as asked,\n"
+    "2 usage error or no readable status (whatif: no config).\n";
 
 std::string Trim(std::string s) {
   while (!s.empty() && isspace(static_cast<unsigned char>(s.back()))) s.pop_back();

@@ -408,7 +408,7 @@ std::string WhatifText(const std::string& json, int64_t now) {
       << Pods(json_object_get(est, "placement")) << "\n";
     json_t* pre = json_object_get(est, "preempts");
     if (json_array_size(pre)) o << "  then preempting:\n" << Victims(pre);
-  } else if (est) {
+  } else if (est && cause != "rejected") {
     o << "Estimated start: unknown: " << Str(est, "why") << "\n";
   }
   return o.str();
