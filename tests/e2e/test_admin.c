@@ -276,7 +276,8 @@ START_TEST(test_whatif)
 		      "an idle qs1 node does not start a job: %s", out);
 	free(out);
 	for (i = 0; i < 2; i++) {
-		held[i] = user_submit("-A qs1 -N1 --gres=gpu:8");
+		/* A time limit gives the job an end time (MaxTime is INFINITE). */
+		held[i] = user_submit("-A qs1 -N1 --gres=gpu:8 -t 30");
 		ck_assert(wait_job(held[i], "JobState=RUNNING", 60));
 	}
 	/* qs1's two node cells are in use: a third node waits for its quota. */
@@ -284,7 +285,7 @@ START_TEST(test_whatif)
 	ck_assert_msg(strstr(out, "\"startsNow\":false") &&
 		      strstr(out, "\"cause\":\"vcQuotaInUse\""),
 		      "whatif with qs1's quota in use: %s", out);
-	/* sbatch's time limit gives the running jobs an end: the estimate. */
+	/* Their time limits give them end times: the estimate is the first one. */
 	ck_assert_msg(strstr(out, "\"estimate\":{\"start\":1"),
 		      "no start estimate from the running jobs' end times: %s", out);
 	reason = strstr(out, "\"reason\":\"");
