@@ -12,7 +12,8 @@ tools_libhivedctl_la_LIBADD = $(JANSSON_LIBS)
 
 bin_PROGRAMS += hivedctl
 # whatif rebuilds a private engine, so hivedctl links libhived too.
-hivedctl_SOURCES = tools/hivedctl.cpp tools/hivedctl_whatif.cpp tools/hivedctl_whatif.h
+hivedctl_SOURCES = tools/hivedctl.cpp tools/hivedctl_whatif.cpp tools/hivedctl_whatif.h \
+	tools/cli_args.h
 hivedctl_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 hivedctl_LDADD = tools/libhivedctl.la libhived.la $(JANSSON_LIBS)
 

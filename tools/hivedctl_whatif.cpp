@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli_args.h"
 #include "hivedctl_views.h"
 
 namespace hivedctl {
@@ -22,10 +23,10 @@ struct JsonDel {
 using JsonPtr = std::unique_ptr<json_t, JsonDel>;
 
 bool ParseCount(const std::string& v, int lo, int* out) {
-  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 7)
-    return false;
-  *out = atoi(v.c_str());
-  return *out >= lo;
+  long x = 0;
+  if (!hived_tools::ParseLong(v, lo, &x) || x > 9999999) return false;
+  *out = static_cast<int>(x);
+  return true;
 }
 
 // "[TYPE:]N" of --gpus / --gpus-per-node, "gpu[:TYPE]:N" of --gres.

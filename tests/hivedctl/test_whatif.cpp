@@ -22,6 +22,7 @@
 // After the C++ headers: check.h defines a fail() macro.
 #include <check.h>
 
+#include "../check_run.h"
 #include "hived.h"
 #include "hivedctl_model.h"
 #include "hivedctl_whatif.h"
@@ -395,9 +396,5 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
