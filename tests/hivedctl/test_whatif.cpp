@@ -57,7 +57,8 @@ struct Answer {
   int rc = -1;
   std::string json, err, text;
   std::unique_ptr<json_t, JsonDel> root;
-  std::string S(const char* key) const {
+  // Owned by root: valid inside Check's macros, which keep the pointer.
+  const char* S(const char* key) const {
     const char* s = json_string_value(json_object_get(root.get(), key));
     return s ? s : "";
   }
@@ -121,17 +122,18 @@ START_TEST(test_starts_now) {
   Answer a = Ask("busy", {"-A", "A", "--gpus-per-node=8"});
   ck_assert_int_eq(a.rc, 0);
   ck_assert(json_is_true(a.Get("startsNow")));
-  ck_assert_str_eq(a.S("cause").c_str(), "none");
-  ck_assert_str_eq(a.S("class").c_str(), "guaranteed");
+  ck_assert_str_eq(a.S("cause"), "none");
+  ck_assert_str_eq(a.S("class"), "guaranteed");
   ck_assert_int_eq(json_integer_value(a.Get("vcFreeGpus")), 8);
   // A's free node cell binds to the idle node, not to o1's.
-  ck_assert_str_eq(Nodes(a.Get("placement")).c_str(), "r1n1");
+  const std::string nodes = Nodes(a.Get("placement"));
+  ck_assert_str_eq(nodes.c_str(), "r1n1");
   ck_assert_int_eq(json_array_size(a.Get("preempts")), 0);
   ck_has(a.text, "Starts now on r1n1:0-7");
   // The account is matched as Slurm matches accounts: case-insensitively.
   Answer b = Ask("busy", {"--account=a", "--gres=gpu:v100:2"});
   ck_assert_int_eq(b.rc, 0);
-  ck_assert_str_eq(b.S("vc").c_str(), "A");
+  ck_assert_str_eq(b.S("vc"), "A");
   ck_assert(json_is_true(b.Get("startsNow")));
 }
 END_TEST
@@ -143,7 +145,7 @@ START_TEST(test_vc_quota_in_use_and_estimate) {
   Answer a = Ask("busy", {"-A", "A", "-N", "2", "--gpus-per-node", "8"}, ends);
   ck_assert_int_eq(a.rc, 0);
   ck_assert(json_is_false(a.Get("startsNow")));
-  ck_assert_str_eq(a.S("cause").c_str(), "vcQuotaInUse");
+  ck_assert_str_eq(a.S("cause"), "vcQuotaInUse");
   ck_has(a.S("reason"), "quota is in use: 8 free GPUs in its cells, the job needs 16");
   ck_assert_int_eq(EstimateStart(a), kWritten + 3600);
   json_t* after = json_object_get(a.Get("estimate"), "afterJobs");
@@ -165,7 +167,7 @@ START_TEST(test_fragmented) {
   ck_assert_int_eq(a.rc, 0);
   ck_assert(json_is_false(a.Get("startsNow")));
   ck_assert_int_eq(json_integer_value(a.Get("vcFreeGpus")), 12);
-  ck_assert_str_eq(a.S("cause").c_str(), "fragmented");
+  ck_assert_str_eq(a.S("cause"), "fragmented");
   ck_has(a.text, "fragmented");
   // Once a1 ends, its node cell has 6 GPUs free beside a2's.
   ck_assert_int_eq(EstimateStart(a), kWritten + 300);
@@ -196,7 +198,7 @@ START_TEST(test_larger_than_vc) {
   Answer a = Ask("busy", {"-A", "B", "-N", "3", "--gpus-per-node=8"},
                  "b1|" + std::to_string(kWritten + 60) + "\n");
   ck_assert_int_eq(a.rc, 0);
-  ck_assert_str_eq(a.S("cause").c_str(), "largerThanVc");
+  ck_assert_str_eq(a.S("cause"), "largerThanVc");
   ck_assert_int_eq(EstimateStart(a), -1);
   ck_has(a.text, "larger than its VC");
   ck_has(a.text, "quota grows");
@@ -207,7 +209,7 @@ START_TEST(test_no_healthy_cell) {
   Answer a = Ask("bad", {"-A", "A", "--gpus-per-node=8"});
   ck_assert_int_eq(a.rc, 0);
   ck_assert(json_is_false(a.Get("startsNow")));
-  ck_assert_str_eq(a.S("cause").c_str(), "noHealthyCell");
+  ck_assert_str_eq(a.S("cause"), "noHealthyCell");
   ck_assert_int_ge(json_integer_value(a.Get("doomedCells")), 1);
   ck_has(a.text, "no healthy cell");
 }
@@ -219,12 +221,12 @@ START_TEST(test_opportunistic_qos) {
       "o2|" + std::to_string(kWritten + 120) + "\na1|" + std::to_string(kWritten + 60) + "\n";
   Answer a = Ask("full", {"-A", "A", "-q", "scavenger", "--gpus=4"}, ends);
   ck_assert_int_eq(a.rc, 0);
-  ck_assert_str_eq(a.S("class").c_str(), "opportunistic");
-  ck_assert_str_eq(a.S("cause").c_str(), "noIdleCell");
+  ck_assert_str_eq(a.S("class"), "opportunistic");
+  ck_assert_str_eq(a.S("cause"), "noIdleCell");
   ck_assert_int_eq(EstimateStart(a), kWritten + 60);
   // --hived-opportunistic lowers a guaranteed QOS the same way; idle GPUs: starts.
   Answer b = Ask("busy", {"-A", "A", "--hived-opportunistic", "--gpus=4"});
-  ck_assert_str_eq(b.S("class").c_str(), "opportunistic");
+  ck_assert_str_eq(b.S("class"), "opportunistic");
   ck_assert(json_is_true(b.Get("startsNow")));
 }
 END_TEST
