@@ -404,7 +404,12 @@ std::string WhatifText(const std::string& json, int64_t now) {
     o << (json_array_size(after) == 1 ? " " : "s ");
     size_t i;
     json_t* a;
-    json_array_foreach(after, i, a) { o << (i ? "," : "") << json_string_value(a); }
+    // The last of them is the one the estimate waits for; a long list says little.
+    const size_t n = json_array_size(after), shown = 8;
+    json_array_foreach(after, i, a) {
+      if (i < shown) o << (i ? "," : "") << json_string_value(a);
+    }
+    if (n > shown) o << " and " << n - shown << " more";
     o << " end" << (json_array_size(after) == 1 ? "s" : "") << ", on "
       << Pods(json_object_get(est, "placement")) << "\n";
     json_t* pre = json_object_get(est, "preempts");
