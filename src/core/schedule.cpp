@@ -261,6 +261,29 @@ void Engine::Rollback(int slot, const std::vector<Job>& undo) {
       if (v.guaranteed() == (pass == 0)) Reinstate(v);
 }
 
+// The job was committed onto GPUs that opportunistic jobs run on (vleaves `first`).
+// A guaranteed job preempts only when no free cell of its VC's shape can be bound: a
+// placement on idle GPUs of the VC's cells is taken instead if one binds without
+// victims; otherwise `first` is committed again.
+bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
+                                  const std::vector<CellId>& first, Decision* d,
+                                  std::vector<Job>* undo, int* slot) {
+  Rollback(*slot, *undo);
+  std::vector<CellId> idle;
+  if (PlaceVirtual(req, vc, chain, pinned_root, false, &idle, /*idle_only=*/true)) {
+    Decision a;
+    undo->clear();
+    if (CommitGuaranteed(req, vc, chain, idle, &a, undo, slot) && a.preempted.empty()) {
+      *d = std::move(a);
+      return true;
+    }
+    Rollback(*slot, *undo);
+  }
+  *d = Decision();
+  undo->clear();
+  return CommitGuaranteed(req, vc, chain, first, d, undo, slot);
+}
+
 namespace {
 std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves,
                            const std::vector<PCell>& pcells) {
@@ -331,8 +354,9 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain,
   job_index_[req.job] = slot;
   std::vector<CellId> pleaves;
   bool ok = true;
-  // Later pods bind near the first one: inside the cell just above its node.
-  CellId near = kNone;
+  // Pods bind near each other: inside the cell just above the node of the first one,
+  // or of a rack chosen up front with room for them all.
+  CellId near = GangRack(chain, vleaves, req.allowed);
   for (CellId v : vleaves) {
     CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, req.allowed, near);
     if (p != kNone && near == kNone) {
@@ -568,7 +592,11 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
           found_virtual = true;
           Decision attempt;
           undo.clear();
-          if (CommitGuaranteed(t, vc, c, vleaves, &attempt, &undo, &slot)) {
+          bool committed = CommitGuaranteed(t, vc, c, vleaves, &attempt, &undo, &slot);
+          if (committed && preempt == 0 && !attempt.preempted.empty())
+            committed =
+                CommitWithoutVictims(t, vc, c, pinned_root, vleaves, &attempt, &undo, &slot);
+          if (committed) {
             d.preempted = attempt.preempted;
             d.lazy_preempted = attempt.lazy_preempted;
             placed = true;
