@@ -166,3 +166,22 @@ clean-e2e-reload:
 	-test ! -d tests/e2e/cluster-reload || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-reload
 	-rm -rf tests/e2e/cluster-reload
 .PHONY: clean-e2e-reload
+
+# An owner's job preempts opportunistic work only when no free cell of its VC's
+# shape can be bound (issue 18, item 2).
+if HAVE_SLURM
+check_PROGRAMS += tests/e2e/test_preempt
+TESTS += tests/e2e/test_preempt
+endif
+tests_e2e_test_preempt_SOURCES = tests/e2e/test_preempt.c tests/e2e/run.c tests/e2e/run.h \
+	tests/e2e/e2e_main.c tests/e2e/e2e_main.h \
+	tests/e2e/slurm_jobs.c tests/e2e/slurm_jobs.h
+tests_e2e_test_preempt_CPPFLAGS = $(tests_e2e_test_cluster_CPPFLAGS)
+tests_e2e_test_preempt_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_e2e_test_preempt_LDADD = $(CHECK_LIBS)
+
+clean-e2e-cluster: clean-e2e-preempt
+clean-e2e-preempt:
+	-test ! -d tests/e2e/cluster-preempt || $(top_srcdir)/scripts/hived-cluster down -q --dir tests/e2e/cluster-preempt
+	-rm -rf tests/e2e/cluster-preempt
+.PHONY: clean-e2e-preempt
