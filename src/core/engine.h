@@ -188,6 +188,7 @@ class Engine {
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
                         Decision* d, std::vector<Job>* undo, int* slot_out);
   void Rollback(int slot, const std::vector<Job>& undo);
+  std::vector<int> Spans(int slot) const;
   bool CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
                             const std::vector<CellId>& first, Decision* d, std::vector<Job>* undo,
                             int* slot);

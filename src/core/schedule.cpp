@@ -261,19 +261,66 @@ void Engine::Rollback(int slot, const std::vector<Job>& undo) {
       if (v.guaranteed() == (pass == 0)) Reinstate(v);
 }
 
+// The levels of the smallest physical cells holding each pod of a placed job, then
+// the whole job (top level + 1 when it spans top-level cells): how compact it is.
+std::vector<int> Engine::Spans(int slot) const {
+  const Job& j = jobs_[slot];
+  const int above_top = chains_[j.chain].levels + 1;
+  // Smallest cell holding a and b; kNone when they share no cell.
+  auto join = [&](CellId a, CellId b) {
+    while (pcells_[a].level < pcells_[b].level) a = pcells_[a].parent;
+    while (pcells_[b].level < pcells_[a].level) b = pcells_[b].parent;
+    while (a != b && a != kNone) {
+      a = pcells_[a].parent;
+      b = pcells_[b].parent;
+    }
+    return a;
+  };
+  std::vector<int> out;
+  CellId all = kNone;
+  bool apart = false;
+  for (const auto& pod : j.pods) {
+    CellId c = pod.leaves[0];
+    for (CellId l : pod.leaves)
+      if (c != kNone) c = join(c, l);
+    out.push_back(c == kNone ? above_top : pcells_[c].level);
+    if (c == kNone || apart) {
+      apart = true;
+      continue;
+    }
+    all = all == kNone ? c : join(all, c);
+    apart = all == kNone;
+  }
+  out.push_back(apart ? above_top : pcells_[all].level);
+  return out;
+}
+
 // The job was committed onto GPUs that opportunistic jobs run on (vleaves `first`).
 // A guaranteed job preempts only when no free cell of its VC's shape can be bound: a
 // placement on idle GPUs of the VC's cells is taken instead if one binds without
-// victims; otherwise `first` is committed again.
+// victims and keeps every pod (and the gang) inside cells as small as `first` did;
+// otherwise `first` is committed again.
 bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
                                   const std::vector<CellId>& first, Decision* d,
                                   std::vector<Job>* undo, int* slot) {
+  const std::vector<int> shape = Spans(*slot);
   Rollback(*slot, *undo);
+  // Pods as compact as in `first`: inside one cell of its widest pod's level below the node.
+  Request r = req;
+  const Chain& ch = chains_[chain];
+  const int widest = *std::max_element(shape.begin(), shape.end() - 1);
+  if (r.pod_within_type.empty() && widest > 1 && widest < ch.node_level)
+    r.pod_within_type = ch.level_type[widest];
   std::vector<CellId> idle;
-  if (PlaceVirtual(req, vc, chain, pinned_root, false, &idle, /*idle_only=*/true)) {
+  if (PlaceVirtual(r, vc, chain, pinned_root, false, &idle, /*idle_only=*/true)) {
     Decision a;
     undo->clear();
-    if (CommitGuaranteed(req, vc, chain, idle, &a, undo, slot) && a.preempted.empty()) {
+    bool ok = CommitGuaranteed(r, vc, chain, idle, &a, undo, slot) && a.preempted.empty();
+    if (ok) {
+      std::vector<int> span = Spans(*slot);
+      for (size_t i = 0; i < span.size(); i++) ok &= span[i] <= shape[i];
+    }
+    if (ok) {
       *d = std::move(a);
       return true;
     }
