@@ -127,19 +127,18 @@ int check_mode(const CheckArgs& a) {
   if (quotas_used)
     for (const auto& x : quotas) q.push_back({x.first.c_str(), x.second.c_str()});
 
-  char *json = nullptr, *summary = nullptr;
+  char *json = nullptr, *summary = nullptr, **refused = nullptr;
+  size_t n_refused = 0;
   if (hived_effective_config(hived_text.c_str(), slurm_text.c_str(),
                              have_gres ? gres_text.c_str() : nullptr,
                              have_topo ? topo_text.c_str() : nullptr, q.data(), q.size(), &json,
-                             &summary, ebuf, sizeof ebuf) != HIVED_OK)
+                             &summary, &refused, &n_refused, ebuf, sizeof ebuf) != HIVED_OK)
     return fail(ebuf);
-  std::istringstream lines(summary ? summary : "");
-  std::string line;
-  while (std::getline(lines, line))
-    if (line.rfind("quota refused:", 0) == 0) {
-      fprintf(stderr, "hived-topo: sacctmgr %s\n", line.c_str());
-      problems++;
-    }
+  for (size_t i = 0; i < n_refused; i++) {
+    fprintf(stderr, "hived-topo: sacctmgr quota refused: %s\n", refused[i]);
+    problems++;
+  }
+  hived_strings_free(refused, n_refused);
   free(summary);
 
   hived_engine* e = nullptr;

@@ -23,6 +23,10 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/select_hooks.c src/slurm/select_hooks.h \
 	src/slurm/core_steer.c src/slurm/core_steer.h \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
+	src/slurm/hived_conf_load.c \
+	src/slurm/hived_nodes.c \
+	src/slurm/hived_state_file.c \
+	src/slurm/hived_paths.c src/slurm/hived_paths.h \
 	src/slurm/hived_job.c src/slurm/hived_job.h \
 	src/slurm/ctld_symbols.h \
 	src/slurm/hived_status.c src/slurm/hived_status.h \
