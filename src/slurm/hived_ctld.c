@@ -82,22 +82,6 @@ extern void hived_ctld_unload(void)
 	hived_ctld_nodes_free();
 }
 
-extern char *hived_select_opportunistic_qos(uint64_t *generation)
-{
-	char *qos = NULL;
-
-	hived_ctld_lock();
-	*generation = accepted_gen;
-	if (settings) {
-		qos = xstrdup("");
-		for (size_t i = 0; i < settings->n_opportunistic_qos; i++)
-			xstrfmtcat(qos, "%s%s", i ? "," : "",
-				   settings->opportunistic_qos[i]);
-	}
-	hived_ctld_unlock();
-	return qos;
-}
-
 extern void hived_ctld_check(const char *where)
 {
 	char err[1024];

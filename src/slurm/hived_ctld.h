@@ -43,15 +43,6 @@ extern void hived_ctld_unload(void);
 /* Run the invariant checker when hived.conf asks for it; logs violations. */
 extern void hived_ctld_check(const char *where);
 
-/*
- * For priority/hived in the same slurmctld (plugin.map exports it; reached with
- * dlsym), so that both plugins follow one accepted hived.conf: the opportunistic
- * QOS of the hived.conf in force, comma-separated (xmalloc()ed; NULL before any
- * was accepted), and *generation, which changes with every accepted load. Takes
- * our lock.
- */
-extern char *hived_select_opportunistic_qos(uint64_t *generation);
-
 /* --- hived_conf_load.c ------------------------------------------------- */
 
 /*
