@@ -21,6 +21,7 @@ hived_plugin_ldflags = -module -avoid-version -shared \
 src_slurm_select_hived_la_SOURCES = \
 	src/slurm/slurm_gen.h \
 	src/slurm/select_hooks.c src/slurm/select_hooks.h \
+	src/slurm/select_pass.c src/slurm/select_pass.h \
 	src/slurm/core_steer.c src/slurm/core_steer.h \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
 	src/slurm/hived_conf_load.c \
