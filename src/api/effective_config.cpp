@@ -35,9 +35,8 @@ extern "C" void hived_strings_free(char** strings, size_t n) {
 extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* slurm_conf,
                                            const char* gres_conf, const char* topology_conf,
                                            const hived_account_quota* quotas, size_t n_quotas,
-                                           char** config_json, char** summary,
-                                           char*** refused, size_t* n_refused, char* errbuf,
-                                           size_t errlen) {
+                                           char** config_json, char** summary, char*** refused,
+                                           size_t* n_refused, char* errbuf, size_t errlen) {
   if (config_json) *config_json = nullptr;
   if (summary) *summary = nullptr;
   if (refused) *refused = nullptr;

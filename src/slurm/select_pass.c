@@ -173,7 +173,10 @@ extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 
 extern int select_p_reconfigure(void)
 {
-	/* hived.conf is reloaded by node_init, which reconfigure runs first. */
+	/*
+	 * hived.conf is reloaded by node_init, which reconfigure runs first
+	 * (from 24.05 in the new slurmctld reconfigure starts).
+	 */
 	return pass.reconfigure();
 }
 
