@@ -10,6 +10,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "hived.h"
+#include "slurm_gen.h"	/* gres_job_state_t's header, per release */
 
 typedef enum {
 	HIVED_JOB_NO_GPU,	/* not HiveD's business: cons_tres alone */
