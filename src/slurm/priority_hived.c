@@ -77,6 +77,7 @@ static pthread_mutex_t po_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t po_cond = PTHREAD_COND_INITIALIZER;
 static applied_t *applied;
 static size_t applied_cap, applied_used;
+static bool applied_dirty;	/* changed since last written */
 static hived_po_status status;
 static bool have_status;
 static int64_t *vc_left;		/* per status.vcs: GPUs not yet promised */
@@ -135,6 +136,71 @@ static void _applied_prune(void)
 	xfree(old);
 }
 
+/*
+ * The table above outlives this slurmctld: a new one (a restart, or from 24.05
+ * "scontrol reconfigure") recovers the jobs' site factors with our part in
+ * them, and without the table would add the band a second time. Written by
+ * the thread after what we added changed, read at start.
+ */
+static char *_applied_path(void)
+{
+	return xstrdup_printf("%s/hived_priority_bands",
+			      slurm_conf.state_save_location ?
+			      slurm_conf.state_save_location : ".");
+}
+
+/* Caller holds po_mutex. */
+static void _applied_save(void)
+{
+	char *path = _applied_path(), *tmp = xstrdup_printf("%s.new", path);
+	FILE *f;
+	int fd;
+
+	(void) unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if ((fd < 0) || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			(void) close(fd);
+		error("%s: cannot write %s: %m", plugin_type, tmp);
+		goto out;
+	}
+	for (size_t k = 0; k < applied_cap; k++)
+		if (applied[k].job_id)
+			fprintf(f, "%u %u %u\n", applied[k].job_id,
+				applied[k].site_set, applied[k].added);
+	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
+		error("%s: cannot write %s: %m", plugin_type, path);
+		(void) unlink(tmp);
+	}
+out:
+	xfree(tmp);
+	xfree(path);
+}
+
+/* Caller holds po_mutex. */
+static void _applied_load(void)
+{
+	char *path = _applied_path();
+	FILE *f = fopen(path, "r");
+	unsigned job_id, site_set, added;
+
+	if (f) {
+		while (fscanf(f, "%u %u %u", &job_id, &site_set, &added) == 3) {
+			applied_t *e;
+
+			if (!job_id || (added > site_set))
+				continue;
+			e = _applied(job_id, true);
+			e->site_set = site_set;
+			e->added = added;
+			e->seen = 1;	/* kept until the first pass */
+		}
+		fclose(f);
+	}
+	xfree(path);
+}
+
 /* Set our part of the site factor to `add`. RET true if it changed. */
 static bool _apply(job_record_t *job_ptr, uint32_t add)
 {
@@ -154,6 +220,7 @@ static bool _apply(job_record_t *job_ptr, uint32_t add)
 		return false;
 	e->added = (uint32_t) (want - base);
 	e->site_set = (uint32_t) want;
+	applied_dirty = true;
 	job_ptr->site_factor = (uint32_t) want;
 	return true;
 }
@@ -430,6 +497,10 @@ static void *_po_thread(void *arg)
 			last_job_update = time(NULL);
 			debug2("%s: HiveD bands updated", plugin_type);
 		}
+		if (applied_dirty) {
+			_applied_save();
+			applied_dirty = false;
+		}
 		slurm_mutex_unlock(&po_mutex);
 		seen_update = last_job_update;
 		unlock_slurmctld(job_write_lock);
@@ -443,6 +514,9 @@ extern int init(void)
 		return SLURM_ERROR;
 	if (running_in_slurmctld() && job_list && &last_job_update) {
 		_load_conf();
+		slurm_mutex_lock(&po_mutex);
+		_applied_load();
+		slurm_mutex_unlock(&po_mutex);
 		po_stop = false;
 		if (pthread_create(&po_thread, NULL, _po_thread, NULL))
 			error("%s: no thread: %m; HiveD bands only at submit",

@@ -228,6 +228,34 @@ START_TEST(test_refused_conf_keeps_priorities)
 }
 END_TEST
 
+/*
+ * A new slurmctld (a restart; from 24.05 also "scontrol reconfigure") recovers
+ * the jobs' site factors with priority/hived's band in them: the band must not
+ * be added a second time. Watched for 20 s after the restart (priority/hived
+ * re-bands within a second); a second band would add the band weight again.
+ */
+START_TEST(test_restart_keeps_bands)
+{
+	int guar = submit("-A vc2 -N1 --gres=gpu:8 --begin=now+3600");
+	long before, after = 0;
+
+	for (int i = 0; i < 20 && priority_of(guar) <= 1; i++)
+		usleep(250 * 1000);
+	before = priority_of(guar);
+	restart_ctld();
+	for (int i = 0; i < 40; i++) {
+		if (run(NULL, "scontrol ping | grep -q 'is UP'") == 0 &&
+		    (after = priority_of(guar)) != before)
+			break;
+		usleep(500 * 1000);
+	}
+	ck_assert_msg(after == before,
+		      "job %d's priority went from %ld to %ld across a slurmctld restart",
+		      guar, before, after);
+	cancel_all();
+}
+END_TEST
+
 START_TEST(test_down)
 {
 	e2e_cluster_down();
@@ -249,6 +277,7 @@ int main(void)
 	tcase_add_test(tc, test_refused_reloads_keep_guarantee);
 	tcase_add_test(tc, test_restart_keeps_guarantee);
 	tcase_add_test(tc, test_restore_promotes);
+	tcase_add_test(tc, test_restart_keeps_bands);
 	tcase_add_test(tc, test_down);
 	return e2e_run("reload", tc);
 }
