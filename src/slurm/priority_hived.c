@@ -140,7 +140,8 @@ static void _applied_prune(void)
  * The table above outlives this slurmctld: a new one (a restart, or from 24.05
  * "scontrol reconfigure") recovers the jobs' site factors with our part in
  * them, and without the table would add the band a second time. Written by
- * the thread after what we added changed, read at start.
+ * the thread after what we added changed (at most a second later) and at fini,
+ * read at start.
  */
 static char *_applied_path(void)
 {
@@ -538,6 +539,12 @@ extern int fini(void)
 		slurm_mutex_unlock(&po_mutex);
 		pthread_join(po_thread, NULL);
 		po_running = false;
+		/* What priority_p_set changed since the thread's last write. */
+		slurm_mutex_lock(&po_mutex);
+		if (applied_dirty)
+			_applied_save();
+		applied_dirty = false;
+		slurm_mutex_unlock(&po_mutex);
 	}
 	hived_multifactor_close();
 	slurm_mutex_lock(&select_mutex);
