@@ -157,6 +157,9 @@ int hived_job_matches(const hived_engine *e, const char *job,
 /* Names of every job the engine holds; the array and strings stay valid until the
  * next call that changes the engine. */
 size_t hived_job_list(hived_engine *e, const char *const **names);
+/* The same for the jobs it holds as opportunistic (asked so, demoted by a reload or
+ * lazy-preempted); valid until the next call that changes the engine or lists jobs. */
+size_t hived_opportunistic_job_list(hived_engine *e, const char *const **names);
 
 /* --- cluster ----------------------------------------------------------- */
 
@@ -247,13 +250,19 @@ typedef struct {
  * the hived.conf JSON to build the engine from: cells hived.conf does not give are
  * derived from the Slurm files; accounts hived.conf gives no VC get cells from
  * their GPU limit. *summary: the derived hierarchy and every note, refused quota or
- * hived.conf warning ("warning: ..."), one per line, for the log. Both malloc()ed. On error errbuf names the file/key.
+ * hived.conf warning ("warning: ..."), one per line, for the log. Both malloc()ed.
+ * *refused (may be NULL): one sentence per account limit that could not be given
+ * cells ("<account>: <why>"), *n_refused of them, as data for the caller's decisions
+ * (free with hived_strings_free). On error errbuf names the file/key.
  */
 hived_rc hived_effective_config(const char *hived_conf, const char *slurm_conf,
 				const char *gres_conf, const char *topology_conf,
 				const hived_account_quota *quotas, size_t n_quotas,
 				char **config_json, char **summary,
+				char ***refused, size_t *n_refused,
 				char *errbuf, size_t errlen);
+/* Frees an array of n malloc()ed strings and the array. */
+void hived_strings_free(char **strings, size_t n);
 
 /* Unknown top-level keys of hived.conf text that are ignored: one sentence per line in
  * *warnings (malloc()ed, "" when none). Misspelt section names are not warnings but

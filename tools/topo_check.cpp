@@ -127,18 +127,26 @@ int check_mode(const CheckArgs& a) {
   if (quotas_used)
     for (const auto& x : quotas) q.push_back({x.first.c_str(), x.second.c_str()});
 
-  char *json = nullptr, *summary = nullptr;
+  char *json = nullptr, *summary = nullptr, **refused = nullptr;
+  size_t n_refused = 0;
   if (hived_effective_config(hived_text.c_str(), slurm_text.c_str(),
                              have_gres ? gres_text.c_str() : nullptr,
                              have_topo ? topo_text.c_str() : nullptr, q.data(), q.size(), &json,
-                             &summary, ebuf, sizeof ebuf) != HIVED_OK)
+                             &summary, &refused, &n_refused, ebuf, sizeof ebuf) != HIVED_OK)
     return fail(ebuf);
+  for (size_t i = 0; i < n_refused; i++) {
+    fprintf(stderr, "hived-topo: sacctmgr quota refused: %s\n", refused[i]);
+    problems++;
+  }
+  hived_strings_free(refused, n_refused);
+  // Warnings and the fractions below GPUs are told with the verdict; refusals
+  // come as data above.
   std::istringstream lines(summary ? summary : "");
   std::string line;
-  std::string fractions;  // MIG slices and shards, told with the verdict
+  std::string fractions;  // MIG slices and shards
   bool in_shards = false;
   while (std::getline(lines, line)) {
-    if (line.rfind("quota refused:", 0) == 0 || line.rfind("quota warning:", 0) == 0) {
+    if (line.rfind("quota warning:", 0) == 0) {
       fprintf(stderr, "hived-topo: sacctmgr %s\n", line.c_str());
       problems++;
     }

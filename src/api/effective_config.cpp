@@ -27,13 +27,20 @@ void CopyErr(char* buf, size_t len, const std::string& msg) {
 
 }  // namespace
 
+extern "C" void hived_strings_free(char** strings, size_t n) {
+  for (size_t i = 0; strings && i < n; i++) free(strings[i]);
+  free(strings);
+}
+
 extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* slurm_conf,
                                            const char* gres_conf, const char* topology_conf,
                                            const hived_account_quota* quotas, size_t n_quotas,
-                                           char** config_json, char** summary, char* errbuf,
-                                           size_t errlen) {
+                                           char** config_json, char** summary, char*** refused,
+                                           size_t* n_refused, char* errbuf, size_t errlen) {
   if (config_json) *config_json = nullptr;
   if (summary) *summary = nullptr;
+  if (refused) *refused = nullptr;
+  if (n_refused) *n_refused = 0;
   if (!config_json || !slurm_conf || (n_quotas && !quotas)) {
     CopyErr(errbuf, errlen, "effective config: missing argument");
     return HIVED_EINVAL;
@@ -75,6 +82,20 @@ extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* s
     for (const auto& n : notes) sum += "note: " + n + "\n";
     for (const auto& p : out.report.problems) sum += "not derived: " + p + "\n";
     for (const auto& e : out.quota_errors) sum += "quota refused: " + e + "\n";
+    if (refused && n_refused && !out.quota_errors.empty()) {
+      *refused = static_cast<char**>(calloc(out.quota_errors.size(), sizeof(char*)));
+      if (!*refused) return HIVED_ENOMEM;
+      for (const auto& e : out.quota_errors) {
+        char* r = Dup(e);
+        if (!r) {
+          hived_strings_free(*refused, *n_refused);
+          *refused = nullptr;
+          *n_refused = 0;
+          return HIVED_ENOMEM;
+        }
+        (*refused)[(*n_refused)++] = r;
+      }
+    }
     *config_json = Dup(json);
     if (summary) *summary = Dup(sum);
     return *config_json ? HIVED_OK : HIVED_ENOMEM;

@@ -414,6 +414,22 @@ size_t hived_job_list(hived_engine* e, const char* const** names) {
   }
 }
 
+size_t hived_opportunistic_job_list(hived_engine* e, const char* const** names) {
+  if (names) *names = nullptr;
+  if (!e || !names) return 0;
+  try {
+    e->names.clear();
+    for (const auto& rj : e->engine->RunningJobs())
+      if (rj.demoted || rj.req.priority < 0) e->names.push_back(rj.req.job);
+    e->name_ptrs.clear();
+    for (const auto& n : e->names) e->name_ptrs.push_back(n.c_str());
+    *names = e->name_ptrs.data();
+    return e->name_ptrs.size();
+  } catch (...) {
+    return 0;
+  }
+}
+
 size_t hived_node_count(const hived_engine* e) { return e ? e->engine->NodeCount() : 0; }
 
 const char* hived_node_name(const hived_engine* e, size_t node) {

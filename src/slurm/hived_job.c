@@ -204,11 +204,9 @@ static bool _apply_spank(job_record_t *job_ptr, hived_job_ask_t *ask,
 		ask->req.lazy_preemption = 1;
 		xstrfmtcat(ask->asked, "%slazy", ask->asked ? " " : "");
 	}
-	if (opp) {
-		ask->req.priority = HIVED_PRIORITY_OPPORTUNISTIC;
+	if (opp)	/* the class is hived_job_classify()'s */
 		xstrfmtcat(ask->asked, "%sopportunistic",
 			   ask->asked ? " " : "");
-	}
 	return false;
 }
 
@@ -232,79 +230,104 @@ static bool _spank_refused(hived_engine *e, hived_job_ask_t *ask, char **why)
 	return true;
 }
 
+extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
+					   hived_job_class_t *c, char **why)
+{
+	hived_engine *e = hived_ctld_engine();
+	const hived_settings *s = hived_ctld_settings();
+	const char *qos_name = job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL;
+	gres_job_state_t *gpu;
+	int entries = 0;
+
+	memset(c, 0, sizeof(*c));
+	gpu = _gpu_state(job_ptr->gres_list_req, &entries);
+	if (!entries)
+		return (c->kind = HIVED_JOB_NO_GPU);
+	c->kind = HIVED_JOB_UNMANAGED;
+	if (!gpu) {
+		*why = xstrdup("several gpu GRES requests in one job");
+		return c->kind;
+	}
+	c->gpu = gpu;
+	c->nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
+	if (c->nodes < 1)
+		c->nodes = 1;
+	if (gpu->gres_per_node) {
+		c->members[0].pod_number = c->nodes;
+		c->members[0].leaf_cell_number = gpu->gres_per_node;
+		c->n_members = 1;
+	} else if (gpu->gres_per_job && c->nodes > 1) {
+		if (gpu->gres_per_job % c->nodes) {
+			*why = xstrdup_printf("--gpus=%"PRIu64" does not split evenly over %u nodes",
+					      gpu->gres_per_job, c->nodes);
+			return c->kind;
+		}
+		c->members[0].pod_number = c->nodes;
+		c->members[0].leaf_cell_number = gpu->gres_per_job / c->nodes;
+		c->n_members = 1;
+	} else if (gpu->gres_per_job) {
+		/* --gpus=n: the fewest nodes, whole nodes first. */
+		int32_t per = _max_node_gpus(e);
+		uint64_t full, rest;
+
+		if (per < 1) {
+			*why = xstrdup("no node has GPUs in hived.conf");
+			return c->kind;
+		}
+		full = gpu->gres_per_job / per;
+		rest = gpu->gres_per_job % per;
+		if (full) {
+			c->members[c->n_members].pod_number = full;
+			c->members[c->n_members++].leaf_cell_number = per;
+		}
+		if (rest) {
+			c->members[c->n_members].pod_number = 1;
+			c->members[c->n_members++].leaf_cell_number = rest;
+		}
+	} else {
+		*why = xstrdup("GPUs per socket or per task are placed by cons_tres");
+		return c->kind;
+	}
+	for (size_t m = 0; m < c->n_members; m++)
+		c->gpus += (int64_t) c->members[m].pod_number *
+			   c->members[m].leaf_cell_number;
+
+	c->vc = _vc_of(e, job_ptr->account);
+	if (!c->vc && s && s->accounts_without_cells_reject) {
+		*why = xstrdup_printf("account %s has no HiveD cells and hived.conf refuses such jobs",
+				      job_ptr->account ? job_ptr->account : "(none)");
+		return (c->kind = HIVED_JOB_REFUSE);
+	}
+	c->opportunistic = !c->vc || _opportunistic_qos(s, qos_name) ||
+			   _spank_flag(job_ptr, "HIVED_OPPORTUNISTIC");
+	return (c->kind = HIVED_JOB_ASK);
+}
+
 extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 					bitstr_t *bitmap,
 					hived_job_ask_t *ask, char **why)
 {
 	hived_engine *e = hived_ctld_engine();
 	const hived_settings *s = hived_ctld_settings();
+	hived_job_class_t c;
 	gres_job_state_t *gpu;
-	int entries = 0;
-	uint32_t nodes;
-	const char *vc, *qos_name = NULL;
 	size_t n_nodes;
 
 	memset(ask, 0, sizeof(*ask));
-	gpu = _gpu_state(job_ptr->gres_list_req, &entries);
-	if (!entries)
-		return HIVED_JOB_NO_GPU;
-	if (!gpu) {
-		*why = xstrdup("several gpu GRES requests in one job");
-		return HIVED_JOB_UNMANAGED;
+	if (hived_job_classify(job_ptr, &c, why) != HIVED_JOB_ASK) {
+		if (c.vc)
+			ask->vc = xstrdup(c.vc);
+		return c.kind;
 	}
-	nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
-	if (nodes < 1)
-		nodes = 1;
-	if (gpu->gres_per_node) {
-		ask->members[0].pod_number = nodes;
-		ask->members[0].leaf_cell_number = gpu->gres_per_node;
-		ask->req.n_members = 1;
-	} else if (gpu->gres_per_job && nodes > 1) {
-		if (gpu->gres_per_job % nodes) {
-			*why = xstrdup_printf("--gpus=%"PRIu64" does not split evenly over %u nodes",
-					      gpu->gres_per_job, nodes);
-			return HIVED_JOB_UNMANAGED;
-		}
-		ask->members[0].pod_number = nodes;
-		ask->members[0].leaf_cell_number = gpu->gres_per_job / nodes;
-		ask->req.n_members = 1;
-	} else if (gpu->gres_per_job) {
-		/* --gpus=n: the fewest nodes, whole nodes first. */
-		int32_t per = _max_node_gpus(e);
-		uint64_t full, rest;
-
-		if (per < 1)
-			return HIVED_JOB_UNMANAGED;
-		full = gpu->gres_per_job / per;
-		rest = gpu->gres_per_job % per;
-		if (full) {
-			ask->members[ask->req.n_members].pod_number = full;
-			ask->members[ask->req.n_members++].leaf_cell_number =
-				per;
-		}
-		if (rest) {
-			ask->members[ask->req.n_members].pod_number = 1;
-			ask->members[ask->req.n_members++].leaf_cell_number =
-				rest;
-		}
-	} else {
-		*why = xstrdup("GPUs per socket or per task are placed by cons_tres");
-		return HIVED_JOB_UNMANAGED;
-	}
+	gpu = c.gpu;
+	memcpy(ask->members, c.members, sizeof(ask->members));
+	ask->req.n_members = c.n_members;
 	ask->req.members = ask->members;
 	ask->req.distinct_nodes = 1;
 	snprintf(ask->name, sizeof(ask->name), "%u", job_ptr->job_id);
 	ask->req.job = ask->name;
 
-	if (job_ptr->qos_ptr)
-		qos_name = job_ptr->qos_ptr->name;
-	vc = _vc_of(e, job_ptr->account);
-	if (_opportunistic_qos(s, qos_name) || !vc) {
-		if (!vc && s && s->accounts_without_cells_reject) {
-			*why = xstrdup_printf("account %s has no HiveD cells and hived.conf refuses such jobs",
-					      job_ptr->account ? job_ptr->account : "(none)");
-			return HIVED_JOB_REFUSE;
-		}
+	if (c.opportunistic) {
 		ask->req.priority = HIVED_PRIORITY_OPPORTUNISTIC;
 	} else {
 		uint32_t p = job_ptr->qos_ptr ? job_ptr->qos_ptr->priority : 0;
@@ -314,8 +337,8 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->req.priority = (p > HIVED_PRIORITY_MAX) ?
 				    HIVED_PRIORITY_MAX : (int32_t) p;
 	}
-	if (vc) {
-		ask->vc = xstrdup(vc);
+	if (c.vc) {
+		ask->vc = xstrdup(c.vc);
 		ask->req.vc = ask->vc;
 	}
 	if (gpu->type_name && hived_has_leaf_type(e, gpu->type_name)) {
@@ -323,7 +346,7 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->req.leaf_cell_type = ask->leaf_type;
 	}
 	/* --switches=1: the whole job inside one cell above the node (a rack). */
-	if (job_ptr->req_switch == 1 && nodes > 1 &&
+	if (job_ptr->req_switch == 1 && c.nodes > 1 &&
 	    hived_node_count(e) && hived_node_parent_type(e, 0)) {
 		ask->within_type = xstrdup(hived_node_parent_type(e, 0));
 		ask->req.within_cell_type = ask->within_type;

@@ -10,6 +10,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "hived.h"
+#include "slurm_gen.h"	/* gres_job_state_t's header, per release */
 
 typedef enum {
 	HIVED_JOB_NO_GPU,	/* not HiveD's business: cons_tres alone */
@@ -30,6 +31,31 @@ typedef struct {
 	char *asked;		/* the user's --hived-* options, for the comment */
 	uint8_t *allowed;	/* hived_node_count() bytes */
 } hived_job_ask_t;
+
+/*
+ * The one classification of a job inside slurmctld: select/hived's decisions
+ * (hived_job_build) and priority/hived's bands (hived_verdict.c) both come from
+ * it, so the two plugins cannot disagree on a job's class.
+ */
+typedef struct {
+	hived_job_kind_t kind;
+	gres_job_state_t *gpu;	/* the job's single gpu request (not NO_GPU) */
+	uint32_t nodes;		/* -N, at least 1 */
+	hived_member members[2];	/* the gang: pods x GPUs (ASK, REFUSE) */
+	size_t n_members;
+	int64_t gpus;		/* all of them (ASK, REFUSE) */
+	const char *vc;		/* the engine's spelling; NULL: no cells */
+	bool opportunistic;	/* ASK: by QOS, --hived-opportunistic or no VC */
+} hived_job_class_t;
+
+/*
+ * Classify job_ptr against the engine and settings in force (caller holds
+ * hived_ctld_lock(); there is an engine). On UNMANAGED and REFUSE *why says
+ * why (xfree it). Values sent by SPANK that hived_spank would not send are
+ * refused later, by hived_job_build.
+ */
+extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
+					   hived_job_class_t *c, char **why);
 
 /*
  * Describe job_ptr for the engine. bitmap (may be NULL) holds the Slurm nodes the

@@ -37,6 +37,8 @@ static pthread_mutex_t status_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t status_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t writer;
 static bool running = false, stopping = false, dirty = false;
+/* Counts changes (each sets dirty): priority/hived's cue to look again. */
+static uint64_t generation = 0;
 
 static pending_t *pending = NULL;
 static int n_pending = 0;
@@ -71,10 +73,21 @@ extern void hived_status_save_state(bool on)
 	slurm_mutex_unlock(&status_mutex);
 }
 
+extern uint64_t hived_status_generation(void)
+{
+	uint64_t g;
+
+	slurm_mutex_lock(&status_mutex);
+	g = generation;
+	slurm_mutex_unlock(&status_mutex);
+	return g;
+}
+
 extern void hived_status_dirty(void)
 {
 	slurm_mutex_lock(&status_mutex);
 	dirty = true;
+	generation++;
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -105,6 +118,7 @@ extern void hived_status_pending(uint32_t job_id, const char *vc,
 		n_pending++;
 	}
 	dirty = true;
+	generation++;
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -134,6 +148,7 @@ extern bool hived_status_refused(uint32_t job_id, const char *vc,
 	refused[i].reason = xstrdup(reason);
 	refused[i].when = time(NULL);
 	dirty = true;
+	generation++;
 	slurm_mutex_unlock(&status_mutex);
 	return true;
 }
@@ -145,6 +160,7 @@ extern void hived_status_reload(const char *refused_reason)
 	reload_refused = xstrdup(refused_reason);
 	reload_time = time(NULL);
 	dirty = true;
+	generation++;
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -161,6 +177,7 @@ extern void hived_status_count_preempt(int killed, int lazy)
 	n_killed += killed;
 	n_lazy += lazy;
 	dirty = true;
+	generation++;
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -385,6 +402,7 @@ extern void hived_status_start(void)
 	}
 	stopping = false;
 	dirty = true;
+	generation++;
 	if (pthread_create(&writer, NULL, _writer, NULL))
 		error("select/hived: no status thread: %m; hived_status.json is not written");
 	else

@@ -22,6 +22,8 @@ extern void hived_status_save_state(bool on);
 
 /* Something changed: write the file again soon. */
 extern void hived_status_dirty(void);
+/* Counts those changes (priority/hived re-bands when it moves). */
+extern uint64_t hived_status_generation(void);
 
 /* Why a job waits (NULL: it no longer waits). */
 extern void hived_status_pending(uint32_t job_id, const char *vc,

@@ -21,8 +21,15 @@ hived_plugin_ldflags = -module -avoid-version -shared \
 src_slurm_select_hived_la_SOURCES = \
 	src/slurm/slurm_gen.h \
 	src/slurm/select_hooks.c src/slurm/select_hooks.h \
+	src/slurm/select_pass.c src/slurm/select_pass.h \
 	src/slurm/core_steer.c src/slurm/core_steer.h \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
+	src/slurm/hived_conf_load.c \
+	src/slurm/hived_nodes.c \
+	src/slurm/hived_state_file.c \
+	src/slurm/hived_paths.c src/slurm/hived_paths.h \
+	src/slurm/hived_verdict.c src/slurm/hived_verdict.h \
+	src/slurm/priority_order.c src/slurm/priority_order.h \
 	src/slurm/hived_job.c src/slurm/hived_job.h \
 	src/slurm/ctld_symbols.h \
 	src/slurm/hived_status.c src/slurm/hived_status.h \
@@ -42,7 +49,7 @@ src_slurm_select_hived_la_SOURCES += src/slurm/select_gen_2505.c
 endif
 EXTRA_DIST += src/slurm/select_gen_2205.c src/slurm/select_gen_2311.c \
 	src/slurm/select_gen_2505.c
-src_slurm_select_hived_la_CPPFLAGS = $(hived_plugin_cppflags)
+src_slurm_select_hived_la_CPPFLAGS = $(hived_plugin_cppflags) $(JANSSON_CFLAGS)
 src_slurm_select_hived_la_CFLAGS = $(hived_plugin_cflags)
 src_slurm_select_hived_la_LDFLAGS = $(hived_plugin_ldflags)
 src_slurm_select_hived_la_LIBADD = libhived.la $(JANSSON_LIBS)
@@ -50,7 +57,7 @@ src_slurm_select_hived_la_LIBADD = libhived.la $(JANSSON_LIBS)
 src_slurm_priority_hived_la_SOURCES = \
 	src/slurm/priority_hived.c \
 	src/slurm/priority_gen.c src/slurm/priority_gen.h \
-	src/slurm/read_file.c src/slurm/read_file.h \
+	src/slurm/hived_verdict.h \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 src_slurm_priority_hived_la_CPPFLAGS = $(hived_plugin_cppflags)
 src_slurm_priority_hived_la_CFLAGS = $(hived_plugin_cflags)
@@ -59,8 +66,8 @@ src_slurm_select_hived_la_DEPENDENCIES = libhived.la src/slurm/plugin.map
 src_slurm_priority_hived_la_DEPENDENCIES = src/slurm/plugin.map
 EXTRA_DIST += src/slurm/plugin.map
 
-# priority/hived: HiveD's bands from hived_status.json (priority_order.c, no
-# Slurm headers, unit-tested alone).
+# priority/hived: HiveD's bands (priority_order.c, no Slurm headers, unit-tested
+# alone) from what select/hived answers in-process (hived_verdict.h).
 src_slurm_priority_hived_la_SOURCES += src/slurm/priority_order.c src/slurm/priority_order.h
 src_slurm_priority_hived_la_CPPFLAGS += $(JANSSON_CFLAGS)
 src_slurm_priority_hived_la_LIBADD = $(JANSSON_LIBS)

@@ -14,14 +14,16 @@
  * sprio shows it as SITE. An admin's SiteFactor stays underneath: we remember
  * what we added per job and only ever replace our own part.
  *
- * Which QOS are opportunistic comes from select/hived in-process (the hived.conf
- * it accepted, never a second reading of the file). Bands follow select/hived's
- * world-readable hived_status.json, re-read when it
- * changes (at most once a second) by a thread of ours, which then re-bands the
- * pending jobs and moves running jobs that HiveD demoted (lazy preemption) to
- * the opportunistic band, so preempt/qos with PreemptMode WITHIN sees them as
- * preemptable. Slurm loads only the configured priority plugin, so multifactor
- * is ours to init() and fini() (its decay thread must stop before its code is
+ * A job's class is select/hived's: priority/hived asks it in-process
+ * (hived_verdict.h) for every job it bands, so both plugins follow the one
+ * classification (hived_job_classify) and the one hived.conf in force. So are
+ * the VCs' free quota GPUs and which running jobs HiveD holds as
+ * opportunistic, asked when select/hived's engine changed (at most once a
+ * second) by a thread of ours, which then re-bands the pending jobs and moves
+ * running jobs that HiveD demoted (lazy preemption) to the opportunistic band,
+ * so preempt/qos with PreemptMode WITHIN sees them as preemptable. Slurm loads
+ * only the configured priority plugin, so multifactor is ours to init() and
+ * fini() (its decay thread must stop before its code is
  * unmapped).
  */
 #include "src/common/slurm_xlator.h"
@@ -45,9 +47,9 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "hived_verdict.h"
 #include "plugin_forward.h"
 #include "priority_gen.h"
-#include "read_file.h"
 #include "priority_order.h"
 
 const char plugin_name[] = "HiveD priority plugin (multifactor based)";
@@ -57,8 +59,6 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 /* slurmctld's; weak so that loading this plugin elsewhere cannot fail. */
 extern list_t *job_list __attribute__((weak));
 extern time_t last_job_update __attribute__((weak));
-
-#define HIVED_STATUS_MAX (256 * 1024 * 1024)
 
 
 /*
@@ -77,11 +77,10 @@ static pthread_mutex_t po_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t po_cond = PTHREAD_COND_INITIALIZER;
 static applied_t *applied;
 static size_t applied_cap, applied_used;
+static bool applied_dirty;	/* changed since last written */
 static hived_po_status status;
 static bool have_status;
 static int64_t *vc_left;		/* per status.vcs: GPUs not yet promised */
-static char **opp_qos;
-static size_t n_opp_qos;
 static uint32_t band_weight = 1;
 static pthread_t po_thread;
 static bool po_running, po_stop, po_force;
@@ -137,6 +136,72 @@ static void _applied_prune(void)
 	xfree(old);
 }
 
+/*
+ * The table above outlives this slurmctld: a new one (a restart, or from 24.05
+ * "scontrol reconfigure") recovers the jobs' site factors with our part in
+ * them, and without the table would add the band a second time. Written by
+ * the thread after what we added changed (at most a second later) and at fini,
+ * read at start.
+ */
+static char *_applied_path(void)
+{
+	return xstrdup_printf("%s/hived_priority_bands",
+			      slurm_conf.state_save_location ?
+			      slurm_conf.state_save_location : ".");
+}
+
+/* Caller holds po_mutex. */
+static void _applied_save(void)
+{
+	char *path = _applied_path(), *tmp = xstrdup_printf("%s.new", path);
+	FILE *f;
+	int fd;
+
+	(void) unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if ((fd < 0) || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			(void) close(fd);
+		error("%s: cannot write %s: %m", plugin_type, tmp);
+		goto out;
+	}
+	for (size_t k = 0; k < applied_cap; k++)
+		if (applied[k].job_id)
+			fprintf(f, "%u %u %u\n", applied[k].job_id,
+				applied[k].site_set, applied[k].added);
+	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
+		error("%s: cannot write %s: %m", plugin_type, path);
+		(void) unlink(tmp);
+	}
+out:
+	xfree(tmp);
+	xfree(path);
+}
+
+/* Caller holds po_mutex. */
+static void _applied_load(void)
+{
+	char *path = _applied_path();
+	FILE *f = fopen(path, "r");
+	unsigned job_id, site_set, added;
+
+	if (f) {
+		while (fscanf(f, "%u %u %u", &job_id, &site_set, &added) == 3) {
+			applied_t *e;
+
+			if (!job_id || (added > site_set))
+				continue;
+			e = _applied(job_id, true);
+			e->site_set = site_set;
+			e->added = added;
+			e->seen = 1;	/* kept until the first pass */
+		}
+		fclose(f);
+	}
+	xfree(path);
+}
+
 /* Set our part of the site factor to `add`. RET true if it changed. */
 static bool _apply(job_record_t *job_ptr, uint32_t add)
 {
@@ -156,77 +221,85 @@ static bool _apply(job_record_t *job_ptr, uint32_t add)
 		return false;
 	e->added = (uint32_t) (want - base);
 	e->site_set = (uint32_t) want;
+	applied_dirty = true;
 	job_ptr->site_factor = (uint32_t) want;
 	return true;
 }
 
-/* The job's single "gpu" GRES request as a GPU count; 0 if none or a shape
- * HiveD does not place (per socket, per task). */
-static int64_t _gpus(job_record_t *job_ptr)
+/*
+ * select/hived in this slurmctld, reached through our own handle on its loaded
+ * select_hived.so (Slurm dlopen()s plugins RTLD_LOCAL). Guards the five below;
+ * taken before po_mutex and select/hived's own lock, never after.
+ */
+static pthread_mutex_t select_mutex = PTHREAD_MUTEX_INITIALIZER;
+static hived_fwd_t select_so;
+static hived_select_verdict_f select_verdict;
+static hived_select_view_f select_view;
+static bool select_failed;
+
+static bool _find_select_hived(void)
 {
-	list_itr_t *it;
-	gres_state_t *gs;
-	int64_t n = 0;
-	int entries = 0;
-	uint32_t nodes = (job_ptr->details && job_ptr->details->min_nodes) ?
-			 job_ptr->details->min_nodes : 1;
-
-	if (!job_ptr->gres_list_req)
-		return 0;
-	it = list_iterator_create(job_ptr->gres_list_req);
-	while ((gs = list_next(it))) {
-		gres_job_state_t *js = gs->gres_data;
-
-		if (xstrcmp(gs->gres_name, "gpu"))
-			continue;
-		entries++;
-		if (js->gres_per_node)
-			n = js->gres_per_node * nodes;
-		else if (js->gres_per_job)
-			n = js->gres_per_job;
+	if (select_verdict)
+		return true;
+	if (select_failed)
+		return false;
+	if (xstrcmp(slurm_conf.select_type, "select/hived")) {
+		error("%s: SelectType is %s, not select/hived: there is no HiveD config, so every job gets the same band",
+		      plugin_type, slurm_conf.select_type);
+		select_failed = true;
+		return false;
 	}
-	list_iterator_destroy(it);
-	return (entries == 1) ? n : 0;
-}
-
-static bool _spank_opportunistic(job_record_t *job_ptr)
-{
-	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *e = job_ptr->spank_job_env[i];
-
-		if (!e)
-			continue;
-		if (!strncmp(e, "SPANK_", 6))
-			e += 6;
-		if (!strncmp(e, "HIVED_OPPORTUNISTIC=", 20))
-			return e[20] && xstrcmp(e + 20, "0");
+	if (hived_fwd_open(&select_so, "select_hived.so"))
+		return false;
+	if (select_so.loaded_here) {
+		/* Not slurmctld's copy: its engine would be none. */
+		hived_fwd_close(&select_so);
+		return false;
 	}
-	return false;
+	select_verdict = dlsym(select_so.handle, "hived_select_verdict");
+	select_view = dlsym(select_so.handle, "hived_select_view");
+	if (!select_verdict || !select_view) {
+		error("%s: %s has no hived_select_verdict/hived_select_view (an older select/hived?); every job gets the same band",
+		      plugin_type, select_so.path);
+		hived_fwd_close(&select_so);
+		select_verdict = NULL;
+		select_view = NULL;
+		select_failed = true;
+		return false;
+	}
+	return true;
 }
 
-static bool _opportunistic_qos(job_record_t *job_ptr)
-{
-	const char *q = job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL;
-
-	for (size_t i = 0; q && i < n_opp_qos; i++)
-		if (!xstrcasecmp(opp_qos[i], q))
-			return true;
-	return false;
-}
-
-/* Caller holds po_mutex. Class as select/hived decides it (hived_job.c). */
+/*
+ * Caller holds po_mutex and the job lock. The job as select/hived classifies
+ * it; j->vc points into status (valid while it is).
+ */
 static void _describe(job_record_t *job_ptr, hived_po_job *j)
 {
-	const hived_po_vc *vc = have_status ?
-		hived_po_find_vc(&status, job_ptr->account) : NULL;
+	hived_verdict_t v = { 0 };
+	const hived_po_vc *vc;
 
 	memset(j, 0, sizeof(*j));
 	j->job_id = job_ptr->job_id;
-	j->gpus = _gpus(job_ptr);
-	j->vc = vc ? vc->name : NULL;
-	j->guaranteed = !_opportunistic_qos(job_ptr) &&
-			!_spank_opportunistic(job_ptr) &&
-			(vc || !have_status);
+	j->guaranteed = 1;
+	if (select_verdict)
+		select_verdict(job_ptr, &v);
+	switch (v.kind) {
+	case HIVED_VERDICT_NOT_HIVED:
+		break;	/* gpus 0: not HiveD's, band FITS */
+	case HIVED_VERDICT_GUARANTEED:
+		vc = hived_po_find_vc(&status, v.vc);
+		j->gpus = v.gpus;
+		j->vc = vc ? vc->name : NULL;
+		break;
+	case HIVED_VERDICT_OPPORTUNISTIC:
+	case HIVED_VERDICT_REFUSED:
+		/* Refused: it never runs; last, with opportunistic work. */
+		j->gpus = v.gpus;
+		j->guaranteed = 0;
+		break;
+	}
+	xfree(v.vc);
 }
 
 /* Caller holds po_mutex. A job's band when placed alone (at submit). */
@@ -280,130 +353,40 @@ static uint32_t _weight_sum(void)
 	return (sum > UINT32_MAX) ? UINT32_MAX : (uint32_t) sum;
 }
 
-static char *_read(const char *path, time_t *mtime)
-{
-	return hived_read_file(path, HIVED_STATUS_MAX, mtime);
-}
-
-/*
- * Which QOS are opportunistic: exactly what select/hived accepted from hived.conf,
- * taken from it in-process, so that a file it refuses changes no priority either
- * and both follow a reload at once. Slurm dlopen()s plugins RTLD_LOCAL, so its
- * accessor is reached through our own handle on the loaded select_hived.so.
- */
-/*
- * Guards the four below: the status thread and reconfigure both sync. Taken
- * before po_mutex and select/hived's own lock, never after.
- */
-static pthread_mutex_t qos_mutex = PTHREAD_MUTEX_INITIALIZER;
-static hived_fwd_t select_so;
-static char *(*select_qos)(uint64_t *generation);
-static uint64_t qos_generation;
-static bool qos_source_failed;
-
-static bool _find_select_hived(void)
-{
-	if (select_qos)
-		return true;
-	if (xstrcmp(slurm_conf.select_type, "select/hived")) {
-		if (!qos_source_failed)
-			error("%s: SelectType is %s, not select/hived: there is no HiveD config, so no QOS is taken as opportunistic",
-			      plugin_type, slurm_conf.select_type);
-		qos_source_failed = true;
-		return false;
-	}
-	if (hived_fwd_open(&select_so, "select_hived.so"))
-		return false;
-	if (select_so.loaded_here) {
-		/* Not slurmctld's copy: its config would be none. */
-		hived_fwd_close(&select_so);
-		return false;
-	}
-	select_qos = dlsym(select_so.handle, "hived_select_opportunistic_qos");
-	if (!select_qos) {
-		error("%s: %s has no hived_select_opportunistic_qos (an older select/hived?); no QOS is taken as opportunistic",
-		      plugin_type, select_so.path);
-		hived_fwd_close(&select_so);
-		qos_source_failed = true;
-		return false;
-	}
-	return true;
-}
-
-/* Take select/hived's opportunistic QOS if it accepted a hived.conf since. */
-static void _sync_qos(void)
-{
-	uint64_t gen = 0;
-	char *list;
-	char **q = NULL;
-	size_t n = 0;
-
-	slurm_mutex_lock(&qos_mutex);
-	if (!_find_select_hived()) {
-		slurm_mutex_unlock(&qos_mutex);
-		return;
-	}
-	list = select_qos(&gen);
-	if (!list || gen == qos_generation) {
-		slurm_mutex_unlock(&qos_mutex);
-		xfree(list);
-		return;
-	}
-	qos_generation = gen;
-	if (hived_po_qos_list(list, &q, &n))
-		error("%s: out of memory; no QOS is taken as opportunistic",
-		      plugin_type);
-	xfree(list);
-	slurm_mutex_lock(&po_mutex);
-	hived_po_qos_free(opp_qos, n_opp_qos);
-	opp_qos = q;
-	n_opp_qos = q ? n : 0;
-	po_force = true;
-	slurm_mutex_unlock(&po_mutex);
-	slurm_mutex_unlock(&qos_mutex);
-	debug("%s: opportunistic QOS from select/hived's hived.conf: %zu",
-	      plugin_type, n);
-}
-
-/* At start and on reconfigure: PriorityWeight* and the accepted hived.conf. */
+/* At start and on reconfigure: PriorityWeight* (and a new look at select/hived). */
 static void _load_conf(void)
 {
 	slurm_mutex_lock(&po_mutex);
 	band_weight = hived_po_weight(_weight_sum());
 	po_force = true;
 	slurm_mutex_unlock(&po_mutex);
-	_sync_qos();
+	slurm_mutex_lock(&select_mutex);
+	(void) _find_select_hived();
+	slurm_mutex_unlock(&select_mutex);
 }
 
-/* Re-read hived_status.json if it changed. RET true if it did. */
-static bool _refresh_status(time_t *seen_mtime)
+/*
+ * select/hived's quota view, if its engine changed since *gen (or its
+ * hived.conf: a reload changes classes too). RET true if it did.
+ */
+static bool _refresh_view(uint64_t *gen)
 {
-	char *path = xstrdup_printf("%s/hived_status.json",
-				    slurm_conf.state_save_location);
-	struct stat st;
-	hived_po_status fresh;
-	char *text, err[256];
-	time_t mtime = 0;
+	hived_po_status fresh = { 0 };
+	int rc;
 
-	if (stat(path, &st) || st.st_mtime == *seen_mtime) {
-		xfree(path);
+	slurm_mutex_lock(&select_mutex);
+	if (!_find_select_hived()) {
+		slurm_mutex_unlock(&select_mutex);
 		return false;
 	}
-	text = _read(path, &mtime);
-	xfree(path);
-	if (!text)
+	rc = select_view(gen, &fresh);
+	slurm_mutex_unlock(&select_mutex);
+	if (!rc || ((rc < 0) && !have_status))
 		return false;
-	if (hived_po_parse(text, &fresh, err, sizeof(err))) {
-		debug("%s: hived_status.json: %s", plugin_type, err);
-		xfree(text);
-		return false;
-	}
-	xfree(text);
-	*seen_mtime = mtime;
 	slurm_mutex_lock(&po_mutex);
 	hived_po_status_free(&status);
 	status = fresh;
-	have_status = true;
+	have_status = (rc > 0);
 	xfree(vc_left);
 	vc_left = xcalloc(status.n_vcs + 1, sizeof(int64_t));
 	for (size_t i = 0; i < status.n_vcs; i++)
@@ -482,7 +465,8 @@ static void *_po_thread(void *arg)
 	/* Job write (priorities), node and partition read: as multifactor's decay. */
 	slurmctld_lock_t job_write_lock = {
 		NO_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
-	time_t seen_mtime = 0, seen_update = 0;
+	time_t seen_update = 0;
+	uint64_t view_gen = 0;
 
 	for (;;) {
 		struct timespec ts;
@@ -500,8 +484,7 @@ static void *_po_thread(void *arg)
 		slurm_mutex_unlock(&po_mutex);
 
 		/* select/hived may load hived.conf after our init, or on a sacctmgr change. */
-		_sync_qos();
-		status_changed = _refresh_status(&seen_mtime);
+		status_changed = _refresh_view(&view_gen);
 		slurm_mutex_lock(&po_mutex);
 		force = po_force;
 		po_force = false;
@@ -514,6 +497,10 @@ static void *_po_thread(void *arg)
 		if (_pass()) {
 			last_job_update = time(NULL);
 			debug2("%s: HiveD bands updated", plugin_type);
+		}
+		if (applied_dirty) {
+			_applied_save();
+			applied_dirty = false;
 		}
 		slurm_mutex_unlock(&po_mutex);
 		seen_update = last_job_update;
@@ -528,6 +515,9 @@ extern int init(void)
 		return SLURM_ERROR;
 	if (running_in_slurmctld() && job_list && &last_job_update) {
 		_load_conf();
+		slurm_mutex_lock(&po_mutex);
+		_applied_load();
+		slurm_mutex_unlock(&po_mutex);
 		po_stop = false;
 		if (pthread_create(&po_thread, NULL, _po_thread, NULL))
 			error("%s: no thread: %m; HiveD bands only at submit",
@@ -549,21 +539,24 @@ extern int fini(void)
 		slurm_mutex_unlock(&po_mutex);
 		pthread_join(po_thread, NULL);
 		po_running = false;
+		/* What priority_p_set changed since the thread's last write. */
+		slurm_mutex_lock(&po_mutex);
+		if (applied_dirty)
+			_applied_save();
+		applied_dirty = false;
+		slurm_mutex_unlock(&po_mutex);
 	}
 	hived_multifactor_close();
-	slurm_mutex_lock(&qos_mutex);
-	if (select_qos)
+	slurm_mutex_lock(&select_mutex);
+	if (select_verdict)
 		hived_fwd_close(&select_so);
-	select_qos = NULL;
-	qos_source_failed = false;
-	qos_generation = 0;
-	slurm_mutex_unlock(&qos_mutex);
+	select_verdict = NULL;
+	select_view = NULL;
+	select_failed = false;
+	slurm_mutex_unlock(&select_mutex);
 	slurm_mutex_lock(&po_mutex);
 	hived_po_status_free(&status);
 	have_status = false;
-	hived_po_qos_free(opp_qos, n_opp_qos);
-	opp_qos = NULL;
-	n_opp_qos = 0;
 	xfree(vc_left);
 	xfree(applied);
 	applied_cap = applied_used = 0;

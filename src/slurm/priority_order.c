@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * priority_order.c - bands from hived_status.json (see priority_order.h).
+ * priority_order.c - HiveD's bands for pending jobs (see priority_order.h).
  */
 #define _GNU_SOURCE
 #include "priority_order.h"
@@ -138,41 +138,6 @@ int hived_po_job_opportunistic(const hived_po_status *s, const char *job)
 		if (!strcmp(s->opportunistic_jobs[i], job))
 			return 1;
 	return 0;
-}
-
-int hived_po_qos_list(const char *csv, char ***qos, size_t *n)
-{
-	char *copy, *save = NULL;
-
-	*n = 0;
-	*qos = calloc(strlen(csv) + 2, sizeof(char *));
-	copy = strdup(csv);
-	if (!*qos || !copy) {
-		free(*qos);
-		free(copy);
-		*qos = NULL;
-		return -1;
-	}
-	for (char *t = strtok_r(copy, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
-		if (!((*qos)[*n] = strdup(t))) {
-			hived_po_qos_free(*qos, *n);
-			free(copy);
-			*qos = NULL;
-			*n = 0;
-			return -1;
-		}
-		(*n)++;
-	}
-	free(copy);
-	return 0;
-}
-
-void hived_po_qos_free(char **qos, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(qos[i]);
-	free(qos);
 }
 
 static int _by_vc_then_priority(const void *a, const void *b)

@@ -2,15 +2,15 @@
 /*
  * priority_order.h - HiveD's order of pending jobs, for priority/hived.
  *
- * priority/hived runs in slurmctld next to select/hived but cannot reach its
- * engine (another plugin), so it works from the world-readable
- * hived_status.json that select/hived writes: each VC's quota, doomed and used
+ * priority/hived asks select/hived in the same slurmctld (hived_verdict.h) for
+ * each job's class and for its quota view, the VCs' part of the engine's cluster
+ * status (the "cluster" of hived_status.json): each VC's quota, doomed and used
  * GPUs. From that it puts every job in one of three bands:
  *
  *   FITS   guaranteed jobs that fit their VC's free quota GPUs (and jobs HiveD
  *          does not place: no GPUs, or a GPU shape it leaves to cons_tres);
  *   WAITS  guaranteed jobs that do not fit (the VC's own jobs hold its quota);
- *   OPPORTUNISTIC  opportunistic jobs, last.
+ *   OPPORTUNISTIC  opportunistic jobs, and jobs select/hived refuses, last.
  *
  * "Fits" is cumulative per VC, in the VC's own priority order, so a VC that
  * floods the queue gets no more jobs into FITS than its free quota holds and
@@ -43,7 +43,7 @@ typedef struct {
 	int64_t written;
 } hived_po_status;
 
-/* Parse hived_status.json. RET 0, or -1 with a reason in err. */
+/* Parse a status document ({"cluster": ...}). RET 0, or -1 with a reason in err. */
 int hived_po_parse(const char *text, hived_po_status *out, char *err,
 		   size_t errlen);
 void hived_po_status_free(hived_po_status *s);
@@ -53,13 +53,6 @@ const hived_po_vc *hived_po_find_vc(const hived_po_status *s,
 				    const char *account);
 /* Does the engine hold this (running) job as opportunistic? */
 int hived_po_job_opportunistic(const hived_po_status *s, const char *job);
-
-/*
- * The comma-separated QOS list select/hived hands over (the opportunisticQos of
- * the hived.conf it accepted) as an array. RET 0, or -1 out of memory.
- */
-int hived_po_qos_list(const char *csv, char ***qos, size_t *n);
-void hived_po_qos_free(char **qos, size_t n);
 
 typedef struct {
 	uint32_t job_id;

@@ -18,6 +18,7 @@
 
 #include "plugin_forward.h"
 #include "select_hooks.h"
+#include "select_pass.h"
 #include "slurm_gen.h"
 
 #if HIVED_SELECT_GEN != 2311
@@ -33,8 +34,10 @@ const char plugin_type[] = "select/hived";
 const uint32_t plugin_id = 190;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* Same order as Slurm's node_select_syms, minus "plugin_id". */
-/* Checked against node_select_syms[] by configure (scripts/slurm-ops-check). */
+/*
+ * This release's operations: Slurm's node_select_syms minus "plugin_id", in
+ * its order, checked by configure (scripts/slurm-ops-check).
+ */
 static const char *cons_tres_syms[] = {
 	"select_p_state_save",
 	"select_p_state_restore",
@@ -69,7 +72,18 @@ static const char *cons_tres_syms[] = {
 	"select_p_reconfigure",
 };
 
-/* Field order must match cons_tres_syms. */
+/*
+ * What this file forwards itself (select_pass.c has the rest of
+ * cons_tres_syms). Field order must match own_syms.
+ */
+static const char *own_syms[] = {
+	"select_p_state_save",
+	"select_p_state_restore",
+	"select_p_job_init",
+	"select_p_node_init",
+	"select_p_job_test",
+};
+
 static struct {
 	int (*state_save)(char *dir_name);
 	int (*state_restore)(char *dir_name);
@@ -85,44 +99,6 @@ static struct {
 			, will_run_data_t *will_run_ptr
 #endif
 			);
-	int (*job_begin)(job_record_t *job_ptr);
-	int (*job_ready)(job_record_t *job_ptr);
-	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
-	int (*job_resized)(job_record_t *job_ptr, node_record_t *node_ptr);
-	int (*job_fini)(job_record_t *job_ptr);
-	int (*job_suspend)(job_record_t *job_ptr, bool indf_susp);
-	int (*job_resume)(job_record_t *job_ptr, bool indf_susp);
-	bitstr_t *(*step_pick_nodes)(job_record_t *job_ptr,
-				     select_jobinfo_t *step_jobinfo,
-				     uint32_t node_count,
-				     bitstr_t **avail_nodes);
-	int (*step_start)(step_record_t *step_ptr);
-	int (*step_finish)(step_record_t *step_ptr, bool killing_step);
-	int (*nodeinfo_pack)(select_nodeinfo_t *nodeinfo, buf_t *buffer,
-			     uint16_t protocol_version);
-	int (*nodeinfo_unpack)(select_nodeinfo_t **nodeinfo, buf_t *buffer,
-			       uint16_t protocol_version);
-	select_nodeinfo_t *(*nodeinfo_alloc)(void);
-	int (*nodeinfo_free)(select_nodeinfo_t *nodeinfo);
-	int (*nodeinfo_set_all)(void);
-	int (*nodeinfo_set)(job_record_t *job_ptr);
-	int (*nodeinfo_get)(select_nodeinfo_t *nodeinfo,
-			    enum select_nodedata_type dinfo,
-			    enum node_states state, void *data);
-	select_jobinfo_t *(*jobinfo_alloc)(void);
-	int (*jobinfo_free)(select_jobinfo_t *jobinfo);
-	int (*jobinfo_set)(select_jobinfo_t *jobinfo,
-			   enum select_jobdata_type data_type, void *data);
-	int (*jobinfo_get)(select_jobinfo_t *jobinfo,
-			   enum select_jobdata_type data_type, void *data);
-	select_jobinfo_t *(*jobinfo_copy)(select_jobinfo_t *jobinfo);
-	int (*jobinfo_pack)(select_jobinfo_t *jobinfo, buf_t *buffer,
-			    uint16_t protocol_version);
-	int (*jobinfo_unpack)(select_jobinfo_t **jobinfo_pptr, buf_t *buffer,
-			      uint16_t protocol_version);
-	int (*get_info_from_plugin)(enum select_plugindata_info dinfo,
-				    job_record_t *job_ptr, void *data);
-	int (*reconfigure)(void);
 } cons_tres;
 
 static hived_fwd_t cons_tres_so;
@@ -145,16 +121,18 @@ static int _cons_tres_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 
 extern int init(void)
 {
-	static const size_t n = sizeof(cons_tres_syms) / sizeof(cons_tres_syms[0]);
+	static const size_t n = ARRAY_SIZE(own_syms);
 
-	if (sizeof(cons_tres) != n * sizeof(void *)) {
-		error("%s: forwarding table out of sync with its symbol list",
+	if ((sizeof(cons_tres) != n * sizeof(void *)) ||
+	    (n + hived_select_pass_count() != ARRAY_SIZE(cons_tres_syms))) {
+		error("%s: forwarding tables out of sync with the operation table",
 		      plugin_type);
 		return SLURM_ERROR;
 	}
 	if (hived_fwd_open(&cons_tres_so, "select_cons_tres.so") ||
-	    hived_fwd_resolve(&cons_tres_so, cons_tres_syms,
-			      (void **) &cons_tres, n))
+	    hived_fwd_resolve(&cons_tres_so, own_syms, (void **) &cons_tres,
+			      n) ||
+	    hived_select_pass_resolve(&cons_tres_so))
 		return SLURM_ERROR;
 	/*
 	 * Loaded before select_g_init() reached cons_tres: run its init now. When
@@ -173,6 +151,7 @@ extern int fini(void)
 	/* cons_tres' fini() is Slurm's to call on its own copy. */
 	hived_fwd_close(&cons_tres_so);
 	memset(&cons_tres, 0, sizeof(cons_tres));
+	hived_select_pass_clear();
 	return SLURM_SUCCESS;
 }
 
@@ -224,173 +203,5 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 				   req_nodes, mode, preemptee_candidates,
 				   preemptee_job_list, resv_exc_ptr,
 				   will_run_ptr, _cons_tres_job_test);
-}
-
-extern int select_p_job_begin(job_record_t *job_ptr)
-{
-	int rc;
-
-	/* An error leaves the job pending (node_scheduler.c) and cons_tres untouched. */
-	rc = hived_hook_job_begin(job_ptr);
-	if (rc != SLURM_SUCCESS)
-		return rc;
-	rc = cons_tres.job_begin(job_ptr);
-	if (rc == SLURM_SUCCESS)
-		hived_hook_job_begun(job_ptr);
-	return rc;
-}
-
-extern int select_p_job_ready(job_record_t *job_ptr)
-{
-	return cons_tres.job_ready(job_ptr);
-}
-
-extern int select_p_job_expand(job_record_t *from_job_ptr,
-			       job_record_t *to_job_ptr)
-{
-	return cons_tres.job_expand(from_job_ptr, to_job_ptr);
-}
-
-extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
-{
-	return cons_tres.job_resized(job_ptr, node_ptr);
-}
-
-
-extern int select_p_job_fini(job_record_t *job_ptr)
-{
-	hived_hook_job_fini(job_ptr);
-	return cons_tres.job_fini(job_ptr);
-}
-
-extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
-{
-	return cons_tres.job_suspend(job_ptr, indf_susp);
-}
-
-extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
-{
-	return cons_tres.job_resume(job_ptr, indf_susp);
-}
-
-extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
-					  select_jobinfo_t *jobinfo,
-					  uint32_t node_count,
-					  bitstr_t **avail_nodes)
-{
-	return cons_tres.step_pick_nodes(job_ptr, jobinfo, node_count,
-					 avail_nodes);
-}
-
-extern int select_p_step_start(step_record_t *step_ptr)
-{
-	return cons_tres.step_start(step_ptr);
-}
-
-extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
-{
-	return cons_tres.step_finish(step_ptr, killing_step);
-}
-
-extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
-					 buf_t *buffer,
-					 uint16_t protocol_version)
-{
-	return cons_tres.nodeinfo_pack(nodeinfo, buffer, protocol_version);
-}
-
-extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
-					   buf_t *buffer,
-					   uint16_t protocol_version)
-{
-	return cons_tres.nodeinfo_unpack(nodeinfo, buffer, protocol_version);
-}
-
-extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
-{
-	return cons_tres.nodeinfo_alloc();
-}
-
-extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
-{
-	return cons_tres.nodeinfo_free(nodeinfo);
-}
-
-extern int select_p_select_nodeinfo_set_all(void)
-{
-	return cons_tres.nodeinfo_set_all();
-}
-
-extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
-{
-	int rc = cons_tres.nodeinfo_set(job_ptr);
-
-	hived_hook_job_recovered(job_ptr);
-	return rc;
-}
-
-extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
-					enum select_nodedata_type dinfo,
-					enum node_states state, void *data)
-{
-	return cons_tres.nodeinfo_get(nodeinfo, dinfo, state, data);
-}
-
-extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
-{
-	return cons_tres.jobinfo_alloc();
-}
-
-extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
-{
-	return cons_tres.jobinfo_free(jobinfo);
-}
-
-extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
-				       enum select_jobdata_type data_type,
-				       void *data)
-{
-	return cons_tres.jobinfo_set(jobinfo, data_type, data);
-}
-
-extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
-				       enum select_jobdata_type data_type,
-				       void *data)
-{
-	return cons_tres.jobinfo_get(jobinfo, data_type, data);
-}
-
-extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
-{
-	return cons_tres.jobinfo_copy(jobinfo);
-}
-
-extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
-					buf_t *buffer,
-					uint16_t protocol_version)
-{
-	return cons_tres.jobinfo_pack(jobinfo, buffer, protocol_version);
-}
-
-extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
-					  buf_t *buffer,
-					  uint16_t protocol_version)
-{
-	return cons_tres.jobinfo_unpack(jobinfo, buffer, protocol_version);
-}
-
-
-
-extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
-					 job_record_t *job_ptr, void *data)
-{
-	return cons_tres.get_info_from_plugin(dinfo, job_ptr, data);
-}
-
-
-extern int select_p_reconfigure(void)
-{
-	/* hived.conf is reloaded by node_init, which reconfigure runs first. */
-	return cons_tres.reconfigure();
 }
 

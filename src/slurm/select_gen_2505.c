@@ -20,6 +20,7 @@
 #include "hived_status.h"
 #include "plugin_forward.h"
 #include "select_hooks.h"
+#include "select_pass.h"
 #include "slurm_gen.h"
 
 #if HIVED_SELECT_GEN != 2505
@@ -35,7 +36,10 @@ const char plugin_type[] = "select/hived";
 const uint32_t plugin_id = 109;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* Checked against node_select_syms[] by configure (scripts/slurm-ops-check). */
+/*
+ * This release's operations: Slurm's node_select_syms minus "plugin_id", in
+ * its order, checked by configure (scripts/slurm-ops-check).
+ */
 static const char *cons_tres_syms[] = {
 	"select_p_node_init",
 	"select_p_job_test",
@@ -54,7 +58,18 @@ static const char *cons_tres_syms[] = {
 	"select_p_reconfigure",
 };
 
-/* Field order must match cons_tres_syms. */
+/*
+ * What this file forwards itself (select_pass.c has the rest of
+ * cons_tres_syms). Field order must match own_syms.
+ */
+static const char *own_syms[] = {
+	"select_p_node_init",
+	"select_p_job_test",
+#if HIVED_JOB_MEM_REDUCE
+	"select_p_job_mem_reduce",
+#endif
+};
+
 static struct {
 	int (*node_init)(void);
 	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap,
@@ -64,19 +79,9 @@ static struct {
 			list_t **preemptee_job_list,
 			resv_exc_t *resv_exc_ptr,
 			will_run_data_t *will_run_ptr);
-	int (*job_begin)(job_record_t *job_ptr);
-	int (*job_ready)(job_record_t *job_ptr);
-	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
-	int (*job_resized)(job_record_t *job_ptr, node_record_t *node_ptr);
 #if HIVED_JOB_MEM_REDUCE
 	void (*job_mem_reduce)(job_record_t *job_ptr);
 #endif
-	int (*job_fini)(job_record_t *job_ptr);
-	int (*job_suspend)(job_record_t *job_ptr, bool indf_susp);
-	int (*job_resume)(job_record_t *job_ptr, bool indf_susp);
-	int (*nodeinfo_set_all)(void);
-	int (*nodeinfo_set)(job_record_t *job_ptr);
-	int (*reconfigure)(void);
 } cons_tres;
 
 static hived_fwd_t cons_tres_so;
@@ -95,17 +100,19 @@ static int _cons_tres_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 
 extern int init(void)
 {
-	static const size_t n = sizeof(cons_tres_syms) / sizeof(cons_tres_syms[0]);
+	static const size_t n = ARRAY_SIZE(own_syms);
 
-	if (sizeof(cons_tres) != n * sizeof(void *)) {
-		error("%s: forwarding table out of sync with its symbol list",
+	if ((sizeof(cons_tres) != n * sizeof(void *)) ||
+	    (n + hived_select_pass_count() != ARRAY_SIZE(cons_tres_syms))) {
+		error("%s: forwarding tables out of sync with the operation table",
 		      plugin_type);
 		return SLURM_ERROR;
 	}
 	/* Slurm never loads cons_tres itself here: init and fini are ours. */
 	if (hived_fwd_open(&cons_tres_so, "select_cons_tres.so") ||
-	    hived_fwd_resolve(&cons_tres_so, cons_tres_syms,
-			      (void **) &cons_tres, n) ||
+	    hived_fwd_resolve(&cons_tres_so, own_syms, (void **) &cons_tres,
+			      n) ||
+	    hived_select_pass_resolve(&cons_tres_so) ||
 	    hived_fwd_call_init(&cons_tres_so)) {
 		hived_fwd_close(&cons_tres_so);
 		return SLURM_ERROR;
@@ -122,6 +129,7 @@ extern int fini(void)
 	(void) hived_fwd_call_fini(&cons_tres_so);
 	hived_fwd_close(&cons_tres_so);
 	memset(&cons_tres, 0, sizeof(cons_tres));
+	hived_select_pass_clear();
 	return SLURM_SUCCESS;
 }
 
@@ -152,71 +160,6 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 				   req_nodes, mode, preemptee_candidates,
 				   preemptee_job_list, resv_exc_ptr,
 				   will_run_ptr, _cons_tres_job_test);
-}
-
-extern int select_p_job_begin(job_record_t *job_ptr)
-{
-	int rc;
-
-	/* An error leaves the job pending (node_scheduler.c) and cons_tres untouched. */
-	rc = hived_hook_job_begin(job_ptr);
-	if (rc != SLURM_SUCCESS)
-		return rc;
-	rc = cons_tres.job_begin(job_ptr);
-	if (rc == SLURM_SUCCESS)
-		hived_hook_job_begun(job_ptr);
-	return rc;
-}
-
-extern int select_p_job_ready(job_record_t *job_ptr)
-{
-	return cons_tres.job_ready(job_ptr);
-}
-
-extern int select_p_job_expand(job_record_t *from_job_ptr,
-			       job_record_t *to_job_ptr)
-{
-	return cons_tres.job_expand(from_job_ptr, to_job_ptr);
-}
-
-extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
-{
-	return cons_tres.job_resized(job_ptr, node_ptr);
-}
-
-extern int select_p_job_fini(job_record_t *job_ptr)
-{
-	hived_hook_job_fini(job_ptr);
-	return cons_tres.job_fini(job_ptr);
-}
-
-extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
-{
-	return cons_tres.job_suspend(job_ptr, indf_susp);
-}
-
-extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
-{
-	return cons_tres.job_resume(job_ptr, indf_susp);
-}
-
-extern int select_p_select_nodeinfo_set_all(void)
-{
-	return cons_tres.nodeinfo_set_all();
-}
-
-/* Still called for each recovered job after node_init: reconcile it. */
-extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
-{
-	int rc = cons_tres.nodeinfo_set(job_ptr);
-
-	hived_hook_job_recovered(job_ptr);
-	return rc;
-}
-
-extern int select_p_reconfigure(void)
-{
-	return cons_tres.reconfigure();
 }
 
 #if HIVED_JOB_MEM_REDUCE

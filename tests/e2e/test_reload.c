@@ -228,6 +228,45 @@ START_TEST(test_refused_conf_keeps_priorities)
 }
 END_TEST
 
+/*
+ * A new slurmctld (a restart; from 24.05 also "scontrol reconfigure") recovers
+ * the jobs' site factors with priority/hived's band in them: the band must not
+ * be added a second time. The guaranteed job's lead over an opportunistic job
+ * of the same account (no band, so nothing to add twice) is its band; it is
+ * watched for 20 s after the restart, priority/hived re-bands within a second.
+ */
+START_TEST(test_restart_keeps_bands)
+{
+	int ref = submit("-A vc2 -N1 --begin=now+3600");
+	int guar = submit("-A vc2 -N1 --gres=gpu:8 --begin=now+3600");
+	int opp = submit("-A vc2 -N1 --gres=gpu:1 --hived-opportunistic --begin=now+3600");
+	long lead = 0, after = 0;
+	bool settled = false;
+
+	/* Its band settled: the same as a job without GPUs (band FITS). */
+	for (int i = 0; i < 60 && !settled; i++) {
+		settled = priority_of(guar) == priority_of(ref);
+		if (!settled)
+			usleep(500 * 1000);
+	}
+	ck_assert_msg(settled, "job %d never reached the band of a job without GPUs", guar);
+	lead = priority_of(guar) - priority_of(opp);
+	ck_assert_msg(lead > 0, "no band: job %d %ld, opportunistic job %d %ld", guar,
+		      priority_of(guar), opp, priority_of(opp));
+	restart_ctld();
+	for (int i = 0; i < 40; i++) {
+		if (run(NULL, "scontrol ping | grep -q 'is UP'") == 0 &&
+		    (after = priority_of(guar) - priority_of(opp)) != lead)
+			break;
+		usleep(500 * 1000);
+	}
+	ck_assert_msg(after == lead,
+		      "job %d's lead over opportunistic job %d went from %ld to %ld across a slurmctld restart",
+		      guar, opp, lead, after);
+	cancel_all();
+}
+END_TEST
+
 START_TEST(test_down)
 {
 	e2e_cluster_down();
@@ -249,6 +288,7 @@ int main(void)
 	tcase_add_test(tc, test_refused_reloads_keep_guarantee);
 	tcase_add_test(tc, test_restart_keeps_guarantee);
 	tcase_add_test(tc, test_restore_promotes);
+	tcase_add_test(tc, test_restart_keeps_bands);
 	tcase_add_test(tc, test_down);
 	return e2e_run("reload", tc);
 }

@@ -395,6 +395,40 @@ START_TEST(test_restart_keeps_cells)
 }
 END_TEST
 
+/*
+ * A job Slurm cannot give the GPUs HiveD chose is not started without them
+ * (issue 17): here hived.conf numbers node4's GPUs 8-15 while its slurmd has
+ * 0-7, so the GPU indices of a job HiveD puts there do not exist in Slurm's
+ * allocation. job_begin refuses it: it stays pending, saying why.
+ */
+START_TEST(test_no_gpus_stays_pending)
+{
+	char conf[2400];
+	int id;
+
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.orig' && sed -i 's|{\"cellAddress\": \"node4\"}|"
+			     "{\"cellAddress\": \"node4\", \"cellChildren\": ["
+			     "{\"cellChildren\": [{\"cellChildren\": [{\"cellAddress\": 8}, {\"cellAddress\": 9}]}, "
+			     "{\"cellChildren\": [{\"cellAddress\": 10}, {\"cellAddress\": 11}]}]}, "
+			     "{\"cellChildren\": [{\"cellChildren\": [{\"cellAddress\": 12}, {\"cellAddress\": 13}]}, "
+			     "{\"cellChildren\": [{\"cellAddress\": 14}, {\"cellAddress\": 15}]}]}]}|' '%s' "
+			     "&& grep -q '\"cellAddress\": 15' '%s'", conf, conf, conf, conf), 0);
+	e2e_mark_log();
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	for (int i = 0; i < 120 && !e2e_log_has("select/hived: loaded"); i++)
+		usleep(250 * 1000);
+	ck_assert_msg(e2e_log_has("select/hived: loaded"), "hived.conf with node4's GPUs 8-15 not loaded");
+	id = submit("-A vc1 -N1 --gres=gpu:8 -w node4");
+	ck_assert_msg(wait_job(id, "SystemComment=hived: Slurm gave this job no usable GPUs", 90),
+		      "job %d does not say it got no usable GPUs", id);
+	ck_assert_msg(job_has(id, "JobState=PENDING"), "job %d was started without its GPUs", id);
+	ck_assert(e2e_log_has("could not set the GPU indices HiveD chose"));
+	cancel_all();
+	ck_assert_int_eq(run(NULL, "mv '%s.orig' '%s' && scontrol reconfigure", conf, conf), 0);
+}
+END_TEST
+
 /* A broken hived.conf on reconfigure: the old one stays, the log says why. */
 START_TEST(test_reconfigure_bad_conf)
 {
@@ -499,6 +533,7 @@ int main(void)
 	tcase_add_test(tc, test_cores_and_enforce_binding);
 	tcase_add_test(tc, test_node_down_and_back);
 	tcase_add_test(tc, test_restart_keeps_cells);
+	tcase_add_test(tc, test_no_gpus_stays_pending);
 	tcase_add_test(tc, test_reconfigure_bad_conf);
 	tcase_add_test(tc, test_derived_cells_and_sacctmgr);
 	tcase_add_test(tc, test_down);

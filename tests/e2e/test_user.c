@@ -29,8 +29,12 @@ static char tooldir[64];	/* hivedctl copied where user hivedtest can run it */
 
 static void clean_queue(void)
 {
-	if (run(NULL, "scontrol ping 2>/dev/null | grep -q 'is UP'") == 0)
-		cancel_all();
+	if (run(NULL, "scontrol ping 2>/dev/null | grep -q 'is UP'") != 0)
+		return;
+	cancel_all();
+	/* A test that changed hived.conf and failed: the cluster's own back. */
+	(void) run(NULL, "f='%s/etc/hived.conf'; ! [ -f \"$f.good\" ] || cmp -s \"$f.good\" \"$f\" || { cp \"$f.good\" \"$f\" && scontrol reconfigure; }",
+		   e2e_clusterdir);
 }
 
 /* A command as user hivedtest, with the cluster's slurm.conf. */
@@ -45,6 +49,8 @@ static void settle(void)
 {
 	sleep(2);
 }
+
+typedef enum { WANT_FITS, WANT_OPPORTUNISTIC } hived_band_want_t;
 
 /* The priority squeue shows for a job. */
 static long priority_of(int id)
@@ -267,6 +273,102 @@ START_TEST(test_priority_bands)
 }
 END_TEST
 
+/*
+ * One verdict (issue 14): priority/hived bands a job as select/hived classifies
+ * it. Pending jobs not eligible for an hour keep the priority they were given
+ * (no age, same account: only the band differs), so a band shows as the
+ * distance to reference jobs of vc2: no GPUs (FITS) and opportunistic
+ * (OPPORTUNISTIC); the band weight w is half the distance between them.
+ */
+typedef struct {
+	long fits, opp, w;
+} bands_t;
+
+static void reference_bands(bands_t *b, int *ids)
+{
+	ids[0] = submit("-A vc2 -N1 --begin=now+3600");
+	ids[1] = submit("-A vc2 -N1 --gres=gpu:1 --hived-opportunistic --begin=now+3600");
+	b->fits = priority_of(ids[0]);
+	b->opp = priority_of(ids[1]);
+	b->w = (b->fits - b->opp) / 2;
+	ck_assert_msg(b->w > 0, "no HiveD bands: no-GPU job %ld, opportunistic job %ld",
+		      b->fits, b->opp);
+}
+
+/* Within a generous deadline, the job's priority is in the band wanted. */
+static bool in_band(int id, const bands_t *b, hived_band_want_t want, long *p)
+{
+	for (int i = 0; i < 60; i++) {
+		*p = priority_of(id);
+		if ((want == WANT_FITS) ? (*p > b->fits - b->w / 2) :
+		    (*p < b->opp + b->w))
+			return true;
+		usleep(500 * 1000);
+	}
+	return false;
+}
+
+/*
+ * --gpus=9 -N 2 does not split evenly over the nodes: select/hived leaves it to
+ * cons_tres (not HiveD's), so it is not a vc2 job over its 8-GPU quota either.
+ */
+START_TEST(test_one_verdict_indivisible_gpus)
+{
+	bands_t b;
+	int ref[2], id;
+	long p;
+
+	reference_bands(&b, ref);
+	id = submit("-A vc2 -N2 --gpus=9 --begin=now+3600");
+	ck_assert_msg(in_band(id, &b, WANT_FITS, &p),
+		      "--gpus=9 -N2 job %d: priority %ld, not in the band of jobs HiveD does not place (%ld; opportunistic %ld)",
+		      id, p, b.fits, b.opp);
+	/* select/hived's decision: cons_tres places it, HiveD gives no cells. */
+	ck_assert_int_eq(run(NULL, "scontrol update jobid=%d starttime=now", id), 0);
+	ck_assert_msg(wait_job(id, "JobState=RUNNING", 90), "job %d did not start", id);
+	ck_assert_msg(!job_has(id, "SystemComment=hived:"),
+		      "HiveD placed the --gpus=9 -N2 job %d", id);
+	cancel_all();
+}
+END_TEST
+
+/*
+ * accountsWithoutCells=reject: select/hived refuses a GPU job of the account
+ * root (no cells); one submitted before the reload ranks with opportunistic
+ * work, never above it.
+ */
+START_TEST(test_one_verdict_account_without_cells)
+{
+	char conf[2400], *out = NULL;
+	bands_t b;
+	int ref[2], id, refused = 0;
+	long p;
+
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
+	id = submit("-A root -N1 --gres=gpu:1 --begin=now+3600");
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.good' && sed -i -e 's/\"slurm\": {/\"slurm\": {\"accountsWithoutCells\": \"reject\", /' '%s' && grep -q reject '%s' && scontrol reconfigure",
+			     conf, conf, conf, conf), 0);
+	/* select/hived's decision: refused at submit. */
+	for (int i = 0; i < 60 && !refused; i++) {
+		refused = run(&out, "sbatch -A root -N1 --gres=gpu:1 --wrap true 2>&1") != 0;
+		if (!refused) {
+			free(out);
+			out = NULL;
+			usleep(500 * 1000);
+		}
+	}
+	ck_assert_msg(refused && strstr(out, "Requested node configuration is not available"),
+		      "select/hived took a job of an account without cells: %s", out ? out : "");
+	free(out);
+	reference_bands(&b, ref);
+	ck_assert_msg(in_band(id, &b, WANT_OPPORTUNISTIC, &p),
+		      "job %d of an account without cells: priority %ld, above opportunistic work (%ld; no-GPU %ld)",
+		      id, p, b.opp, b.fits);
+	ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && scontrol reconfigure", conf, conf), 0);
+	cancel_all();
+}
+END_TEST
+
 /* hivedctl as an ordinary user: the live view yes, the plugin's state file no. */
 START_TEST(test_hivedctl_unprivileged)
 {
@@ -381,6 +483,8 @@ int main(void)
 	tcase_add_test(tc, test_opportunistic);
 	tcase_add_test(tc, test_lazy_preempt);
 	tcase_add_test(tc, test_priority_bands);
+	tcase_add_test(tc, test_one_verdict_indivisible_gpus);
+	tcase_add_test(tc, test_one_verdict_account_without_cells);
 	tcase_add_test(tc, test_hivedctl_unprivileged);
 	tcase_add_test(tc, test_down);
 	rc = e2e_run("user", tc);

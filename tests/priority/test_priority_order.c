@@ -140,22 +140,6 @@ START_TEST(test_ties_and_no_status)
 }
 END_TEST
 
-START_TEST(test_conf_qos)
-{
-	char **q;
-	size_t n;
-
-	ck_assert_int_eq(hived_po_qos_list("scavenger,low", &q, &n), 0);
-	ck_assert_int_eq(n, 2);
-	ck_assert_str_eq(q[0], "scavenger");
-	ck_assert_str_eq(q[1], "low");
-	hived_po_qos_free(q, n);
-	ck_assert_int_eq(hived_po_qos_list("", &q, &n), 0);	/* none */
-	ck_assert_int_eq(n, 0);
-	hived_po_qos_free(q, n);
-}
-END_TEST
-
 START_TEST(test_weight)
 {
 	ck_assert_uint_eq(hived_po_weight(0), 1);
@@ -177,7 +161,6 @@ int main(void)
 	tcase_add_test(tc, test_first_fit_in_priority_order);
 	tcase_add_test(tc, test_flood_cannot_starve_other_vc);
 	tcase_add_test(tc, test_ties_and_no_status);
-	tcase_add_test(tc, test_conf_qos);
 	tcase_add_test(tc, test_weight);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL, CK_FORK_GETENV);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/hived_conf.h"
+#include "hived.h"
 #include "topo/chain_table.h"
 #include "topo/cluster.h"
 #include "topo/conf_lines.h"
@@ -742,6 +743,34 @@ START_TEST(quota_respects_other_vcs) {
 }
 END_TEST
 
+// The C API hands account limits it could not give cells back as data (one sentence
+// each), not only as "quota refused:" lines of the summary text.
+START_TEST(effective_config_refused_quotas_as_data) {
+  const std::string slurm = read_fixture("tests/topo/a100-racks/slurm.conf");
+  const std::string gres = read_fixture("tests/topo/a100-racks/gres.conf");
+  const std::string topo = read_fixture("tests/topo/a100-racks/topology.conf");
+  const hived_account_quota q[] = {{"small", "gres/gpu=8"}, {"huge", "gres/gpu=1000"}};
+  char *json = nullptr, *summary = nullptr, **refused = nullptr, err[512] = "";
+  size_t n_refused = 0;
+  ck_assert_int_eq(hived_effective_config("", slurm.c_str(), gres.c_str(), topo.c_str(), q, 2,
+                                          &json, &summary, &refused, &n_refused, err, sizeof err),
+                   HIVED_OK);
+  ck_assert_uint_eq(n_refused, 1);
+  ck_assert_msg(has(refused[0], "account 'huge'"), "%s", refused[0]);
+  ck_assert_msg(has(json, "\"small\""), "the accepted limit has no VC");
+  hived_strings_free(refused, n_refused);
+  free(json);
+  free(summary);
+  // No limits refused: no array.
+  ck_assert_int_eq(hived_effective_config("", slurm.c_str(), gres.c_str(), topo.c_str(), q, 1,
+                                          &json, nullptr, &refused, &n_refused, err, sizeof err),
+                   HIVED_OK);
+  ck_assert_uint_eq(n_refused, 0);
+  ck_assert_ptr_null(refused);
+  free(json);
+}
+END_TEST
+
 START_TEST(quota_models_and_errors) {
   Derived d = derive(load("mixed"));
   std::string err;
@@ -892,6 +921,7 @@ Suite* topo_suite() {
   TCase* q = tcase_create("quota");
   tcase_add_test(q, quota_largest_aligned_cells_first);
   tcase_add_test(q, quota_respects_other_vcs);
+  tcase_add_test(q, effective_config_refused_quotas_as_data);
   tcase_add_test(q, quota_models_and_errors);
   tcase_add_test(q, cluster_config_end_to_end);
   tcase_add_test(q, derived_example);
