@@ -16,6 +16,8 @@ struct CellTypeSpec {
   std::string child_type;  // a name in cell_types, or a leaf (GPU model) name
   int child_count = 0;     // > 0
   bool is_node_level = false;
+  // One physical GPU (one device index): the levels below it are fractions of it.
+  bool is_gpu_level = false;
 };
 
 struct PhysicalCellSpec {
