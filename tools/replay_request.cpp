@@ -182,8 +182,7 @@ std::string JobRequest::ParsePlacement(const json_t *placement, const hived_engi
     const char *key;
     json_t *value;
     json_object_foreach(p, key, value) {
-      if (strcmp(key, "node") != 0 && strcmp(key, "leaves") != 0 &&
-          strcmp(key, "fractions") != 0) {
+      if (strcmp(key, "node") != 0 && strcmp(key, "leaves") != 0 && strcmp(key, "fractions") != 0) {
         return where + "." + key + ": unknown field";
       }
     }

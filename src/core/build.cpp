@@ -112,8 +112,7 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
       if (!types_[down[k]].gpu_level) continue;
       int level = ch.levels - static_cast<int>(k);
       const std::string key = types_[down[k]].where + ".isGpuLevel";
-      if (ch.gpu_level > 1)
-        return err(key, "a second GPU level in the chain of '" + ch.top + "'");
+      if (ch.gpu_level > 1) return err(key, "a second GPU level in the chain of '" + ch.top + "'");
       if (level >= ch.node_level)
         return err(key, "the GPU level must be below the node level (a GPU is part of a node)");
       ch.gpu_level = level;

@@ -56,7 +56,7 @@ struct PlacedPod {
   // Fraction slots (0 .. fractions per GPU - 1, ascending) of the one GPU in `gpus`
   // when the pod holds part of a GPU; empty when it holds whole GPUs.
   std::vector<int32_t> fractions;
-  std::string node_name;      // for messages when `node` is not in the config (-1)
+  std::string node_name;  // for messages when `node` is not in the config (-1)
 };
 
 struct Decision {

@@ -54,7 +54,7 @@ struct PCell {
   CellId first_child = kNone;
   CellId bound = kNone;  // virtual cell bound to this one
   int32_t node = -1;     // node index at node level and below
-  int32_t addr = -1;  // GPU level and below: GPU index; above node: into addresses_ or -1
+  int32_t addr = -1;     // GPU level and below: GPU index; above node: into addresses_ or -1
   int32_t avail = 0;     // healthy leaves without a job
   int32_t opp = 0;       // leaves running opportunistic jobs
   int32_t bad = 0;       // bad leaves

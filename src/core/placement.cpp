@@ -544,8 +544,8 @@ bool Engine::PlaceVirtual(const Request& in, int vc, int chain, CellId pinned_ro
     within = 0;
   VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}};
   view.Prepare();
-  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes,
-                             PodLevel(chains_[chain], req), req.grain);
+  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes, PodLevel(chains_[chain], req),
+                             req.grain);
   std::vector<std::vector<CellId>> per_pod;
   if (!placer.Place(Pods(req), within, &per_pod)) return false;
   Flatten(per_pod, vleaves);

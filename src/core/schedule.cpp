@@ -215,9 +215,9 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
     d->outcome = Outcome::kWaiting;
     d->wait = Wait::kVcTooSmall;
     d->reason = "VC '" + req.vc + "' is too small for the job: it needs " + std::to_string(total) +
-                " " + unit + " (largest pod " + std::to_string(max_pod) + "), the VC's cells hold " +
-                std::to_string(vc_cap) + " (pods of at most " + std::to_string(vc_unit) +
-                "); it waits until the VC's quota grows";
+                " " + unit + " (largest pod " + std::to_string(max_pod) +
+                "), the VC's cells hold " + std::to_string(vc_cap) + " (pods of at most " +
+                std::to_string(vc_unit) + "); it waits until the VC's quota grows";
     return Status::Ok();
   }
   if (!any && pod_too_big) {
@@ -531,13 +531,13 @@ void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
   }
   if (free_v < need) {
     d->wait = Wait::kVcQuota;
-    d->reason = where + " quota is in use: " + std::to_string(free_v) +
-                " free " + unit + " in its cells, the job needs " + std::to_string(need);
+    d->reason = where + " quota is in use: " + std::to_string(free_v) + " free " + unit +
+                " in its cells, the job needs " + std::to_string(need);
     return;
   }
   d->wait = Wait::kNoCell;
-  d->reason =
-      where + " has " + std::to_string(free_v) + " free " + unit + " but not in cells of that shape";
+  d->reason = where + " has " + std::to_string(free_v) + " free " + unit +
+              " but not in cells of that shape";
 }
 
 Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
@@ -745,8 +745,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
       for (CellId l : gl) {
         if (pcells_[l].job >= 0)
           return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" +
-                                               node_names_[pp.node] +
-                                               "' is already held by job '" +
+                                               node_names_[pp.node] + "' is already held by job '" +
                                                jobs_[pcells_[l].job].name + "'");
         for (const auto& prev : leaves)
           if (std::find(prev.begin(), prev.end(), l) != prev.end())
