@@ -889,12 +889,14 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
         stack.push_back(p.first_child + k);
     }
     for (CellId l : leaves) {
+      // A free leaf (a VC's fraction or GPU cell split off) is refiled like any cell.
+      const bool leaf_was_bad = pcells_[l].bad > 0;
       pcells_[l].bad = healthy ? 0 : 1;
       int db = healthy ? -1 : 1, da = pcells_[l].job < 0 ? -db : 0;
       for (CellId c = l; c != kNone; c = pcells_[c].parent) {
         PCell& p = pcells_[c];
         int32_t before = p.avail;
-        bool was_bad = p.bad > 0;
+        bool was_bad = c == l ? leaf_was_bad : p.bad > 0;
         if (c != l) p.bad += db;
         p.avail += da;
         if (p.level == nl) NodeUpdate(c, before, p.avail);
