@@ -5,3 +5,5 @@ include tests/unit/local.mk
 include tests/scenarios/local.mk
 include tests/e2e/local.mk
 include tests/fuzz/local.mk
+include tests/slurm/local.mk
+noinst_HEADERS += tests/check_run.h

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench_cluster.h"
+#include "cli_args.h"
 #include "hived.h"
 #include "replay_json.h"
 
@@ -259,30 +260,14 @@ double Max(const std::vector<uint32_t> &v) {
   return v.empty() ? 0 : *std::max_element(v.begin(), v.end()) / 1000.0;
 }
 
-bool ParseLong(const std::string &s, long min, long *out) {
-  char *end = nullptr;
-  errno = 0;
-  long x = std::strtol(s.c_str(), &end, 10);
-  if (errno != 0 || end == s.c_str() || *end != '\0' || x < min) return false;
-  *out = x;
-  return true;
-}
+using hived_tools::ParseLong;
 
 // Returns -1 to go on, else the exit status.
 int ParseArgs(int argc, char **argv, Options *opt) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i], v;
     auto value = [&](const char *name) {
-      std::string prefix = std::string(name) + "=";
-      if (a.compare(0, prefix.size(), prefix) == 0) {
-        v = a.substr(prefix.size());
-        return true;
-      }
-      if (a == name && i + 1 < argc) {
-        v = argv[++i];
-        return true;
-      }
-      return false;
+      return hived_tools::OptionValue(argc, argv, &i, name, &v);
     };
     long x = 0;
     bool ok = true;

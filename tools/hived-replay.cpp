@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_args.h"
 #include "hived.h"
 #include "replay_json.h"
 #include "replay_session.h"
@@ -50,16 +51,7 @@ int ParseArgs(int argc, char **argv, Options *opt) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     auto value = [&](const char *name, std::string *out) {
-      std::string prefix = std::string(name) + "=";
-      if (a.compare(0, prefix.size(), prefix) == 0) {
-        *out = a.substr(prefix.size());
-        return true;
-      }
-      if (a == name && i + 1 < argc) {
-        *out = argv[++i];
-        return true;
-      }
-      return false;
+      return hived_tools::OptionValue(argc, argv, &i, name, out);
     };
     if (a == "--help" || a == "-h") {
       std::cout << kUsage;

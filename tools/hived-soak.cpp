@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli_args.h"
 #include "soak.h"
 
 namespace {
@@ -36,14 +37,7 @@ const char kUsage[] =
     "  --fault KIND     test-only: break the run at --fault-step to show it fails\n"
     "  --help           show this text\n";
 
-bool ParseLong(const std::string &s, long min, long *out) {
-  char *end = nullptr;
-  errno = 0;
-  long x = std::strtol(s.c_str(), &end, 10);
-  if (errno != 0 || end == s.c_str() || *end != '\0' || x < min) return false;
-  *out = x;
-  return true;
-}
+using hived_tools::ParseLong;
 
 }  // namespace
 
@@ -52,16 +46,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i], v;
     auto value = [&](const char *name) {
-      std::string prefix = std::string(name) + "=";
-      if (a.compare(0, prefix.size(), prefix) == 0) {
-        v = a.substr(prefix.size());
-        return true;
-      }
-      if (a == name && i + 1 < argc) {
-        v = argv[++i];
-        return true;
-      }
-      return false;
+      return hived_tools::OptionValue(argc, argv, &i, name, &v);
     };
     long x = 0;
     bool ok = true;

@@ -4,7 +4,7 @@
 bin_PROGRAMS += hived-replay hived-bench
 
 hived_tools_common = \
-	tools/replay_json.cpp tools/replay_json.h
+	tools/replay_json.cpp tools/replay_json.h tools/cli_args.h
 
 hived_replay_SOURCES = tools/hived-replay.cpp $(hived_tools_common) \
 	tools/replay_request.cpp tools/replay_request.h \

@@ -5,7 +5,7 @@
 #   make check-valgrind  the tools under valgrind; fails on any report
 
 bin_PROGRAMS += hived-soak
-hived_soak_SOURCES = tools/hived-soak.cpp tools/soak.cpp tools/soak.h
+hived_soak_SOURCES = tools/hived-soak.cpp tools/soak.cpp tools/soak.h tools/cli_args.h
 hived_soak_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 hived_soak_LDADD = libhived.la $(JANSSON_LIBS)
 dist_man_MANS += doc/man/hived-soak.1

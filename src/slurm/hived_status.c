@@ -22,8 +22,8 @@
 #include "hived_ctld.h"
 #include "slurm_gen.h"
 #include "hived_status.h"
+#include "latency_hist.h"
 
-#define TIMING_SAMPLES 4096
 #define MAX_PENDING 10000
 
 typedef struct {
@@ -57,8 +57,8 @@ static int refused_next = 0;
 /* The last load of hived.conf (or of sacctmgr limits): refused, and why. */
 static char *reload_refused = NULL;
 static time_t reload_time = 0;
-static uint64_t samples[TIMING_SAMPLES];
-static uint64_t n_calls = 0, sum_us = 0, max_us = 0;
+/* Every job_test since slurmctld started (a window hid slow phases). */
+static latency_hist_t job_test_us;
 static uint64_t n_killed = 0, n_lazy = 0;
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
@@ -151,11 +151,7 @@ extern void hived_status_reload(const char *refused_reason)
 extern void hived_status_job_test_time(uint64_t usec)
 {
 	slurm_mutex_lock(&status_mutex);
-	samples[n_calls % TIMING_SAMPLES] = usec;
-	n_calls++;
-	sum_us += usec;
-	if (usec > max_us)
-		max_us = usec;
+	latency_hist_add(&job_test_us, usec);
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -183,20 +179,13 @@ static void _json_str(char **out, const char *s)
 	xstrcat(*out, "\"");
 }
 
-static int _cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* Caller holds hived_ctld_lock() and status_mutex. */
 static char *_compose(hived_engine *e)
 {
 	char *out = NULL, *part = NULL;
 	const char *const *names = NULL;
-	size_t n, k;
-	uint64_t sorted[TIMING_SAMPLES], p99 = 0;
+	size_t n;
+	const latency_hist_t *jt = &job_test_us;
 
 	/* The release the plugin runs under (plugins are built for exactly one). */
 	xstrfmtcat(out, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"cluster\":",
@@ -257,19 +246,15 @@ static char *_compose(hived_engine *e)
 		_json_str(&out, reload_refused);
 	}
 	xstrcat(out, "}");
-	k = (n_calls < TIMING_SAMPLES) ? n_calls : TIMING_SAMPLES;
-	if (k) {
-		memcpy(sorted, samples, k * sizeof(uint64_t));
-		qsort(sorted, k, sizeof(uint64_t), _cmp_u64);
-		p99 = sorted[(k * 99) / 100 < k ? (k * 99) / 100 : k - 1];
-	}
 	xstrfmtcat(out, ",\"timing\":{\"jobTestCalls\":%"PRIu64
-		   ",\"jobTestMeanUs\":%.1f,\"jobTestP99Us\":%"PRIu64
-		   ",\"jobTestMaxUs\":%"PRIu64"},\"counters\":{\"preemptions\":%"
+		   ",\"jobTestMeanUs\":%.1f,\"jobTestP50Us\":%"PRIu64
+		   ",\"jobTestP99Us\":%"PRIu64",\"jobTestMaxUs\":%"PRIu64
+		   "},\"counters\":{\"preemptions\":%"
 		   PRIu64",\"lazyPreemptions\":%"PRIu64"},"
 		   "\"memory\":{\"engineBytes\":%zu}}\n",
-		   n_calls, n_calls ? (double) sum_us / n_calls : 0.0, p99,
-		   max_us, n_killed, n_lazy, hived_memory_bytes(e));
+		   jt->n, jt->n ? (double) jt->sum / jt->n : 0.0,
+		   latency_hist_quantile(jt, 0.5), latency_hist_quantile(jt, 0.99),
+		   jt->max, n_killed, n_lazy, hived_memory_bytes(e));
 	return out;
 }
 

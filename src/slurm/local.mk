@@ -26,6 +26,7 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/hived_job.c src/slurm/hived_job.h \
 	src/slurm/ctld_symbols.h \
 	src/slurm/hived_status.c src/slurm/hived_status.h \
+	src/slurm/latency_hist.c src/slurm/latency_hist.h \
 	src/slurm/read_file.c src/slurm/read_file.h \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 # The engine is C++: link with the C++ driver so libstdc++ comes along.

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "../check_run.h"
 
 char e2e_srcdir[2048], e2e_builddir[2048], e2e_clusterdir[2200], e2e_conf[2400];
 static long log_mark;
@@ -35,20 +36,15 @@ int e2e_init(const char *name)
 int e2e_run(const char *name, TCase *tc)
 {
 	Suite *suite = suite_create(name);
-	SRunner *sr;
-	int failed;
+	int rc;
 
 	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
 	/* One cluster for all: the tests build on each other's state. */
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = check_run(suite, CK_NORMAL, CK_NOFORK);
 	/* Never leave daemons behind, whatever failed. */
 	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q >/dev/null 2>&1",
 	    e2e_srcdir, e2e_clusterdir);
-	return failed ? 1 : 0;
+	return rc;
 }
 
 void e2e_mark_log(void)
@@ -124,6 +120,22 @@ void e2e_ctld_start(void)
 		usleep(500 * 1000);
 	}
 	ck_abort_msg("slurmctld did not come back");
+}
+
+bool e2e_wait_jobs_saved(int job)
+{
+	if (run(NULL, "touch '%s/.jobs-saved-ref'", e2e_clusterdir) != 0)
+		return false;
+	if (job > 0 &&
+	    run(NULL, "scontrol update jobid=%d Comment=hived-e2e-saved", job) != 0)
+		return false;
+	for (int i = 0; i < 240; i++) {
+		if (run(NULL, "find '%s/state/job_state' -newer '%s/.jobs-saved-ref' | grep -q .",
+			e2e_clusterdir, e2e_clusterdir) == 0)
+			return true;
+		usleep(500 * 1000);
+	}
+	return false;
 }
 
 void e2e_cluster_up(int nodes, int gpus, const char *options)

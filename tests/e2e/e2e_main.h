@@ -46,4 +46,14 @@ int e2e_ctld_pid(void);
 void e2e_ctld_kill9(void);
 void e2e_ctld_start(void);
 
+/*
+ * Waits until slurmctld has rewritten StateSaveLocation/job_state after this
+ * call (compared at the file system's full timestamp precision), so that a
+ * kill -9 cannot lose what the jobs were doing when it was called. With
+ * job > 0 it first updates that job's Comment, which makes a write due even
+ * if the last one came just before. Returns whether the write came within
+ * 2 minutes.
+ */
+bool e2e_wait_jobs_saved(int job);
+
 #endif

@@ -24,6 +24,7 @@
 
 #include "hived.h"
 #include "run.h"
+#include "../check_run.h"
 
 #define NODES 8
 #define GPUS 8
@@ -460,8 +461,7 @@ static void path_from_env(char *dst, size_t len, const char *var,
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
+	int rc;
 	char conf[4200];
 
 	if (geteuid() != 0) {
@@ -477,13 +477,10 @@ int main(void)
 	setenv("SLURM_CONF", conf, 1);
 	write_job_script();
 
-	sr = srunner_create(e2e_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = check_run(e2e_suite(), CK_NORMAL, CK_FORK_GETENV);
 
 	/* Whatever happened above, leave nothing running. */
 	run(NULL, "'%s/scripts/hived-cluster' down --dir '%s' -q", srcdir,
 	    clusterdir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rc;
 }

@@ -504,27 +504,6 @@ static void flood_diagnosis(char *buf, size_t len)
 	free(out);
 }
 
-/*
- * Waits until slurmctld has saved its job state after now (StateSaveLocation/
- * job_state is rewritten whenever jobs change): jobs submitted before a kill -9
- * but never saved are lost by Slurm, however slow the machine.
- */
-static void wait_jobs_saved(void)
-{
-	time_t since = time(NULL);
-	char *out = NULL;
-
-	for (int i = 0; i < 240; i++) {
-		free(out);
-		out = NULL;
-		if (run(&out, "stat -c %%Y '%s/state/job_state'", e2e_clusterdir) == 0 && out &&
-		    atol(out) > since)
-			break;
-		usleep(500 * 1000);
-	}
-	free(out);
-}
-
 /* Where the next kill -9 falls: a random point of its share of the flood. */
 static int kill_point(int base, int jobs, int kills, int k)
 {
@@ -546,7 +525,7 @@ static void drain(int kills, int base, int jobs)
 	int last_done = markers(), fewest_queued = queued();
 	char why[256], when[64], diag[4096];
 
-	wait_jobs_saved();	/* a kill -9 must not lose the submitted jobs */
+	e2e_wait_jobs_saved(0);	/* a kill -9 must not lose the submitted jobs */
 	while (markers() < expect_markers || queued() > ANCHORS) {
 		owners_t o;
 		int r, done = markers(), q = queued();

@@ -362,10 +362,11 @@ START_TEST(test_restart_keeps_cells)
 	ck_assert(wait_job(c1, "JobState=RUNNING", 60));
 	job_alloc(a1, &before_a);
 	job_alloc(c1, &before_c);
-	sleep(4);	/* let slurmctld write its job state */
+	/* A kill -9 before Slurm saved the jobs' start would lose it (Slurm's, not ours). */
+	ck_assert_msg(e2e_wait_jobs_saved(c1), "slurmctld did not save its job state in 2 min");
 	e2e_ctld_kill9();
 	e2e_ctld_start();
-	ck_assert(wait_job(a1, "JobState=RUNNING", 30));
+	ck_assert(wait_job(a1, "JobState=RUNNING", 120));
 	job_alloc(a1, &after);
 	ck_assert_str_eq(after.node[0], before_a.node[0]);
 	/*

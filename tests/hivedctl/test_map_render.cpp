@@ -17,6 +17,7 @@
 #include "hivedctl_model.h"
 #include "hivedctl_views.h"
 #include "png_read.h"
+#include "../check_run.h"
 
 using namespace hivedctl;
 
@@ -197,11 +198,7 @@ int main() {
   tcase_add_test(tc, test_screenshot);
   tcase_add_test(tc, test_dom);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  int failed = check_run(s, CK_NORMAL, CK_NOFORK);
   if (!failed)
     Run("rm -rf '" + workdir + "'");
   else

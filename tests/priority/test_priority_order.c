@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "priority_order.h"
+#include "../check_run.h"
 
 static hived_po_status st;
 
@@ -169,8 +170,6 @@ int main(void)
 {
 	Suite *s = suite_create("priority_order");
 	TCase *tc = tcase_create("bands");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_parse);
@@ -181,9 +180,5 @@ int main(void)
 	tcase_add_test(tc, test_conf_qos);
 	tcase_add_test(tc, test_weight);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "config/hived_conf.h"
+#include "../check_run.h"
 
 using hived::Config;
 using hived::parse_hived_conf;
@@ -546,10 +547,4 @@ Suite* config_suite() {
 
 }  // namespace
 
-int main() {
-  SRunner* sr = srunner_create(config_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main() { return check_run(config_suite(), CK_NORMAL, CK_FORK_GETENV); }

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "../check_run.h"
 
 #ifndef HIVED_REPLAY_PATH
 #define HIVED_REPLAY_PATH "./hived-replay"
@@ -380,8 +381,6 @@ int main(void)
 	const char *env_root = getenv("HIVED_SCENARIO_DIR");
 	Suite *s = suite_create("scenarios");
 	TCase *tc = tcase_create("replay");
-	SRunner *sr;
-	int failed;
 
 	replay_bin = getenv("HIVED_REPLAY") ? getenv("HIVED_REPLAY") : HIVED_REPLAY_PATH;
 	scenario_root = strdup(env_root ? env_root : HIVED_SCENARIO_PATH);
@@ -398,9 +397,5 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_scenario, 0, n_scenarios);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_VERBOSE, CK_FORK_GETENV);
 }

@@ -15,6 +15,7 @@
 #include "quota.h"
 #include "selection.h"
 #include "study.h"
+#include "../check_run.h"
 
 using namespace hivedsim;
 
@@ -411,9 +412,5 @@ int main() {
   tcase_add_test(known, known_answer_quota_anomaly_hived_none);
   tcase_add_test(known, known_answer_preemption);
   suite_add_tcase(s, known);
-  SRunner* r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }

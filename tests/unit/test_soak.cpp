@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <string>
+#include "../check_run.h"
 
 using hived_tools::RunSoak;
 using hived_tools::SoakOptions;
@@ -144,10 +145,4 @@ Suite *soak_suite() {
   return s;
 }
 
-int main() {
-  SRunner *sr = srunner_create(soak_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main() { return check_run(soak_suite(), CK_NORMAL, CK_FORK_GETENV); }

@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Pieces of the Slurm plugins that need no Slurm, tested alone.
+
+check_PROGRAMS += tests/slurm/test_latency_hist
+TESTS += tests/slurm/test_latency_hist
+tests_slurm_test_latency_hist_SOURCES = tests/slurm/test_latency_hist.c \
+	src/slurm/latency_hist.c src/slurm/latency_hist.h
+tests_slurm_test_latency_hist_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_slurm_test_latency_hist_LDADD = $(CHECK_LIBS)
