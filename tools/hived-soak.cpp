@@ -98,6 +98,7 @@ int main(int argc, char **argv) {
   if (opt.sweep_every != hived_tools::SoakOptions().sweep_every)
     std::cerr << " --sweep-every " << opt.sweep_every;
   if (opt.check_every != 1) std::cerr << " --check-every " << opt.check_every;
+  if (opt.fractions) std::cerr << " --fractions";
   if (!opt.fault.empty())
     std::cerr << " --fault " << opt.fault << " --fault-step " << opt.fault_step;
   std::cerr << "\n";
