@@ -183,7 +183,8 @@ hived_rc hived_inspect(const hived_engine *e, const char *vc, char **json);
 hived_rc hived_inspect_job(const hived_engine *e, const char *job, char **json);
 /* Every node with its cells above (racks ...) and, per GPU, its groups below the
  * node (socket, pair ...), the VC whose cell is bound to it, the job on it and its
- * class: what a cell map draws. */
+ * class: what a cell map draws. In a chain with cell levels below the GPU
+ * (isGpuLevel) there is one entry per smallest fraction, with "fraction": its slot. */
 hived_rc hived_inspect_topology(const hived_engine *e, char **json);
 hived_rc hived_snapshot(const hived_engine *e, char **json);
 /* HIVED_OK, or HIVED_EINVARIANT with the violated invariant in errbuf. */
