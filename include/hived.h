@@ -122,6 +122,33 @@ const char *hived_last_error(const hived_engine *e);
  * or demoted (lazy) before the job is placed. With dry_run nothing changes. */
 hived_rc hived_submit(hived_engine *e, const hived_job_request *req, int dry_run,
 		      const hived_decision **out);
+/* A running job's expected end (Unix seconds; 0 or less: unknown, it never ends). */
+typedef struct {
+	const char *job;
+	int64_t end;
+} hived_job_end;
+
+/*
+ * "What if this job were submitted now?", answered on copies: e never changes. req
+ * as for hived_submit (req->job must not name a job the engine holds). ends: the
+ * running jobs' expected end times, from which a job that waits gets a start
+ * estimate the way backfill's WILL_RUN does (end jobs in that order until it fits).
+ * *json (malloc()ed) on HIVED_OK:
+ *   {"job","vc","class","priority","gpus","vcFreeGpus" (-1: no VC),
+ *    "startsNow":bool,"outcome":"placed"|"waiting"|"rejected",
+ *    "cause":"none"|"vcQuotaInUse"|"fragmented"|"noHealthyCell"|"higherPriority"|
+ *            "nodesNotAllowed"|"largerThanVc"|"noIdleCell"|"noCell"|"rejected",
+ *    "reason":text, ["doomedCells":n,]
+ *    placed:  "placement":[{"node","leaves":[..]}],"preempts":[{"job","vc","class",
+ *             "gpus","lazy"}]
+ *    waiting: "estimate":{"start":unix|null, "afterJobs":[..],"placement","preempts"
+ *             | "why":text}}
+ * A request the engine refuses as malformed returns its hived_rc, and *json is
+ * {"error":text} naming the field.
+ */
+hived_rc hived_whatif(const hived_engine *e, const hived_job_request *req,
+		      const hived_job_end *ends, size_t n_ends, int64_t now,
+		      char **json);
 /* Release a job's cells (it finished, was cancelled, or was preempted). */
 hived_rc hived_finish(hived_engine *e, const char *job);
 /* Record a job that already runs at a known placement (restart recovery). A guaranteed

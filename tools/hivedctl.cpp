@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // hivedctl - what select/hived holds, for users and admins: cluster, VCs, jobs,
-// a cell map and Prometheus metrics. Reads <StateSaveLocation>/hived_status.json,
-// which slurmctld writes world-readable; needs no privilege and no daemon.
+// a cell map, Prometheus metrics and "what if I submitted this job". Reads
+// <StateSaveLocation>/hived_status.json, which slurmctld writes world-readable;
+// needs no privilege and no daemon (whatif also reads the config, see below).
 #include <fcntl.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -17,8 +18,11 @@
 #include <string>
 #include <vector>
 
+#include <jansson.h>
+
 #include "hivedctl_model.h"
 #include "hivedctl_views.h"
+#include "hivedctl_whatif.h"
 
 namespace {
 
@@ -30,12 +34,24 @@ const char kUsage[] =
     "  map --html FILE      cell map as an HTML page (FILE - for stdout)\n"
     "  map --svg FILE       cell map as SVG (both options may be given)\n"
     "  metrics [-o FILE]    Prometheus text format (FILE written atomically)\n"
+    "  whatif -A ACCOUNT GPU-OPTIONS [-N N] [-q QOS] [--hived-*]\n"
+    "                       would this job start now, where, whom would it preempt;\n"
+    "                       if not, why and when (nothing is submitted or changed).\n"
+    "                       GPU-OPTIONS: --gpus-per-node=[TYPE:]K, --gres=gpu[:TYPE]:K\n"
+    "                       or --gpus=[TYPE:]N; also --priority P, --switches=1,\n"
+    "                       --hived-within T, --hived-pinned ID, --hived-lazy-preempt,\n"
+    "                       --hived-opportunistic\n"
     "Options:\n"
     "  --status FILE        read this hived_status.json (default: $HIVED_STATUS, else\n"
     "                       StateSaveLocation from 'scontrol show config')\n"
-    "  --json               JSON instead of tables (status, vc, job)\n"
+    "  --state FILE         whatif: the config from this hived_state.json when the status\n"
+    "                       has none (default: $HIVED_STATE, else next to the status)\n"
+    "  --ends FILE          whatif: running jobs' end times as 'JOBID|END' lines\n"
+    "                       (default: squeue -h -t R,S -o '%A|%e')\n"
+    "  --json               JSON instead of tables (status, vc, job, whatif)\n"
     "  -h, --help           this text\n"
-    "Exit status: 0 ok, 1 unknown VC or job, 2 usage error or no readable status.\n";
+    "Exit status: 0 ok, 1 unknown VC or job or a whatif job the engine refuses as asked,\n"
+    "2 usage error or no readable status (whatif: no config).\n";
 
 std::string Trim(std::string s) {
   while (!s.empty() && isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
@@ -149,18 +165,96 @@ bool WriteFile(const std::string& path, const std::string& text, std::string* er
   return true;
 }
 
+// "JOBID|END" lines from squeue: the end times backfill would use. "" without squeue.
+std::string SqueueEnds() {
+  FILE* p = popen("squeue -h -t R,S -o '%A|%e' 2>/dev/null", "r");
+  if (!p) return "";
+  std::string out;
+  char line[256];
+  while (fgets(line, sizeof(line), p)) out += line;
+  pclose(p);
+  return out;
+}
+
+// A QOS's priority as sacctmgr has it (-1 if unknown): slurmctld gives it to the
+// engine divided by priorityScale.
+int QosPriority(const std::string& qos) {
+  if (qos.empty() || qos.find_first_of("'\\\"$`;|&<> ") != std::string::npos) return -1;
+  std::string cmd = "sacctmgr -nP show qos '" + qos + "' format=priority 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char line[64] = "";
+  bool got = fgets(line, sizeof(line), p) != nullptr;
+  pclose(p);
+  return got && isdigit(static_cast<unsigned char>(line[0])) ? atoi(line) : -1;
+}
+
 int Usage(const std::string& msg) {
   if (!msg.empty()) fprintf(stderr, "hivedctl: %s\n", msg.c_str());
   fputs(kUsage, stderr);
   return 2;
 }
 
+// whatif: the config comes from the status file when it carries one, else from
+// the state file (SlurmUser's, 0600); jobs and bad nodes always from the status,
+// which slurmctld rewrites within a second of any change.
+int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::string state_path,
+              const std::string& ends_path, hivedctl::WhatifAsk ask, bool json, int64_t now) {
+  std::string state_text, err;
+  if (!(st.root && json_is_object(json_object_get(st.root.get(), "config")))) {
+    if (state_path.empty() && getenv("HIVED_STATE") && *getenv("HIVED_STATE"))
+      state_path = getenv("HIVED_STATE");
+    if (state_path.empty()) {
+      size_t slash = status_path.rfind('/');
+      state_path = (slash == std::string::npos ? std::string(".") : status_path.substr(0, slash)) +
+                   "/hived_state.json";
+    }
+    if (!ReadAll(state_path, &state_text, &err)) {
+      fprintf(stderr,
+              "hivedctl: whatif needs the cluster's config, which this hived_status.json does "
+              "not carry; %s (the state file is SlurmUser's: run as SlurmUser or root, or "
+              "pass --state FILE)\n",
+              err.c_str());
+      return 2;
+    }
+  }
+  const std::string config = hivedctl::WhatifConfig(st, state_text, &err);
+  hived_engine* e = nullptr;
+  if (config.empty() || !hivedctl::WhatifEngine(st, config, &e, &err)) {
+    fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());
+    return 2;
+  }
+  std::string ends_text;
+  if (!ends_path.empty()) {
+    if (!ReadAll(ends_path, &ends_text, &err)) {
+      hived_engine_free(e);
+      fprintf(stderr, "hivedctl: %s\n", err.c_str());
+      return 2;
+    }
+  } else {
+    ends_text = SqueueEnds();
+  }
+  if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
+  std::string answer;
+  int rc = hivedctl::Whatif(e, config, ask, hivedctl::ParseEnds(ends_text), now, &answer, &err);
+  hived_engine_free(e);
+  if (rc) {
+    fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());
+    return rc;
+  }
+  const std::string out = json ? answer + "\n" : hivedctl::WhatifText(answer, now);
+  fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string status_path, html, svg, output;
-  bool json = false;
+  std::string status_path, state_path, ends_path, html, svg, output;
+  bool json = false, whatif_opts = false;
+  hivedctl::WhatifAsk ask;
   std::vector<std::string> args;
+  std::string why_opt;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     auto value = [&](std::string* slot) -> bool {
@@ -189,6 +283,13 @@ int main(int argc, char** argv) {
       if (!value(&svg)) return Usage("--svg needs a file");
     } else if (a == "-o" || is("--output")) {
       if (!value(&output)) return Usage("-o needs a file");
+    } else if (is("--state")) {
+      if (!value(&state_path)) return Usage("--state needs a file");
+    } else if (is("--ends")) {
+      if (!value(&ends_path)) return Usage("--ends needs a file");
+    } else if (int took = hivedctl::TakeWhatifOption(argc, argv, &i, &ask, &why_opt)) {
+      if (took < 0) return Usage(why_opt);
+      whatif_opts = true;
     } else if (a.size() > 1 && a[0] == '-') {
       return Usage("unknown option '" + a + "'");
     } else {
@@ -197,16 +298,20 @@ int main(int argc, char** argv) {
   }
   if (args.empty()) return Usage("no command");
   const std::string cmd = args[0];
-  const bool known =
-      cmd == "status" || cmd == "vc" || cmd == "job" || cmd == "map" || cmd == "metrics";
+  const bool known = cmd == "status" || cmd == "vc" || cmd == "job" || cmd == "map" ||
+                     cmd == "metrics" || cmd == "whatif";
   if (!known) return Usage("unknown command '" + cmd + "'");
   if ((cmd == "job" && args.size() != 2) || (cmd == "vc" && args.size() > 2) ||
-      ((cmd == "status" || cmd == "map" || cmd == "metrics") && args.size() != 1))
+      ((cmd == "status" || cmd == "map" || cmd == "metrics" || cmd == "whatif") &&
+       args.size() != 1))
     return Usage("wrong number of arguments for '" + cmd + "'");
   if (cmd == "map" && html.empty() && svg.empty())
     return Usage("map needs --html FILE or --svg FILE");
   if (cmd != "map" && (!html.empty() || !svg.empty())) return Usage("--html/--svg go with 'map'");
   if (cmd != "metrics" && !output.empty()) return Usage("-o goes with 'metrics'");
+  if (cmd != "whatif" && (whatif_opts || !state_path.empty() || !ends_path.empty()))
+    return Usage("job shape options, --state and --ends go with 'whatif'");
+  if (cmd == "whatif" && ask.account.empty()) return Usage("whatif needs -A ACCOUNT");
 
   std::string why;
   if (status_path.empty() && getenv("HIVED_STATUS") && *getenv("HIVED_STATUS"))
@@ -245,6 +350,8 @@ int main(int argc, char** argv) {
       out = SlurmView(args[1]);
       ok = !out.empty();
     }
+  } else if (cmd == "whatif") {
+    return RunWhatif(st, status_path, state_path, ends_path, ask, json, now);
   } else if (cmd == "metrics") {
     if (!WriteFile(output.empty() ? "-" : output, hivedctl::Metrics(st), &err)) {
       fprintf(stderr, "hivedctl: %s\n", err.c_str());

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # hivedctl: cluster, VC and job views, the cell map and Prometheus metrics from
-# select/hived's hived_status.json. Needs jansson only (not the engine).
+# select/hived's hived_status.json (jansson only), and whatif (the engine too).
 
 noinst_LTLIBRARIES += tools/libhivedctl.la
 tools_libhivedctl_la_SOURCES = \
@@ -11,9 +11,11 @@ tools_libhivedctl_la_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 tools_libhivedctl_la_LIBADD = $(JANSSON_LIBS)
 
 bin_PROGRAMS += hivedctl
-hivedctl_SOURCES = tools/hivedctl.cpp
+# whatif rebuilds a private engine, so hivedctl links libhived too.
+hivedctl_SOURCES = tools/hivedctl.cpp tools/hivedctl_whatif.cpp tools/hivedctl_whatif.h \
+	tools/cli_args.h
 hivedctl_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
-hivedctl_LDADD = tools/libhivedctl.la $(JANSSON_LIBS)
+hivedctl_LDADD = tools/libhivedctl.la libhived.la $(JANSSON_LIBS)
 
 # Formatting on a fixture status file (taken from a live select/hived).
 check_PROGRAMS += tests/hivedctl/test_hivedctl
@@ -32,7 +34,15 @@ tests_hivedctl_test_map_render_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSS
 	-I$(top_srcdir)/tools -DHIVEDCTL_FIXTURES='"$(abs_top_srcdir)/tests/hivedctl"'
 tests_hivedctl_test_map_render_LDADD = tools/libhivedctl.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
-EXTRA_DIST += tests/hivedctl/status.json
+# whatif on saved states: a config plus status files of a live-like cluster.
+check_PROGRAMS += tests/hivedctl/test_whatif
+TESTS += tests/hivedctl/test_whatif
+tests_hivedctl_test_whatif_SOURCES = tests/hivedctl/test_whatif.cpp tools/hivedctl_whatif.cpp
+tests_hivedctl_test_whatif_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) \
+	-I$(top_srcdir)/tools -DHIVEDCTL_FIXTURES='"$(abs_top_srcdir)/tests/hivedctl"'
+tests_hivedctl_test_whatif_LDADD = tools/libhivedctl.la libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+EXTRA_DIST += tests/hivedctl/status.json tests/hivedctl/whatif
 dist_man_MANS += doc/man/hivedctl.1
 
 # The user surface's docs: the plugins' page (select/hived, priority/hived, the

@@ -128,8 +128,10 @@ std::string Metrics(const Status& s) {
   m.Family("hived_job_test_calls_total", "counter", "select_p_job_test calls HiveD decided.");
   m.Sample("hived_job_test_calls_total", "", static_cast<double>(s.job_test_calls));
   m.Family("hived_job_test_seconds", "gauge",
-           "Time of select_p_job_test calls HiveD decided (recent calls).");
+           "Time of select_p_job_test calls HiveD decided (all calls since slurmctld "
+           "started).");
   m.Sample("hived_job_test_seconds", "stat=\"mean\"", s.job_test_mean_us / 1e6);
+  m.Sample("hived_job_test_seconds", "stat=\"p50\"", s.job_test_p50_us / 1e6);
   m.Sample("hived_job_test_seconds", "stat=\"p99\"", s.job_test_p99_us / 1e6);
   m.Sample("hived_job_test_seconds", "stat=\"max\"", s.job_test_max_us / 1e6);
   m.Family("hived_status_written_timestamp_seconds", "gauge",

@@ -338,6 +338,9 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
   if (json_is_object(timing)) {
     out->job_test_calls = r.Int(timing, "jobTestCalls", "timing", false);
     out->job_test_mean_us = r.Num(timing, "jobTestMeanUs", "timing");
+    // Absent before whole-run percentiles (a status file from an older plugin).
+    if (json_object_get(timing, "jobTestP50Us"))
+      out->job_test_p50_us = r.Num(timing, "jobTestP50Us", "timing");
     out->job_test_p99_us = r.Num(timing, "jobTestP99Us", "timing");
     out->job_test_max_us = r.Num(timing, "jobTestMaxUs", "timing");
   }

@@ -108,7 +108,7 @@ struct Status {
   bool reload_refused = false;
   std::string reload_reason;
   int64_t job_test_calls = 0;
-  double job_test_mean_us = 0, job_test_p99_us = 0, job_test_max_us = 0;
+  double job_test_mean_us = 0, job_test_p50_us = 0, job_test_p99_us = 0, job_test_max_us = 0;
   int64_t preemptions = 0, lazy_preemptions = 0;
 
   // The parsed document, for --json output of its parts.

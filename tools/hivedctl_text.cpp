@@ -286,7 +286,8 @@ std::string StatusText(const Status& s, int64_t now) {
   o << v.Str();
   if (s.job_test_calls)
     o << "\njob_test: " << s.job_test_calls << " calls, mean "
-      << static_cast<int64_t>(s.job_test_mean_us + 0.5) << " us, p99 "
+      << static_cast<int64_t>(s.job_test_mean_us + 0.5) << " us, p50 "
+      << static_cast<int64_t>(s.job_test_p50_us) << " us, p99 "
       << static_cast<int64_t>(s.job_test_p99_us) << " us, max "
       << static_cast<int64_t>(s.job_test_max_us) << " us; preemptions " << s.preemptions
       << ", lazy " << s.lazy_preemptions << "\n";

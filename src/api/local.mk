@@ -4,4 +4,5 @@ libhived_la_SOURCES += \
 	src/api/hived_api.cpp \
 	src/api/snapshot_load.h \
 	src/api/snapshot_load.cpp \
-	src/api/effective_config.cpp
+	src/api/effective_config.cpp \
+	src/api/whatif.cpp

@@ -2,6 +2,9 @@
 // Lazy virtual->physical binding. A virtual cell is bound only while some virtual leaf
 // below it runs a guaranteed job (pinned cells stay bound). Binding walks down from the
 // nearest bound ancestor; a preassigned cell with no binding takes a buddy cell.
+#include <algorithm>
+#include <map>
+
 #include "core/engine.h"
 
 namespace hived {
@@ -54,6 +57,71 @@ CellId Engine::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellI
     p = best;
   }
   return p;
+}
+
+// The rack (cell just above the node) a gang's bindings should land in: the rack of
+// a cell of the job already bound, else, when two or more of its VC cells of node size
+// or more are still unbound, the rack whose free node cells hold them all, idle ones
+// first, tightest fit (topology/tree's best fit), so the gang does not straddle racks
+// while one rack has room for it. kNone: no preference.
+CellId Engine::GangRack(int chain, const std::vector<CellId>& vleaves,
+                        const std::vector<uint8_t>& allowed) const {
+  const Chain& ch = chains_[chain];
+  const int rack = ch.node_level + 1;
+  if (rack > ch.levels) return kNone;
+  std::vector<CellId> roots;
+  for (CellId v : vleaves) {
+    CellId u = v;
+    while (vcells_[u].bound == kNone && vcells_[u].parent != kNone) u = vcells_[u].parent;
+    if (vcells_[u].bound != kNone) {
+      CellId p = vcells_[u].bound;
+      while (p != kNone && pcells_[p].level < rack) p = pcells_[p].parent;
+      if (p != kNone && pcells_[p].level == rack) return p;
+      continue;
+    }
+    if (vcells_[u].level >= ch.node_level &&
+        std::find(roots.begin(), roots.end(), u) == roots.end())
+      roots.push_back(u);
+  }
+  if (roots.size() < 2) return kNone;
+  int64_t need = 0;
+  for (CellId u : roots) need += ch.desc[vcells_[u].level][ch.node_level];
+  // Free node cells per rack: all, and idle ones (no opportunistic job).
+  std::map<CellId, std::pair<int64_t, int64_t>> room;
+  for (int j = ch.node_level; j <= rack; j++)
+    for (const auto* list : {&ch.free_clean[j], &ch.free_busy[j]})
+      for (CellId c : *list) {
+        CellId r = c;
+        while (pcells_[r].level < rack) r = pcells_[r].parent;
+        int64_t n = 0;
+        std::vector<CellId> stack{c};
+        while (!stack.empty()) {
+          CellId x = stack.back();
+          stack.pop_back();
+          if (pcells_[x].level > ch.node_level) {
+            for (int k = 0; k < ch.level_children[pcells_[x].level]; k++)
+              stack.push_back(pcells_[x].first_child + k);
+          } else if (allowed.empty() || allowed[pcells_[x].node]) {
+            n++;
+          }
+        }
+        room[r].first += n;
+        if (pcells_[c].opp == 0) room[r].second += n;
+      }
+  CellId best = kNone;
+  bool best_idle = false;
+  int64_t best_n = 0;
+  for (const auto& [r, n] : room) {
+    bool idle = n.second >= need;
+    if (n.first < need || (best != kNone && best_idle && !idle)) continue;
+    int64_t have = idle ? n.second : n.first;
+    if (best == kNone || idle > best_idle || have < best_n) {
+      best = r;
+      best_idle = idle;
+      best_n = have;
+    }
+  }
+  return best;
 }
 
 bool Engine::BindExact(CellId vleaf, CellId pleaf) {

@@ -157,6 +157,7 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
   };
   // A gang's later pods: a free cell inside the rack (or other cell) `near` that
   // holds its first pod, if the safety margin allows, keeps the gang together.
+  CellId in_near = kNone;
   if (near != kNone) {
     CellId best = kNone;
     std::vector<CellId> stack{near};
@@ -178,8 +179,19 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
         for (int k = 0; k < ch.level_children[p.level]; k++) stack.push_back(p.first_child + k);
     }
     if (best != kNone && (pcells_[best].level == level || CanSplitSafely(best, level)))
-      return split_to(best, level);
+      in_near = best;
   }
+  if (in_near != kNone && pcells_[in_near].opp == 0) return split_to(in_near, level);
+  // An idle cell, at this level or split from a higher one the safety margin can
+  // spare, before one that opportunistic jobs run on: binding there would preempt
+  // them although a free cell of the VC's shape exists.
+  for (int j = level; j <= ch.levels; j++)
+    for (CellId c : ch.free_clean[j])
+      if (allowed_cell(c)) {
+        if (j == level || CanSplitSafely(c, level)) return split_to(c, level);
+        break;
+      }
+  if (in_near != kNone) return split_to(in_near, level);
   CellId c = pick_healthy(level);
   if (c != kNone) {
     FreeErase(c);

@@ -165,6 +165,8 @@ class Engine {
   bool CanTakeSafely(CellId c) const;  // BuddyTake(c) keeps the safety invariant
   // --- binding (binding.cpp) ---
   CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near = kNone);
+  CellId GangRack(int chain, const std::vector<CellId>& vleaves,
+                  const std::vector<uint8_t>& allowed) const;
   bool BindExact(CellId vleaf, CellId pleaf);
   void UnbindUp(CellId vleaf);
   CellId FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root, int min_level);
@@ -181,8 +183,9 @@ class Engine {
   bool IsUnit(CellId v) const;
   // --- scheduling (schedule.cpp, placement.cpp) ---
   Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
+  // idle_only: count only free GPUs that bind to idle physical ones (no opportunistic job).
   bool PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
-                    std::vector<CellId>* vleaves) const;
+                    std::vector<CellId>* vleaves, bool idle_only = false) const;
   bool PlacePhysical(const Request& req, int chain, std::vector<CellId>* pleaves) const;
   void MarkWaiting(const std::string& job, int vc);
   void WaitReason(const Request& req, int vc, CellId pinned_root, const std::vector<int>& chains,
@@ -192,6 +195,10 @@ class Engine {
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
                         Decision* d, std::vector<Job>* undo, int* slot_out);
   void Rollback(int slot, const std::vector<Job>& undo);
+  std::vector<int> Spans(int slot) const;
+  bool CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
+                            const std::vector<CellId>& first, Decision* d, std::vector<Job>* undo,
+                            int* slot);
   CellId FindGpuCell(int32_t node, int32_t gpu, int chain) const;
   // --- fractions (fractions.cpp) ---
   bool ShapeFor(const Request& req, int chain, Request* out, std::string* why) const;

@@ -38,6 +38,7 @@ struct VirtualView {
   int priority;
   const std::vector<uint8_t>& allowed;
   std::vector<CellId> all_units;
+  bool idle_only = false;
 
   int Level(CellId c) const { return e.vcells_[c].level; }
   int NChildren(CellId c) const { return e.chains_[chain].level_children[Level(c)]; }
@@ -48,9 +49,26 @@ struct VirtualView {
   CellId Parent(CellId c) const { return e.vcells_[c].parent; }
   bool LeafUsable(CellId l) const {
     int j = e.vcells_[l].job;
+    if (idle_only) return j < 0 && IdleFree(l) > 0;
     return j < 0 || (preempt && e.jobs_[j].priority < priority);
   }
+  // Free GPUs of c that bind to idle physical ones: a bound cell's idle GPUs (the
+  // whole physical cell is the VC's); below a bound cell, those of the idlest physical
+  // cell its binding can take; else the buddy allocator's choice, idle cells first.
+  int IdleFree(CellId c) const {
+    const VCell& v = e.vcells_[c];
+    if (v.bound != kNone) return std::min(v.vfree, e.pcells_[v.bound].avail);
+    if (v.parent == kNone || e.vcells_[v.parent].bound == kNone) return v.vfree;
+    const PCell& pp = e.pcells_[e.vcells_[v.parent].bound];
+    int best = 0;
+    for (int k = 0; k < NChildren(v.parent); k++) {
+      const PCell& q = e.pcells_[pp.first_child + k];
+      if (q.bound == kNone) best = std::max(best, q.avail);
+    }
+    return std::min(v.vfree, best);
+  }
   std::pair<int, int> Count(CellId c) const {
+    if (idle_only) return {IdleFree(c), 0};
     if (!preempt) return {e.vcells_[c].vfree, 0};
     if (e.scratch_stamp_[c] == e.scratch_epoch_) return e.scratch_count_[c];
     std::pair<int, int> r{0, 0};
@@ -115,14 +133,14 @@ struct VirtualView {
     }
     if (pinned_root != kNone) {
       UnitsUnder(pinned_root, &all_units);
-    } else if (preempt) {
+    } else if (preempt || idle_only) {
       for (const auto& b : vch->unit_by_free) all_units.insert(all_units.end(), b.begin(), b.end());
       std::sort(all_units.begin(), all_units.end());
     }
   }
   template <class F>
   void ForEachUnit(int min_free, bool pack, F f) const {
-    if (all_units.empty() && pinned_root == kNone && !preempt) {
+    if (all_units.empty() && pinned_root == kNone && !preempt && !idle_only) {
       ForEachInBuckets(vch->unit_by_free, min_free, pack, f);
       return;
     }
@@ -526,7 +544,7 @@ void Flatten(const std::vector<std::vector<CellId>>& per_pod, std::vector<CellId
 }  // namespace
 
 bool Engine::PlaceVirtual(const Request& in, int vc, int chain, CellId pinned_root, bool preempt,
-                          std::vector<CellId>* vleaves) const {
+                          std::vector<CellId>* vleaves, bool idle_only) const {
   const VcChain* vch = nullptr;
   for (const auto& x : vcs_[vc].chains)
     if (x.chain == chain) vch = &x;
@@ -543,6 +561,7 @@ bool Engine::PlaceVirtual(const Request& in, int vc, int chain, CellId pinned_ro
       vch->cells_at_level[within].empty())
     within = 0;
   VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}};
+  view.idle_only = idle_only && !preempt;
   view.Prepare();
   Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes, PodLevel(chains_[chain], req),
                              req.grain);

@@ -314,6 +314,76 @@ void Engine::Rollback(int slot, const std::vector<Job>& undo) {
       if (v.guaranteed() == (pass == 0)) Reinstate(v);
 }
 
+// The levels of the smallest physical cells holding each pod of a placed job, then
+// the whole job (top level + 1 when it spans top-level cells): how compact it is.
+std::vector<int> Engine::Spans(int slot) const {
+  const Job& j = jobs_[slot];
+  const int above_top = chains_[j.chain].levels + 1;
+  // Smallest cell holding a and b; kNone when they share no cell.
+  auto join = [&](CellId a, CellId b) {
+    while (pcells_[a].level < pcells_[b].level) a = pcells_[a].parent;
+    while (pcells_[b].level < pcells_[a].level) b = pcells_[b].parent;
+    while (a != b && a != kNone) {
+      a = pcells_[a].parent;
+      b = pcells_[b].parent;
+    }
+    return a;
+  };
+  std::vector<int> out;
+  CellId all = kNone;
+  bool apart = false;
+  for (const auto& pod : j.pods) {
+    CellId c = pod.leaves[0];
+    for (CellId l : pod.leaves)
+      if (c != kNone) c = join(c, l);
+    out.push_back(c == kNone ? above_top : pcells_[c].level);
+    if (c == kNone || apart) {
+      apart = true;
+      continue;
+    }
+    all = all == kNone ? c : join(all, c);
+    apart = all == kNone;
+  }
+  out.push_back(apart ? above_top : pcells_[all].level);
+  return out;
+}
+
+// The job was committed onto GPUs that opportunistic jobs run on (vleaves `first`).
+// A guaranteed job preempts only when no free cell of its VC's shape can be bound: a
+// placement on idle GPUs of the VC's cells is taken instead if one binds without
+// victims and keeps every pod (and the gang) inside cells as small as `first` did;
+// otherwise `first` is committed again.
+bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
+                                  const std::vector<CellId>& first, Decision* d,
+                                  std::vector<Job>* undo, int* slot) {
+  const std::vector<int> shape = Spans(*slot);
+  Rollback(*slot, *undo);
+  // Pods as compact as in `first`: inside one cell of its widest pod's level below the node.
+  Request r = req;
+  const Chain& ch = chains_[chain];
+  const int widest = *std::max_element(shape.begin(), shape.end() - 1);
+  if (r.pod_within_type.empty() && widest > 1 && widest < ch.node_level)
+    r.pod_within_type = ch.level_type[widest];
+  std::vector<CellId> idle;
+  if (PlaceVirtual(r, vc, chain, pinned_root, false, &idle, /*idle_only=*/true)) {
+    Decision a;
+    undo->clear();
+    bool ok = CommitGuaranteed(r, vc, chain, idle, &a, undo, slot) && a.preempted.empty();
+    if (ok) {
+      std::vector<int> span = Spans(*slot);
+      for (size_t i = 0; i < span.size(); i++) ok &= span[i] <= shape[i];
+    }
+    if (ok) {
+      *d = std::move(a);
+      return true;
+    }
+    Rollback(*slot, *undo);
+  }
+  *d = Decision();
+  undo->clear();
+  return CommitGuaranteed(req, vc, chain, first, d, undo, slot);
+}
+
 namespace {
 std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves,
                            const std::vector<PCell>& pcells) {
@@ -388,8 +458,9 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   job_index_[req.job] = slot;
   std::vector<CellId> pleaves;
   bool ok = true;
-  // Later pods bind near the first one: inside the cell just above its node.
-  CellId near = kNone;
+  // Pods bind near each other: inside the cell just above the node of the first one,
+  // or of a rack chosen up front with room for them all.
+  CellId near = GangRack(chain, vleaves, req.allowed);
   for (CellId v : vleaves) {
     CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, req.allowed, near);
     if (p != kNone && near == kNone) {
@@ -617,7 +688,11 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
           found_virtual = true;
           Decision attempt;
           undo.clear();
-          if (CommitGuaranteed(t, vc, c, vleaves, &attempt, &undo, &slot)) {
+          bool committed = CommitGuaranteed(t, vc, c, vleaves, &attempt, &undo, &slot);
+          if (committed && preempt == 0 && !attempt.preempted.empty())
+            committed =
+                CommitWithoutVictims(t, vc, c, pinned_root, vleaves, &attempt, &undo, &slot);
+          if (committed) {
             d.preempted = attempt.preempted;
             d.lazy_preempted = attempt.lazy_preempted;
             placed = true;

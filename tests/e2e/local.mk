@@ -39,8 +39,11 @@ clean-e2e-cluster:
 #   version; "make check-load" the long one (doc/reliability.md).
 # - test_admin (issue 17): the quickstarts followed literally.
 # - test_reload (issue 17): a hived.conf reload never silently undoes a VC guarantee.
+# - test_preempt (issue 18): an owner's job preempts opportunistic work only when
+#   no free cell of its VC's shape can be bound.
 E2E_TESTS = tests/e2e/test_select tests/e2e/test_backfill tests/e2e/test_user \
-	tests/e2e/test_security tests/e2e/test_faults tests/e2e/test_admin tests/e2e/test_reload
+	tests/e2e/test_security tests/e2e/test_faults tests/e2e/test_admin tests/e2e/test_reload \
+	tests/e2e/test_preempt
 if HAVE_SLURM
 check_PROGRAMS += $(E2E_TESTS)
 TESTS += $(E2E_TESTS)
@@ -71,6 +74,8 @@ tests_e2e_test_admin_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_admin_LDADD = $(E2E_LDADD)
 tests_e2e_test_reload_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_reload_LDADD = $(E2E_LDADD)
+tests_e2e_test_preempt_CFLAGS = $(E2E_CFLAGS)
+tests_e2e_test_preempt_LDADD = $(E2E_LDADD)
 
 HIVED_LOAD_JOBS = 1000
 HIVED_LOAD_KILLS = 10

@@ -243,6 +243,66 @@ START_TEST(test_preemption_named)
 }
 END_TEST
 
+/* `hivedctl --json whatif ARGS` once the status holds job `id` (0: none); its output. */
+static char *whatif(int id, const char *args)
+{
+	char *out = NULL;
+
+	/* The status is rewritten within a second of a change: wait for it. */
+	for (int i = 0; id && i < 60; i++) {
+		if (run(NULL, "'%s/hivedctl' job %d", e2e_builddir, id) == 0)
+			break;
+		sleep(1);
+	}
+	ck_assert_msg(run(&out, "'%s/hivedctl' --json whatif %s 2>&1", e2e_builddir, args) == 0,
+		      "hivedctl whatif %s: %s", args, out ? out : "");
+	return out;
+}
+
+/*
+ * hivedctl whatif agrees with slurmctld: a shape that fits starts, and for one
+ * that does not, the pending job's SystemComment gives the reason whatif gave
+ * for the same shape before it was submitted.
+ */
+START_TEST(test_whatif)
+{
+	int held[2], late, i;
+	char *out, *reason, *end, want[512];
+
+	/* The state file (the config whatif reads) is saved at a reconfigure. */
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	out = whatif(0, "-A qs1 --gres=gpu:8");
+	ck_assert_msg(strstr(out, "\"startsNow\":true") && strstr(out, "\"cause\":\"none\""),
+		      "an idle qs1 node does not start a job: %s", out);
+	free(out);
+	for (i = 0; i < 2; i++) {
+		/* A time limit gives the job an end time (MaxTime is INFINITE). */
+		held[i] = user_submit("-A qs1 -N1 --gres=gpu:8 -t 30");
+		ck_assert(wait_job(held[i], "JobState=RUNNING", 60));
+	}
+	/* qs1's two node cells are in use: a third node waits for its quota. */
+	out = whatif(held[1], "-A qs1 --gres=gpu:8");
+	ck_assert_msg(strstr(out, "\"startsNow\":false") &&
+		      strstr(out, "\"cause\":\"vcQuotaInUse\""),
+		      "whatif with qs1's quota in use: %s", out);
+	/* Their time limits give them end times: the estimate is the first one. */
+	ck_assert_msg(strstr(out, "\"estimate\":{\"start\":1"),
+		      "no start estimate from the running jobs' end times: %s", out);
+	reason = strstr(out, "\"reason\":\"");
+	ck_assert(reason);
+	reason += strlen("\"reason\":\"");
+	end = strchr(reason, '"');
+	ck_assert(end);
+	*end = '\0';
+	snprintf(want, sizeof(want), "SystemComment=hived: %s", reason);
+	late = user_submit("-A qs1 -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(late, want, 60), "job %d waits for another reason than whatif's "
+		      "\"%s\": %s", late, reason, job_line(late));
+	free(out);
+	cancel_all();
+}
+END_TEST
+
 /* Wait up to `seconds` until `hivedctl status` shows text, or does not. */
 static bool status_shows(const char *text, bool want, int seconds)
 {
@@ -409,6 +469,7 @@ int main(void)
 	tcase_add_test(tc, test_same_settings);
 	tcase_add_test(tc, test_quickstart);
 	tcase_add_test(tc, test_preemption_named);
+	tcase_add_test(tc, test_whatif);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_offline_check);
 	tcase_add_test(tc, test_down);

@@ -142,7 +142,7 @@ START_TEST(test_status_text) {
   ck_has(sq, "A100-RACK 2 A100-PAIR 16 1 15 8 0\n");
   ck_has(sq, "vc2 1 A100-NODE 8 0 1 0 4 1 0\n");
   ck_has(sq, "vc3 2 A100-SOCKET 8 1 0 2 0 1 2\n");
-  ck_has(t, "job_test: ");
+  ck_has(t, "job_test: 81 calls, mean 197 us, p50 131 us, p99 7296 us, max 7296 us");
   // Numbers right-aligned: "32" ends where the CELLS header ends.
   std::istringstream lines(t);
   std::string line;
@@ -300,6 +300,7 @@ START_TEST(test_metrics) {
   ck_has(m, "hived_lazy_preemptions_total 2\n");
   ck_has(m, "# TYPE hived_preemptions_total counter\n");
   ck_has(m, "hived_job_test_calls_total ");
+  ck_has(m, "hived_job_test_seconds{stat=\"p50\"} 0.000131\n");
   // Every sample line is well formed and belongs to a family declared before it.
   std::regex sample(R"(^([a-z_]+)(\{([a-z_]+="([^"\\]|\\.)*",?)+\})? -?[0-9.e+-]+$)");
   std::istringstream in(m);

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hived_whatif: a job that is only asked about. Everything runs on copies of the
+// engine, so the caller's engine (a live one, or hivedctl's private one) is never
+// changed; the answer is JSON because its readers are a CLI and scripts.
+#include <jansson.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/json_writer.h"
+#include "hived.h"
+
+namespace {
+
+struct EngineDel {
+  void operator()(hived_engine* e) const { hived_engine_free(e); }
+};
+using EnginePtr = std::unique_ptr<hived_engine, EngineDel>;
+
+struct JsonDel {
+  void operator()(json_t* j) const { json_decref(j); }
+};
+using JsonPtr = std::unique_ptr<json_t, JsonDel>;
+
+// hived_inspect*/JSON text → parsed value (NULL on any failure).
+JsonPtr Parsed(hived_rc rc, char* text) {
+  JsonPtr j(rc == HIVED_OK && text ? json_loads(text, 0, nullptr) : nullptr);
+  free(text);
+  return j;
+}
+
+// malloc()ed copy for the caller (NULL when out of memory).
+char* Dup(const std::string& s) {
+  char* p = static_cast<char*>(malloc(s.size() + 1));
+  if (p) memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+int64_t NeededLeaves(const hived_job_request* req) {
+  int64_t n = 0;
+  for (size_t i = 0; i < req->n_members; i++)
+    n += int64_t{req->members[i].pod_number} * req->members[i].leaf_cell_number;
+  return n;
+}
+
+bool EndsWith(const std::string& s, const char* tail) {
+  size_t n = strlen(tail);
+  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+// One word per cause a user can act on. The engine's wait kinds are coarser (a
+// shape that does not fit and GPUs that are bad are both "no cell"); its reasons
+// name the finer cause in fixed words (src/core/schedule.cpp WaitReason).
+const char* Cause(const hived_decision* d, const hived_job_request* req, bool guaranteed) {
+  if (d->outcome == HIVED_PLACED) return "none";
+  if (d->outcome == HIVED_REJECTED) return "rejected";
+  const std::string r = d->reason ? d->reason : "";
+  switch (d->wait_kind) {
+    case HIVED_WAIT_VC_QUOTA:
+      return "vcQuotaInUse";
+    case HIVED_WAIT_PRIORITY:
+      // Outside a pinned cell the engine says this only when the VC has enough
+      // free GPUs: they are scattered among cells its own jobs hold.
+      return req->pinned_cell_id ? "higherPriority" : "fragmented";
+    case HIVED_WAIT_VC_TOO_SMALL:
+      return "largerThanVc";
+    default:
+      break;
+  }
+  if (!guaranteed) return "noIdleCell";
+  if (r.find("no healthy, allowed physical GPUs") != std::string::npos) return "noHealthyCell";
+  if (r.find("only on nodes it may not use") != std::string::npos) return "nodesNotAllowed";
+  if (EndsWith(r, "but not in cells of that shape")) return "fragmented";
+  return "noCell";
+}
+
+// What a victim is, from the engine before the job: VC, class, GPUs.
+void WriteVictim(const hived_engine* e, const char* job, bool lazy, hived::JsonOut* j) {
+  char* text = nullptr;
+  const hived_rc rc = hived_inspect_job(e, job, &text);
+  JsonPtr v = Parsed(rc, text);
+  j->Open('{').Key("job").Val(job);
+  json_t* vc = v ? json_object_get(v.get(), "vc") : nullptr;
+  json_t* cls = v ? json_object_get(v.get(), "class") : nullptr;
+  j->Key("vc").Val(json_is_string(vc) ? json_string_value(vc) : "");
+  j->Key("class").Val(json_is_string(cls) ? json_string_value(cls) : "");
+  int64_t gpus = 0;
+  size_t i;
+  json_t* pod;
+  json_array_foreach(v ? json_object_get(v.get(), "placement") : nullptr, i, pod) {
+    gpus += static_cast<int64_t>(json_array_size(json_object_get(pod, "leaves")));
+  }
+  j->Key("gpus").Val(gpus).Key("lazy").Bool(lazy).Close('}');
+}
+
+void WritePlacement(const hived_decision* d, hived::JsonOut* j) {
+  j->Key("placement").Open('[');
+  for (size_t p = 0; p < d->n_pods; p++) {
+    j->Open('{').Key("node").Val(d->pods[p].node_name).Key("leaves").Open('[');
+    for (int32_t k = 0; k < d->pods[p].n_leaves; k++) j->Val(d->pods[p].leaves[k]);
+    j->Close(']').Close('}');
+  }
+  j->Close(']');
+}
+
+void WritePreempts(const hived_engine* e, const hived_decision* d, hived::JsonOut* j) {
+  j->Key("preempts").Open('[');
+  for (size_t i = 0; i < d->n_preempted; i++) WriteVictim(e, d->preempted[i], false, j);
+  for (size_t i = 0; i < d->n_lazy_preempted; i++) WriteVictim(e, d->lazy_preempted[i], true, j);
+  j->Close(']');
+}
+
+// Doomed cells of a VC: its cells no healthy free physical cell can serve.
+int64_t DoomedCells(const hived_engine* e, const char* vc) {
+  if (!vc) return 0;
+  char* text = nullptr;
+  const hived_rc rc = hived_inspect(e, vc, &text);
+  JsonPtr v = Parsed(rc, text);
+  int64_t n = 0;
+  size_t i;
+  json_t* c;
+  json_array_foreach(v ? json_object_get(v.get(), "cells") : nullptr, i, c) {
+    n += json_integer_value(json_object_get(c, "doomed"));
+  }
+  return n;
+}
+
+struct Ending {
+  std::string job;
+  int64_t end;
+};
+
+// Backfill's way (select_hooks.c _will_run_nodes): on a copy, end the running jobs
+// in the order their end times say and ask again after each end time; the first
+// time the job fits is the estimate. Jobs without an end time never end here.
+void WriteEstimate(const hived_engine* e, const hived_job_request* req, const hived_job_end* ends,
+                   size_t n_ends, int64_t now, const char* cause, hived::JsonOut* j) {
+  j->Key("estimate").Open('{');
+  if (!strcmp(cause, "rejected") || !strcmp(cause, "largerThanVc")) {
+    j->Key("start").Raw("null").Key("why").Val(
+        !strcmp(cause, "rejected")
+            ? "no end of running jobs makes the job fit: it can never run as asked"
+            : "no end of running jobs makes a VC bigger: it starts once its quota grows");
+    j->Close('}');
+    return;
+  }
+  hived_engine* raw = nullptr;
+  if (hived_engine_clone(e, &raw) != HIVED_OK) throw std::bad_alloc();
+  EnginePtr c(raw);
+  std::vector<Ending> order;
+  size_t unknown = 0;
+  for (size_t i = 0; i < n_ends; i++) {
+    if (!ends[i].job || !hived_job_exists(e, ends[i].job)) continue;
+    if (ends[i].end <= 0) continue;
+    order.push_back({ends[i].job, std::max(ends[i].end, now)});
+  }
+  const char* const* names = nullptr;
+  size_t n_jobs = hived_job_list(c.get(), &names);
+  unknown = n_jobs > order.size() ? n_jobs - order.size() : 0;
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Ending& a, const Ending& b) { return a.end < b.end; });
+  std::vector<std::string> after;
+  for (size_t k = 0; k < order.size();) {
+    const int64_t t = order[k].end;
+    for (; k < order.size() && order[k].end == t; k++) {
+      (void)hived_finish(c.get(), order[k].job.c_str());
+      after.push_back(order[k].job);
+    }
+    const hived_decision* d = nullptr;
+    if (hived_submit(c.get(), req, 1, &d) != HIVED_OK || !d || d->outcome != HIVED_PLACED) continue;
+    j->Key("start").Val(t).Key("afterJobs").Open('[');
+    for (const auto& a : after) j->Val(a);
+    j->Close(']');
+    WritePlacement(d, j);
+    WritePreempts(e, d, j);
+    j->Close('}');
+    return;
+  }
+  std::string why = "the running jobs' end times never free cells of that shape";
+  if (unknown)
+    why += " (" + std::to_string(unknown) + " running job" + (unknown == 1 ? " has" : "s have") +
+           " no known end time)";
+  j->Key("start").Raw("null").Key("why").Val(why).Close('}');
+}
+
+}  // namespace
+
+extern "C" hived_rc hived_whatif(const hived_engine* e, const hived_job_request* req,
+                                 const hived_job_end* ends, size_t n_ends, int64_t now,
+                                 char** json) {
+  if (!json) return HIVED_EINVAL;
+  *json = nullptr;
+  if (!e || !req) return HIVED_EINVAL;
+  if (n_ends && !ends) return HIVED_EINVAL;
+  try {
+    hived_engine* raw = nullptr;
+    hived_rc rc = hived_engine_clone(e, &raw);
+    if (rc != HIVED_OK) return rc;
+    EnginePtr c(raw);
+    const hived_decision* d = nullptr;
+    rc = hived_submit(c.get(), req, 1, &d);
+    if (rc != HIVED_OK) {
+      // The request itself is wrong (unknown cell type, pinned cell of another VC):
+      // the sentence goes where the caller looks for errors, on its own engine.
+      hived::JsonOut j;
+      j.Open('{').Key("error").Val(hived_last_error(c.get())).Close('}');
+      *json = Dup(j.str());
+      return *json ? rc : HIVED_ENOMEM;
+    }
+    const bool guaranteed = req->priority >= 0 && req->vc;
+    const char* cause = Cause(d, req, guaranteed);
+    hived::JsonOut j;
+    j.Open('{').Key("job").Val(req->job ? req->job : "");
+    j.Key("vc").Val(req->vc ? req->vc : "");
+    j.Key("class").Val(guaranteed ? "guaranteed" : "opportunistic");
+    j.Key("priority").Val(req->priority);
+    j.Key("gpus").Val(NeededLeaves(req));
+    j.Key("vcFreeGpus").Val(req->vc ? hived_vc_free_leaves(e, req->vc) : int64_t{-1});
+    j.Key("startsNow").Bool(d->outcome == HIVED_PLACED);
+    j.Key("outcome").Val(d->outcome == HIVED_PLACED    ? "placed"
+                         : d->outcome == HIVED_WAITING ? "waiting"
+                                                       : "rejected");
+    j.Key("cause").Val(cause);
+    j.Key("reason").Val(d->reason ? d->reason : "");
+    if (!strcmp(cause, "noHealthyCell")) j.Key("doomedCells").Val(DoomedCells(e, req->vc));
+    if (d->outcome == HIVED_PLACED) {
+      WritePlacement(d, &j);
+      WritePreempts(e, d, &j);
+    } else {
+      WriteEstimate(e, req, ends, n_ends, now, cause, &j);
+    }
+    j.Close('}');
+    *json = Dup(j.str());
+    return *json ? HIVED_OK : HIVED_ENOMEM;
+  } catch (...) {
+    return HIVED_ENOMEM;
+  }
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_preempt.c - an owner's job preempts opportunistic work only when no
+ * free cell of its VC's shape can be bound (issue 18, item 2).
+ *
+ * Its own cluster (scripts/hived-cluster: 4 nodes x 8 fake GPUs, 2 sockets,
+ * 2 racks of 2 nodes, preempt/qos with QOS scavenger opportunistic): account
+ * "own" has 2 node cells, "other" 1 node cell, so one node is nobody's. Jobs
+ * of both accounts run opportunistically beside guaranteed ones; guaranteed
+ * jobs then arrive while idle nodes remain, and must start without requeueing
+ * anyone. Before the fix they bound their VC cells to the nodes the
+ * opportunistic jobs ran on and preempted them. Needs root (exit 77 otherwise).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e_main.h"
+#include "run.h"
+#include "slurm_jobs.h"
+
+#define NODES 4
+#define GPUS 8
+
+/* The single node a running job is on. */
+static void node_of(int id, char *node, size_t len)
+{
+	alloc_t a;
+
+	job_alloc(id, &a);
+	ck_assert_msg(a.n == 1, "job %d is on %d nodes, expected 1", id, a.n);
+	snprintf(node, len, "%s", a.node[0]);
+}
+
+static void assert_untouched(int opp, const char *why)
+{
+	ck_assert_msg(job_has(opp, "JobState=RUNNING") && job_has(opp, "Restarts=0"),
+		      "opportunistic job %d was preempted %s: %s", opp, why, job_line(opp));
+}
+
+START_TEST(test_up)
+{
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority multifactor --vc-quotas own=16,other=8");
+	e2e_log_from_start();
+	ck_assert(e2e_log_has("select/hived: loaded"));
+}
+END_TEST
+
+START_TEST(test_free_cells_before_preemption)
+{
+	char n_a1[32], n_o1[32], n_b1[32], n_o2[32], n_a2[32], n_a3[32], n_a4[32];
+	int a1, o1, b1, o2, a2, a3, a4;
+
+	/* own's first node cell binds a node; opportunistic work spreads to a
+	 * node without guaranteed work, and one job is sent beside a1. */
+	a1 = submit("-A own -N1 --gres=gpu:4");
+	ck_assert(wait_job(a1, "JobState=RUNNING", 120));
+	node_of(a1, n_a1, sizeof(n_a1));
+	o1 = submit("-A other --qos=scavenger -N1 --gres=gpu:1");
+	ck_assert(wait_job(o1, "JobState=RUNNING", 120));
+	node_of(o1, n_o1, sizeof(n_o1));
+	ck_assert_msg(strcmp(n_o1, n_a1) != 0, "opportunistic job %d went beside guaranteed work on %s",
+		      o1, n_o1);
+	{
+		char args[96];
+
+		snprintf(args, sizeof(args), "-A own --qos=scavenger -N1 --gres=gpu:4 -w %s", n_a1);
+		o2 = submit(args);
+	}
+	ck_assert(wait_job(o2, "JobState=RUNNING", 120));
+	node_of(o2, n_o2, sizeof(n_o2));
+	e2e_mark_log();
+
+	/* A whole node for "other": two nodes are idle, o1's node is not. */
+	b1 = submit("-A other -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(b1, "JobState=RUNNING", 120), "other's job %d did not start", b1);
+	node_of(b1, n_b1, sizeof(n_b1));
+	assert_untouched(o1, "for a whole node while idle nodes remained");
+	ck_assert_str_ne(n_b1, n_o1);
+
+	/* 4 GPUs for "own": its bound node has 4 free GPUs, all under o2; its
+	 * second node cell binds the idle node instead. */
+	a2 = submit("-A own -N1 --gres=gpu:4");
+	ck_assert_msg(wait_job(a2, "JobState=RUNNING", 120), "own's job %d did not start", a2);
+	node_of(a2, n_a2, sizeof(n_a2));
+	assert_untouched(o2, "for 4 GPUs while an idle node remained");
+	ck_assert_str_ne(n_a2, n_a1);
+	a3 = submit("-A own -N1 --gres=gpu:4");
+	ck_assert_msg(wait_job(a3, "JobState=RUNNING", 120), "own's job %d did not start", a3);
+	node_of(a3, n_a3, sizeof(n_a3));
+	assert_untouched(o2, "for 4 GPUs while own's second node had 4 idle");
+	ck_assert_str_eq(n_a3, n_a2);
+	assert_untouched(o1, "by own's jobs");
+	ck_assert_msg(!e2e_log_has("preempts"), "slurmctld.log shows a preemption");
+
+	/* own's last free GPUs are those o2 borrowed: now the owner takes them. */
+	a4 = submit("-A own -N1 --gres=gpu:4");
+	ck_assert_msg(wait_job(o2, "Restarts=1", 120),
+		      "own's job %d did not take back the GPUs of opportunistic job %d", a4, o2);
+	ck_assert(wait_job(a4, "JobState=RUNNING", 120));
+	node_of(a4, n_a4, sizeof(n_a4));
+	ck_assert_str_eq(n_a4, n_o2);
+	assert_untouched(o1, "when own took back its own node");
+	cancel_all();
+}
+END_TEST
+
+START_TEST(test_down)
+{
+	cancel_all();
+	e2e_cluster_down();
+}
+END_TEST
+
+int main(void)
+{
+	TCase *tc;
+	int rc = e2e_init("preempt");
+
+	if (rc)
+		return rc;
+	tc = tcase_create("preempt");
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_free_cells_before_preemption);
+	tcase_add_test(tc, test_down);
+	return e2e_run("preempt", tc);
+}

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hivedctl whatif on saved states. tests/hivedctl/whatif/ holds one hived.conf
+// (2 racks x 2 nodes x 8 V100; VC A owns 2 nodes, VC B 1 node + 2 sockets;
+// QOS scavenger is opportunistic), the state file select/hived saves
+// (hived_state.json) and the status files it writes, one per situation:
+//   busy:  a1 (A, 8 GPUs), b1 (B, 4), o1 (B's opportunistic, 8)
+//   full:  busy + b2 (B, 4) + o2 (opportunistic, 8): every GPU in use
+//   frag:  a1 and a2 (A, 2 GPUs each) share one of A's node cells: 12 of A's
+//          GPUs free, but only one node cell with 6 free
+//   bad:   busy with r1n0 and r1n1 drained
+// They were written by this program (test_whatif --write-fixtures DIR) from the
+// engine itself, in the format src/slurm/hived_status.c writes.
+#include <jansson.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+// After the C++ headers: check.h defines a fail() macro.
+#include <check.h>
+
+#include "../check_run.h"
+#include "hived.h"
+#include "hivedctl_model.h"
+#include "hivedctl_whatif.h"
+
+using namespace hivedctl;
+
+namespace {
+
+const int64_t kWritten = 1795275964;  // the fixtures' "written" time
+
+std::string Read(const std::string& name) {
+  std::ifstream in(std::string(HIVEDCTL_FIXTURES) + "/whatif/" + name);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool Has(const std::string& text, const std::string& want) {
+  return text.find(want) != std::string::npos;
+}
+
+#define ck_has(text, want)                                                            \
+  ck_assert_msg(Has(text, want), "missing \"%s\" in:\n%s", std::string(want).c_str(), \
+                std::string(text).c_str())
+
+struct JsonDel {
+  void operator()(json_t* j) const { json_decref(j); }
+};
+
+// One whatif against a saved situation; the answer parsed.
+struct Answer {
+  int rc = -1;
+  std::string json, err, text;
+  std::unique_ptr<json_t, JsonDel> root;
+  // Owned by root: valid inside Check's macros, which keep the pointer.
+  const char* S(const char* key) const {
+    const char* s = json_string_value(json_object_get(root.get(), key));
+    return s ? s : "";
+  }
+  json_t* Get(const char* key) const { return json_object_get(root.get(), key); }
+};
+
+Answer Ask(const char* situation, std::vector<std::string> args, const std::string& ends = "") {
+  Answer a;
+  Status st;
+  std::string err;
+  ck_assert_msg(Parse(Read(std::string("status-") + situation + ".json"), &st, &err), "%s",
+                err.c_str());
+  const std::string config = WhatifConfig(st, Read("hived_state.json"), &err);
+  ck_assert_msg(!config.empty(), "%s", err.c_str());
+  hived_engine* e = nullptr;
+  ck_assert_msg(WhatifEngine(st, config, &e, &err), "%s", err.c_str());
+  char* before = nullptr;
+  ck_assert_int_eq(hived_snapshot(e, &before), HIVED_OK);
+
+  WhatifAsk ask;
+  std::vector<char*> argv;
+  args.insert(args.begin(), "hivedctl");
+  for (auto& s : args) argv.push_back(&s[0]);
+  for (int i = 1; i < static_cast<int>(argv.size()); i++)
+    ck_assert_msg(TakeWhatifOption(static_cast<int>(argv.size()), argv.data(), &i, &ask, &err) == 1,
+                  "option %s: %s", argv[i], err.c_str());
+  a.rc = Whatif(e, config, ask, ParseEnds(ends), kWritten, &a.json, &a.err);
+
+  // The engine it asked is as it was: a whatif changes nothing.
+  char* after = nullptr;
+  ck_assert_int_eq(hived_snapshot(e, &after), HIVED_OK);
+  ck_assert_str_eq(before, after);
+  free(before);
+  free(after);
+  hived_engine_free(e);
+  if (a.rc == 0) {
+    a.root.reset(json_loads(a.json.c_str(), 0, nullptr));
+    ck_assert_msg(a.root != nullptr, "not JSON: %s", a.json.c_str());
+    a.text = WhatifText(a.json, kWritten);
+  }
+  return a;
+}
+
+int64_t EstimateStart(const Answer& a) {
+  json_t* s = json_object_get(a.Get("estimate"), "start");
+  return json_is_integer(s) ? json_integer_value(s) : -1;
+}
+
+// Nodes of a placement, in order.
+std::string Nodes(json_t* placement) {
+  std::string out;
+  size_t i;
+  json_t* p;
+  json_array_foreach(placement, i, p) {
+    out += std::string(i ? "," : "") + json_string_value(json_object_get(p, "node"));
+  }
+  return out;
+}
+
+START_TEST(test_starts_now) {
+  Answer a = Ask("busy", {"-A", "A", "--gpus-per-node=8"});
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert(json_is_true(a.Get("startsNow")));
+  ck_assert_str_eq(a.S("cause"), "none");
+  ck_assert_str_eq(a.S("class"), "guaranteed");
+  ck_assert_int_eq(json_integer_value(a.Get("vcFreeGpus")), 8);
+  // A's free node cell binds to the idle node, not to o1's.
+  const std::string nodes = Nodes(a.Get("placement"));
+  ck_assert_str_eq(nodes.c_str(), "r1n1");
+  ck_assert_int_eq(json_array_size(a.Get("preempts")), 0);
+  ck_has(a.text, "Starts now on r1n1:0-7");
+  // The account is matched as Slurm matches accounts: case-insensitively.
+  Answer b = Ask("busy", {"--account=a", "--gres=gpu:v100:2"});
+  ck_assert_int_eq(b.rc, 0);
+  ck_assert_str_eq(b.S("vc"), "A");
+  ck_assert(json_is_true(b.Get("startsNow")));
+}
+END_TEST
+
+START_TEST(test_vc_quota_in_use_and_estimate) {
+  // A holds a1 on one of its two node cells: two nodes more must wait for a1.
+  const std::string ends = "1|" + std::to_string(kWritten + 7200) + "\n" + "a1|" +
+                           std::to_string(kWritten + 3600) + "\n" + "o1|N/A\n";
+  Answer a = Ask("busy", {"-A", "A", "-N", "2", "--gpus-per-node", "8"}, ends);
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert(json_is_false(a.Get("startsNow")));
+  ck_assert_str_eq(a.S("cause"), "vcQuotaInUse");
+  ck_has(a.S("reason"), "quota is in use: 8 free GPUs in its cells, the job needs 16");
+  ck_assert_int_eq(EstimateStart(a), kWritten + 3600);
+  json_t* after = json_object_get(a.Get("estimate"), "afterJobs");
+  ck_assert_int_eq(json_array_size(after), 1);
+  ck_assert_str_eq(json_string_value(json_array_get(after, 0)), "a1");
+  ck_has(a.text, "Waits: the VC's quota is in use");
+  ck_has(a.text, "after job a1 ends");
+  // Without end times there is no estimate, and the answer says why.
+  Answer b = Ask("busy", {"-A", "A", "-N", "2", "--gpus-per-node", "8"});
+  ck_assert_int_eq(EstimateStart(b), -1);
+  ck_has(b.text, "no known end time");
+}
+END_TEST
+
+START_TEST(test_fragmented) {
+  Answer a =
+      Ask("frag", {"-A", "A", "-N", "2", "--gpus-per-node=6"},
+          "a2|" + std::to_string(kWritten + 600) + "\na1|" + std::to_string(kWritten + 300) + "\n");
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert(json_is_false(a.Get("startsNow")));
+  ck_assert_int_eq(json_integer_value(a.Get("vcFreeGpus")), 12);
+  ck_assert_str_eq(a.S("cause"), "fragmented");
+  ck_has(a.text, "fragmented");
+  // Once a1 ends, its node cell has 6 GPUs free beside a2's.
+  ck_assert_int_eq(EstimateStart(a), kWritten + 300);
+  json_t* after = json_object_get(a.Get("estimate"), "afterJobs");
+  ck_assert_int_eq(json_array_size(after), 1);
+  ck_has(a.text, "after job a1 ends");
+}
+END_TEST
+
+START_TEST(test_preempts_opportunistic) {
+  Answer a = Ask("full", {"-A", "A", "--gpus-per-node=8"});
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert(json_is_true(a.Get("startsNow")));
+  json_t* pre = a.Get("preempts");
+  ck_assert_int_eq(json_array_size(pre), 1);
+  json_t* v = json_array_get(pre, 0);
+  const std::string victim = json_string_value(json_object_get(v, "job"));
+  ck_assert_msg(victim == "o1" || victim == "o2", "victim %s", victim.c_str());
+  ck_assert_str_eq(json_string_value(json_object_get(v, "class")), "opportunistic");
+  ck_assert_int_eq(json_integer_value(json_object_get(v, "gpus")), 8);
+  ck_has(a.text, "Preempts:\n  job " + victim);
+  // With lazy preemption asked of nobody, the victim is killed, not demoted.
+  ck_assert(json_is_false(json_object_get(v, "lazy")));
+}
+END_TEST
+
+START_TEST(test_larger_than_vc) {
+  Answer a = Ask("busy", {"-A", "B", "-N", "3", "--gpus-per-node=8"},
+                 "b1|" + std::to_string(kWritten + 60) + "\n");
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_str_eq(a.S("cause"), "largerThanVc");
+  ck_assert_int_eq(EstimateStart(a), -1);
+  ck_has(a.text, "larger than its VC");
+  ck_has(a.text, "quota grows");
+}
+END_TEST
+
+START_TEST(test_no_healthy_cell) {
+  Answer a = Ask("bad", {"-A", "A", "--gpus-per-node=8"});
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert(json_is_false(a.Get("startsNow")));
+  ck_assert_str_eq(a.S("cause"), "noHealthyCell");
+  ck_assert_int_ge(json_integer_value(a.Get("doomedCells")), 1);
+  ck_has(a.text, "no healthy cell");
+}
+END_TEST
+
+START_TEST(test_opportunistic_qos) {
+  // scavenger is an opportunistic QOS: idle GPUs only, and the cluster is full.
+  const std::string ends =
+      "o2|" + std::to_string(kWritten + 120) + "\na1|" + std::to_string(kWritten + 60) + "\n";
+  Answer a = Ask("full", {"-A", "A", "-q", "scavenger", "--gpus=4"}, ends);
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_str_eq(a.S("class"), "opportunistic");
+  ck_assert_str_eq(a.S("cause"), "noIdleCell");
+  ck_assert_int_eq(EstimateStart(a), kWritten + 60);
+  // --hived-opportunistic lowers a guaranteed QOS the same way; idle GPUs: starts.
+  Answer b = Ask("busy", {"-A", "A", "--hived-opportunistic", "--gpus=4"});
+  ck_assert_str_eq(b.S("class"), "opportunistic");
+  ck_assert(json_is_true(b.Get("startsNow")));
+}
+END_TEST
+
+START_TEST(test_request_errors) {
+  Answer a = Ask("busy", {"-A", "A", "--gpus=8", "--hived-within=NOPE"});
+  ck_assert_int_eq(a.rc, 1);
+  ck_has(a.err, "--hived-within (withinCellType: unknown cell type 'NOPE'");
+  Answer b = Ask("busy", {"-A", "A", "-N", "3", "--gpus=8"});
+  ck_assert_int_eq(b.rc, 1);
+  ck_has(b.err, "does not split evenly over 3 nodes");
+  Answer c = Ask("busy", {"-A", "A"});
+  ck_assert_int_eq(c.rc, 1);
+  ck_has(c.err, "needs GPUs");
+
+  WhatifAsk ask;
+  std::string err;
+  const char* bad[][2] = {
+      {"-N", "0"}, {"--gpus", "x"}, {"--gres", "mem:4"}, {"--priority", "2000"}};
+  for (auto& p : bad) {
+    char* argv[] = {const_cast<char*>("hivedctl"), const_cast<char*>(p[0]),
+                    const_cast<char*>(p[1])};
+    int i = 1;
+    err.clear();
+    ck_assert_int_eq(TakeWhatifOption(3, argv, &i, &ask, &err), -1);
+    ck_has(err, p[0]);
+  }
+}
+END_TEST
+
+START_TEST(test_parse_ends) {
+  auto v = ParseEnds("12|1795280000\n13|N/A\n14|2026-11-24T02:00:00\nnoise\n15|Unknown\n");
+  ck_assert_int_eq(v.size(), 4);
+  ck_assert_str_eq(v[0].first.c_str(), "12");
+  ck_assert_int_eq(v[0].second, 1795280000);
+  ck_assert_int_eq(v[1].second, 0);
+  struct tm tm {};
+  strptime("2026-11-24T02:00:00", "%Y-%m-%dT%H:%M:%S", &tm);
+  tm.tm_isdst = -1;
+  ck_assert_int_eq(v[2].second, mktime(&tm));
+  ck_assert_int_eq(v[3].second, 0);
+}
+END_TEST
+
+START_TEST(test_config_from_status) {
+  // A status that carries its own config needs no state file.
+  Status st;
+  std::string err;
+  std::string text = Read("status-busy.json");
+  text = "{\"config\":" + Read("hived.conf") + "," + text.substr(1);
+  ck_assert(Parse(text, &st, &err));
+  ck_assert(!WhatifConfig(st, "", &err).empty());
+  Status plain;
+  ck_assert(Parse(Read("status-busy.json"), &plain, &err));
+  err.clear();
+  ck_assert(WhatifConfig(plain, "", &err).empty());
+  ck_has(err, "no state file");
+  ck_assert(WhatifConfig(plain, "{\"version\":1}", &err).empty());
+  ck_has(err, "\"config\"");
+}
+END_TEST
+
+// --- writing the fixtures --------------------------------------------------
+
+struct JobSpec {
+  const char* job;
+  const char* vc;
+  int priority;
+  int pods, per_pod;
+};
+
+void Submit(hived_engine* e, const JobSpec& j) {
+  hived_member m{j.pods, j.per_pod};
+  hived_job_request r{};
+  r.job = j.job;
+  r.vc = j.vc;
+  r.priority = j.priority;
+  r.members = &m;
+  r.n_members = 1;
+  r.distinct_nodes = 1;
+  const hived_decision* d = nullptr;
+  if (hived_submit(e, &r, 0, &d) != HIVED_OK || d->outcome != HIVED_PLACED) {
+    fprintf(stderr, "fixture job %s not placed: %s\n", j.job, d ? d->reason : hived_last_error(e));
+    exit(2);
+  }
+}
+
+std::string Take(char* s) {
+  std::string out = s ? s : "null";
+  free(s);
+  return out;
+}
+
+// As src/slurm/hived_status.c composes it.
+std::string StatusOf(hived_engine* e) {
+  char* s = nullptr;
+  std::string out = "{\"version\":1,\"written\":" + std::to_string(kWritten) +
+                    ",\"slurmVersion\":\"22.05.8\",\"cluster\":";
+  (void)hived_inspect(e, nullptr, &s);
+  out += Take(s) + ",\"topology\":";
+  s = nullptr;
+  (void)hived_inspect_topology(e, &s);
+  out += Take(s) + ",\"jobs\":[";
+  const char* const* names = nullptr;
+  size_t n = hived_job_list(e, &names);
+  for (size_t i = 0; i < n; i++) {
+    s = nullptr;
+    (void)hived_inspect_job(e, names[i], &s);
+    out += std::string(i ? "," : "") + Take(s);
+  }
+  out += "],\"pending\":[],\"refused\":[],\"lastReload\":{\"time\":" + std::to_string(kWritten) +
+         ",\"refused\":false}}\n";
+  return out;
+}
+
+void Write(const std::string& dir, const std::string& name, const std::string& text) {
+  std::ofstream out(dir + "/" + name);
+  out << text;
+}
+
+int WriteFixtures(const std::string& dir) {
+  char err[512] = "";
+  hived_engine* e = nullptr;
+  if (hived_engine_new(Read("hived.conf").c_str(), &e, err, sizeof(err)) != HIVED_OK) {
+    fprintf(stderr, "hived.conf: %s\n", err);
+    return 2;
+  }
+  Submit(e, {"a1", "A", 0, 1, 8});
+  Submit(e, {"b1", "B", 0, 1, 4});
+  Submit(e, {"o1", "B", HIVED_PRIORITY_OPPORTUNISTIC, 1, 8});
+  Write(dir, "status-busy.json", StatusOf(e));
+  char* snap = nullptr;
+  (void)hived_snapshot(e, &snap);
+  Write(dir, "hived_state.json", Take(snap) + "\n");
+  hived_engine* bad = nullptr;
+  (void)hived_engine_clone(e, &bad);
+  (void)hived_set_node_health(bad, "r1n0", 0);
+  (void)hived_set_node_health(bad, "r1n1", 0);
+  Write(dir, "status-bad.json", StatusOf(bad));
+  hived_engine_free(bad);
+  Submit(e, {"b2", "B", 0, 1, 4});
+  Submit(e, {"o2", nullptr, HIVED_PRIORITY_OPPORTUNISTIC, 1, 8});
+  Write(dir, "status-full.json", StatusOf(e));
+  hived_engine_free(e);
+
+  if (hived_engine_new(Read("hived.conf").c_str(), &e, err, sizeof(err)) != HIVED_OK) return 2;
+  Submit(e, {"a1", "A", 0, 1, 2});
+  Submit(e, {"a2", "A", 0, 1, 2});
+  Write(dir, "status-frag.json", StatusOf(e));
+  hived_engine_free(e);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && !strcmp(argv[1], "--write-fixtures")) return WriteFixtures(argv[2]);
+  Suite* s = suite_create("hivedctl whatif");
+  TCase* tc = tcase_create("whatif");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_starts_now);
+  tcase_add_test(tc, test_vc_quota_in_use_and_estimate);
+  tcase_add_test(tc, test_fragmented);
+  tcase_add_test(tc, test_preempts_opportunistic);
+  tcase_add_test(tc, test_larger_than_vc);
+  tcase_add_test(tc, test_no_healthy_cell);
+  tcase_add_test(tc, test_opportunistic_qos);
+  tcase_add_test(tc, test_request_errors);
+  tcase_add_test(tc, test_parse_ends);
+  tcase_add_test(tc, test_config_from_status);
+  suite_add_tcase(s, tc);
+  return check_run(s, CK_NORMAL, CK_FORK_GETENV);
+}

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "hivedctl_whatif.h"
+
+#include <jansson.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <sstream>
+
+#include "cli_args.h"
+#include "hivedctl_views.h"
+
+namespace hivedctl {
+namespace {
+
+struct JsonDel {
+  void operator()(json_t* j) const { json_decref(j); }
+};
+using JsonPtr = std::unique_ptr<json_t, JsonDel>;
+
+bool ParseCount(const std::string& v, int lo, int* out) {
+  long x = 0;
+  if (!hived_tools::ParseLong(v, lo, &x) || x > 9999999) return false;
+  *out = static_cast<int>(x);
+  return true;
+}
+
+// "[TYPE:]N" of --gpus / --gpus-per-node, "gpu[:TYPE]:N" of --gres.
+bool ParseGpus(std::string v, bool gres, std::string* type, int* n) {
+  if (gres) {
+    if (v.rfind("gpu:", 0) != 0) return false;
+    v = v.substr(4);
+  }
+  size_t colon = v.rfind(':');
+  if (colon != std::string::npos) {
+    *type = v.substr(0, colon);
+    v = v.substr(colon + 1);
+    if (type->empty()) return false;
+  }
+  return ParseCount(v, 1, n);
+}
+
+const char* Str(json_t* o, const char* key) {
+  const char* s = json_string_value(json_object_get(o, key));
+  return s ? s : "";
+}
+
+// Engine node index of a status node name, with its GPUs.
+struct PodStore {
+  std::vector<std::vector<int32_t>> leaves;
+  std::vector<hived_pod> pods;
+};
+
+bool AddJob(hived_engine* e, const Job& j, std::string* err) {
+  PodStore ps;
+  ps.leaves.reserve(j.placement.size());
+  for (const auto& p : j.placement) {
+    ps.leaves.emplace_back(p.leaves.begin(), p.leaves.end());
+    hived_pod pod{};
+    pod.node = hived_node_index(e, p.node.c_str());
+    pod.node_name = p.node.c_str();
+    pod.leaves = ps.leaves.back().data();
+    pod.n_leaves = static_cast<int32_t>(ps.leaves.back().size());
+    ps.pods.push_back(pod);
+  }
+  std::vector<hived_member> members;
+  for (const auto& p : j.placement) members.push_back({1, static_cast<int32_t>(p.leaves.size())});
+  hived_job_request req{};
+  req.job = j.job.c_str();
+  req.vc = j.vc.empty() ? nullptr : j.vc.c_str();
+  // A job without a VC the config knows runs opportunistically, as in slurmctld.
+  req.priority =
+      (j.cls == "guaranteed" && req.vc) ? std::max(j.priority, 0) : HIVED_PRIORITY_OPPORTUNISTIC;
+  req.members = members.data();
+  req.n_members = members.size();
+  req.distinct_nodes = 1;
+  int demoted = 0;
+  hived_rc rc = hived_add_running(e, &req, ps.pods.data(), ps.pods.size(), &demoted);
+  if (rc == HIVED_OK) return true;
+  *err = "running job " + j.job + ": " + hived_last_error(e);
+  return false;
+}
+
+std::string Pods(json_t* placement) {
+  std::string out;
+  size_t i;
+  json_t* p;
+  json_array_foreach(placement, i, p) {
+    std::vector<int> v;
+    size_t k;
+    json_t* g;
+    json_array_foreach(json_object_get(p, "leaves"), k, g) {
+      v.push_back(static_cast<int>(json_integer_value(g)));
+    }
+    out += std::string(i ? " " : "") + Str(p, "node") + ":" + Ranges(v);
+  }
+  return out;
+}
+
+std::string Victims(json_t* preempts) {
+  std::string out;
+  size_t i;
+  json_t* v;
+  json_array_foreach(preempts, i, v) {
+    std::string vc = Str(v, "vc");
+    out += std::string("  job ") + Str(v, "job") + " (" + (vc.empty() ? "no VC" : vc) + ", " +
+           Str(v, "class") + ", " + std::to_string(json_integer_value(json_object_get(v, "gpus"))) +
+           " GPUs)" +
+           (json_is_true(json_object_get(v, "lazy")) ? ": lazy-preempted, runs on as opportunistic"
+                                                     : ": killed (requeued if Slurm requeues it)") +
+           "\n";
+  }
+  return out;
+}
+
+const char* CauseText(const std::string& cause) {
+  if (cause == "vcQuotaInUse") return "the VC's quota is in use";
+  if (cause == "fragmented") return "the VC's free cells are fragmented: enough GPUs, wrong shape";
+  if (cause == "noHealthyCell") return "no healthy cell: the VC's cells are doomed or bad";
+  if (cause == "higherPriority") return "the cells it fits hold jobs it may not preempt";
+  if (cause == "nodesNotAllowed") return "free cells only on nodes it may not use";
+  if (cause == "largerThanVc") return "larger than its VC";
+  if (cause == "noIdleCell") return "no idle cells of that shape for opportunistic work";
+  if (cause == "rejected") return "it can never run as asked";
+  return "no cells of that shape";
+}
+
+}  // namespace
+
+int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string* err) {
+  std::string a = argv[*i], name = a, val;
+  bool has_val = false;
+  size_t eq = a.find('=');
+  if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+    name = a.substr(0, eq);
+    val = a.substr(eq + 1);
+    has_val = true;
+  }
+  static const char* const kFlags[] = {"--hived-lazy-preempt", "--hived-opportunistic"};
+  for (const char* f : kFlags)
+    if (name == f) {
+      if (has_val) {
+        *err = name + " takes no value";
+        return -1;
+      }
+      (name == kFlags[0] ? ask->lazy : ask->opportunistic) = true;
+      return 1;
+    }
+  static const char* const kValued[] = {"-A",
+                                        "--account",
+                                        "-q",
+                                        "--qos",
+                                        "--priority",
+                                        "-N",
+                                        "--nodes",
+                                        "--gpus-per-node",
+                                        "--gres",
+                                        "--gpus",
+                                        "-G",
+                                        "--hived-within",
+                                        "--hived-pinned",
+                                        "--switches"};
+  bool known = false;
+  for (const char* v : kValued) known = known || name == v;
+  if (!known) return 0;
+  if (!has_val) {
+    if (*i + 1 >= argc) {
+      *err = name + " needs a value";
+      return -1;
+    }
+    val = argv[++*i];
+  }
+  auto bad = [&](const std::string& why) {
+    *err = name + "=" + val + ": " + why;
+    return -1;
+  };
+  if (name == "-A" || name == "--account") {
+    ask->account = val;
+  } else if (name == "-q" || name == "--qos") {
+    ask->qos = val;
+  } else if (name == "--priority") {
+    if (!ParseCount(val, 0, &ask->priority) || ask->priority > HIVED_PRIORITY_MAX)
+      return bad("must be an integer 0..1000 (the engine's priority)");
+  } else if (name == "-N" || name == "--nodes") {
+    if (!ParseCount(val, 1, &ask->nodes)) return bad("must be a node count of at least 1");
+  } else if (name == "--gpus-per-node") {
+    if (!ParseGpus(val, false, &ask->gpu_type, &ask->gpus_per_node))
+      return bad("must be [TYPE:]N with N at least 1");
+  } else if (name == "--gres") {
+    if (!ParseGpus(val, true, &ask->gpu_type, &ask->gpus_per_node))
+      return bad("must be gpu[:TYPE]:N with N at least 1 (GPUs per node)");
+  } else if (name == "--gpus" || name == "-G") {
+    if (!ParseGpus(val, false, &ask->gpu_type, &ask->gpus))
+      return bad("must be [TYPE:]N with N at least 1");
+  } else if (name == "--hived-within") {
+    ask->within = val;
+  } else if (name == "--hived-pinned") {
+    ask->pinned = val;
+  } else if (name == "--switches") {
+    int n = 0;
+    if (!ParseCount(val.substr(0, val.find('@')), 1, &n))
+      return bad("must be a count (1: one rack)");
+    ask->switches_one = n == 1;
+  }
+  return 1;
+}
+
+std::string WhatifConfig(const Status& st, const std::string& state_text, std::string* err) {
+  json_t* own = st.root ? json_object_get(st.root.get(), "config") : nullptr;
+  JsonPtr state;
+  json_t* cfg = own;
+  if (!json_is_object(cfg)) {
+    if (state_text.empty()) {
+      *err = "the status file has no config and no state file was read";
+      return "";
+    }
+    json_error_t je;
+    state.reset(json_loadb(state_text.data(), state_text.size(), 0, &je));
+    cfg = state ? json_object_get(state.get(), "config") : nullptr;
+    if (!json_is_object(cfg)) {
+      *err = "state file: no \"config\" object (is it select/hived's hived_state.json?)";
+      return "";
+    }
+  }
+  char* text = json_dumps(cfg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  std::string out = text ? text : "";
+  free(text);
+  if (out.empty()) *err = "config: cannot be re-encoded";
+  return out;
+}
+
+bool WhatifEngine(const Status& st, const std::string& config_text, hived_engine** out,
+                  std::string* err) {
+  char eb[1024] = "";
+  *out = nullptr;
+  hived_engine* e = nullptr;
+  if (hived_engine_new(config_text.c_str(), &e, eb, sizeof(eb)) != HIVED_OK) {
+    *err = std::string("config: ") + eb;
+    return false;
+  }
+  for (const auto& n : st.bad_nodes) (void)hived_set_node_health(e, n.c_str(), 0);
+  for (int pass = 0; pass < 2; pass++)
+    for (const auto& j : st.jobs) {
+      if ((j.cls == "guaranteed") != (pass == 0)) continue;
+      if (!AddJob(e, j, err)) {
+        hived_engine_free(e);
+        return false;
+      }
+    }
+  *out = e;
+  return true;
+}
+
+std::vector<std::pair<std::string, int64_t>> ParseEnds(const std::string& text) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t bar = line.find('|');
+    if (bar == std::string::npos) continue;
+    std::string id = line.substr(0, bar), when = line.substr(bar + 1);
+    while (!when.empty() && isspace(static_cast<unsigned char>(when.back()))) when.pop_back();
+    if (id.empty() || when.empty()) continue;
+    int64_t end = 0;
+    struct tm tm {};
+    const char* rest = strptime(when.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (rest && !*rest) {
+      tm.tm_isdst = -1;  // squeue prints local time
+      end = static_cast<int64_t>(mktime(&tm));
+    } else if (when.find_first_not_of("0123456789") == std::string::npos && when.size() < 19) {
+      end = strtoll(when.c_str(), nullptr, 10);
+    }
+    out.emplace_back(id, end);
+  }
+  return out;
+}
+
+int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask,
+           const std::vector<std::pair<std::string, int64_t>>& ends, int64_t now, std::string* json,
+           std::string* err) {
+  // The class and priority as hived_job.c gives them: an opportunistic QOS, or an
+  // account that is no VC, runs opportunistically.
+  hived_settings* s = nullptr;
+  char eb[512] = "";
+  (void)hived_settings_load(config_text.c_str(), &s, eb, sizeof(eb));
+  bool opp_qos = false;
+  for (size_t i = 0; s && i < s->n_opportunistic_qos; i++)
+    opp_qos = opp_qos || !strcasecmp(s->opportunistic_qos[i], ask.qos.c_str());
+  const int scale = s && s->priority_scale > 0 ? s->priority_scale : 1;
+  const bool reject_no_vc = s && s->accounts_without_cells_reject;
+  hived_settings_free(s);
+  const char* vc = nullptr;
+  for (size_t i = 0; i < hived_vc_count(e); i++)
+    if (!strcasecmp(hived_vc_name(e, i), ask.account.c_str())) vc = hived_vc_name(e, i);
+  if (!vc && reject_no_vc) {
+    *err = "account '" + ask.account +
+           "' has no HiveD cells and hived.conf refuses such jobs (accountsWithoutCells)";
+    return 1;
+  }
+  hived_job_request req{};
+  req.job = "whatif";
+  req.vc = vc;
+  if (opp_qos || !vc || ask.opportunistic)
+    req.priority = HIVED_PRIORITY_OPPORTUNISTIC;
+  else
+    req.priority = std::min(ask.priority < 0 ? 0 : ask.priority / scale, HIVED_PRIORITY_MAX);
+
+  // The gang shape, as hived_job.c derives it from -N and the GPU options.
+  hived_member members[2] = {};
+  if (ask.gpus_per_node) {
+    members[0] = {ask.nodes, ask.gpus_per_node};
+    req.n_members = 1;
+  } else if (ask.gpus && ask.nodes > 1) {
+    if (ask.gpus % ask.nodes) {
+      *err = "--gpus=" + std::to_string(ask.gpus) + " does not split evenly over " +
+             std::to_string(ask.nodes) + " nodes";
+      return 1;
+    }
+    members[0] = {ask.nodes, ask.gpus / ask.nodes};
+    req.n_members = 1;
+  } else if (ask.gpus) {
+    int32_t per = 0;
+    for (size_t i = 0; i < hived_node_count(e); i++)
+      per = std::max(per, hived_node_leaf_count(e, i));
+    if (per < 1) {
+      *err = "the cluster has no GPUs";
+      return 1;
+    }
+    if (ask.gpus / per) members[req.n_members++] = {ask.gpus / per, per};
+    if (ask.gpus % per) members[req.n_members++] = {1, ask.gpus % per};
+  } else {
+    *err = "whatif needs GPUs: --gpus-per-node=N, --gres=gpu:N or --gpus=N";
+    return 1;
+  }
+  req.members = members;
+  req.distinct_nodes = 1;
+  if (!ask.gpu_type.empty() && hived_has_leaf_type(e, ask.gpu_type.c_str()))
+    req.leaf_cell_type = ask.gpu_type.c_str();
+  std::string within = ask.within;
+  if (within.empty() && ask.switches_one && ask.nodes > 1 && hived_node_count(e) &&
+      hived_node_parent_type(e, 0))
+    within = hived_node_parent_type(e, 0);
+  if (!within.empty()) req.within_cell_type = within.c_str();
+  if (!ask.pinned.empty()) req.pinned_cell_id = ask.pinned.c_str();
+  req.lazy_preemption = ask.lazy ? 1 : 0;
+
+  std::vector<hived_job_end> c_ends;
+  for (const auto& p : ends) c_ends.push_back({p.first.c_str(), p.second});
+  char* text = nullptr;
+  hived_rc rc = hived_whatif(e, &req, c_ends.data(), c_ends.size(), now, &text);
+  std::string answer = text ? text : "";
+  free(text);
+  if (rc == HIVED_OK) {
+    *json = answer;
+    return 0;
+  }
+  JsonPtr j(json_loads(answer.c_str(), 0, nullptr));
+  *err = j ? Str(j.get(), "error") : std::string(hived_rc_str(rc));
+  // The engine names its request fields; the user typed sbatch's options.
+  static const char* const kOption[][2] = {{"withinCellType", "--hived-within"},
+                                           {"pinnedCellId", "--hived-pinned"},
+                                           {"leafCellType", "the GPU type"}};
+  for (const auto& o : kOption)
+    if (err->rfind(o[0], 0) == 0) *err = std::string(o[1]) + " (" + *err + ")";
+  return rc == HIVED_ENOMEM ? 2 : 1;
+}
+
+std::string WhatifText(const std::string& json, int64_t now) {
+  JsonPtr j(json_loads(json.c_str(), 0, nullptr));
+  if (!j) return "whatif: unreadable answer\n";
+  json_t* r = j.get();
+  std::ostringstream o;
+  const std::string vc = Str(r, "vc"), cause = Str(r, "cause");
+  const int64_t gpus = json_integer_value(json_object_get(r, "gpus"));
+  o << "Job of " << gpus << " GPU" << (gpus == 1 ? "" : "s") << ", "
+    << (vc.empty() ? "no VC" : "VC " + vc) << ", " << Str(r, "class");
+  if (std::string(Str(r, "class")) == "guaranteed")
+    o << " (priority " << json_integer_value(json_object_get(r, "priority")) << ")";
+  const int64_t vfree = json_integer_value(json_object_get(r, "vcFreeGpus"));
+  if (!vc.empty() && vfree >= 0) o << "; the VC has " << vfree << " free GPUs in its cells";
+  o << "\n";
+  if (json_is_true(json_object_get(r, "startsNow"))) {
+    o << "Starts now on " << Pods(json_object_get(r, "placement")) << "\n";
+    json_t* pre = json_object_get(r, "preempts");
+    if (json_array_size(pre)) o << "Preempts:\n" << Victims(pre);
+    return o.str();
+  }
+  o << (std::string(Str(r, "outcome")) == "rejected" ? "Refused: " : "Waits: ") << CauseText(cause)
+    << "\n  " << Str(r, "reason") << "\n";
+  if (json_t* d = json_object_get(r, "doomedCells"))
+    o << "  doomed cells of the VC: " << json_integer_value(d) << "\n";
+  json_t* est = json_object_get(r, "estimate");
+  json_t* start = json_object_get(est, "start");
+  if (json_is_integer(start)) {
+    const int64_t t = json_integer_value(start);
+    o << "Estimated start: " << TimeText(t);
+    if (t > now) o << " (in " << (t - now + 59) / 60 << " min)";
+    o << ", after job";
+    json_t* after = json_object_get(est, "afterJobs");
+    o << (json_array_size(after) == 1 ? " " : "s ");
+    size_t i;
+    json_t* a;
+    // The last of them is the one the estimate waits for; a long list says little.
+    const size_t n = json_array_size(after), shown = 8;
+    json_array_foreach(after, i, a) {
+      if (i < shown) o << (i ? "," : "") << json_string_value(a);
+    }
+    if (n > shown) o << " and " << n - shown << " more";
+    o << " end" << (json_array_size(after) == 1 ? "s" : "") << ", on "
+      << Pods(json_object_get(est, "placement")) << "\n";
+    json_t* pre = json_object_get(est, "preempts");
+    if (json_array_size(pre)) o << "  then preempting:\n" << Victims(pre);
+  } else if (est && cause != "rejected") {
+    o << "Estimated start: unknown: " << Str(est, "why") << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace hivedctl

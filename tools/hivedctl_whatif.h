@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hivedctl whatif: a hypothetical job asked of a private engine rebuilt from what
+// select/hived publishes (the config, the running jobs, the bad nodes), so the
+// live engine in slurmctld is never touched.
+#ifndef HIVEDCTL_WHATIF_H
+#define HIVEDCTL_WHATIF_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hived.h"
+#include "hivedctl_model.h"
+
+namespace hivedctl {
+
+// The job as sbatch would be asked for it (the shape options hived_job.c reads).
+struct WhatifAsk {
+  std::string account, qos;
+  int priority = -2;           // engine priority 0..1000; -2: from the QOS (else 0)
+  int nodes = 1;               // -N
+  int gpus_per_node = 0;       // --gpus-per-node / --gres=gpu:K
+  int gpus = 0;                // --gpus (per job)
+  std::string gpu_type;        // --gres=gpu:TYPE:K / --gpus=TYPE:N
+  std::string within, pinned;  // --hived-within, --hived-pinned
+  bool lazy = false;           // --hived-lazy-preempt
+  bool opportunistic = false;  // --hived-opportunistic
+  bool switches_one = false;   // --switches=1
+};
+
+// One whatif option at argv[*i] (advancing *i past its value). 1: taken, 0: not a
+// whatif option, -1: bad value (err says which option and why).
+int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string* err);
+
+// The config to rebuild the engine from: the status file's own "config" when it
+// has one, else the state file's (snapshot) text. "" and err when neither.
+std::string WhatifConfig(const Status& st, const std::string& state_text, std::string* err);
+
+// A private engine: config, bad nodes and running jobs as the status lists them.
+// Guaranteed jobs first, so their cells are bound before opportunistic ones.
+bool WhatifEngine(const Status& st, const std::string& config_text, hived_engine** out,
+                  std::string* err);
+
+// squeue -h -t R,S -o '%A|%e' output: job id and end time ("2026-11-24T01:30:00"
+// local, or Unix seconds; N/A, Unknown, NONE: no end known).
+std::vector<std::pair<std::string, int64_t>> ParseEnds(const std::string& text);
+
+// The answer as hived_whatif JSON. Exit codes as hivedctl's: 1 for a request the
+// engine refuses (err says why), 2 for a broken engine.
+int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask,
+           const std::vector<std::pair<std::string, int64_t>>& ends, int64_t now, std::string* json,
+           std::string* err);
+
+// The human answer, from Whatif's JSON.
+std::string WhatifText(const std::string& json, int64_t now);
+
+}  // namespace hivedctl
+
+#endif
