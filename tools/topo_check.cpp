@@ -135,11 +135,18 @@ int check_mode(const CheckArgs& a) {
     return fail(ebuf);
   std::istringstream lines(summary ? summary : "");
   std::string line;
-  while (std::getline(lines, line))
-    if (line.rfind("quota refused:", 0) == 0) {
+  std::string fractions;  // MIG slices and shards, told with the verdict
+  bool in_shards = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("quota refused:", 0) == 0 || line.rfind("quota warning:", 0) == 0) {
       fprintf(stderr, "hived-topo: sacctmgr %s\n", line.c_str());
       problems++;
     }
+    if (line.rfind("MIG slices:", 0) == 0) fractions += "hived-topo: " + line + "\n";
+    if (in_shards && line.rfind("  ", 0) == 0)
+      fractions += "hived-topo: shards: " + line.substr(2) + "\n";
+    in_shards = line == "shards:" || (in_shards && line.rfind("  ", 0) == 0);
+  }
   free(summary);
 
   hived_engine* e = nullptr;
@@ -153,6 +160,7 @@ int check_mode(const CheckArgs& a) {
             problems);
     return 1;
   }
+  fputs(fractions.c_str(), stdout);
   printf("hived-topo: OK: %s with %s: %zu nodes, %zu VCs%s\n",
          have_hived ? hived_path.c_str() : "no hived.conf (all derived)", slurm.c_str(), nodes, vcs,
          a.sacctmgr && quotas_used ? " (sacctmgr limits included)" : "");

@@ -35,7 +35,9 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
       ch.levels[level].type = down[k]->name;
       ch.levels[level].children = down[k]->child_count;
       if (down[k]->is_node_level && !ch.node_level) ch.node_level = level;
+      if (down[k]->is_gpu_level && ch.gpu_level == 1) ch.gpu_level = level;
     }
+    ch.model = ch.levels[ch.gpu_level].type;
     if (!ch.node_level) ch.node_level = levels;
     for (int l = 2; l <= levels; l++) {
       ch.levels[l].leaves = ch.levels[l - 1].leaves * ch.levels[l].children;

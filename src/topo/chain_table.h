@@ -14,9 +14,9 @@ namespace hived {
 namespace topo {
 
 struct ChainLevelInfo {
-  std::string type;    // cell type; at level 1 the GPU model
+  std::string type;    // cell type; at level 1 the GPU model or its smallest fraction
   int children = 0;    // children per cell (0 at level 1)
-  int64_t leaves = 1;  // GPUs per cell
+  int64_t leaves = 1;  // leaf cells per cell (GPUs when the chain has no fractions)
   int64_t cells = 0;   // physical cells at this level
   int64_t free = 0;    // of those, cells not pinned and not holding a pinned cell
 };
@@ -24,11 +24,16 @@ struct ChainLevelInfo {
 struct ChainInfo {
   std::string top;
   std::string leaf;
+  // The GPU level: the isGpuLevel type, or the leaf when the chain has no fractions.
+  // `model` is its type, the name GrpTRES gres/gpu:<model> and messages use.
+  int gpu_level = 1;
+  std::string model;
   int node_level = 0;
   std::vector<ChainLevelInfo> levels;  // [level], level 1 = GPU; [0] unused
   std::vector<std::string> nodes;      // node names in order
   std::vector<std::string> top_addresses;
   int top_level() const { return static_cast<int>(levels.size()) - 1; }
+  int64_t leaves_per_gpu() const { return levels[gpu_level].leaves; }
 };
 
 struct NodeCellInfo {

@@ -20,7 +20,7 @@ std::string build_cluster_config(const std::vector<NodeFacts>& nodes, const Topo
     for (const auto& vc : c.spec.vcs) has = has || vc.name == q.account;
     if (has) continue;
     VcSpec vc;
-    err = quota_to_vc(c.spec, q.account, q.grptres, &vc);
+    err = quota_to_vc(c.spec, q.account, q.grptres, &vc, &c.quota_warnings);
     if (!err.empty()) {
       c.quota_errors.push_back(err);
       continue;
@@ -30,6 +30,7 @@ std::string build_cluster_config(const std::vector<NodeFacts>& nodes, const Topo
   c.hived_conf_json = spec_to_hived_conf(c.spec);
   c.summary = hierarchy_summary(c.spec, &c.report);
   for (const auto& e : c.quota_errors) c.summary += "quota not converted: " + e + "\n";
+  for (const auto& w : c.quota_warnings) c.summary += "quota warning: " + w + "\n";
   *out = std::move(c);
   return "";
 }

@@ -25,6 +25,8 @@ struct ClusterConfig {
   DeriveReport report;
   // One sentence per account whose GrpTRES gave no cells (over-commit, unknown model).
   std::vector<std::string> quota_errors;
+  // One sentence per limit that was left out (a MIG type limit: slices are not cells yet).
+  std::vector<std::string> quota_warnings;
   std::string hived_conf_json;  // for hived_engine_new() / hived_reconfigure()
   std::string summary;          // hierarchy_summary() of the result, for the log
 };

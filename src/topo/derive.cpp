@@ -13,6 +13,7 @@
 #include "topo/chain_table.h"
 #include "topo/derive_internal.h"
 #include "topo/hostlist.h"
+#include "topo/mig.h"
 
 namespace hived {
 namespace topo {
@@ -31,6 +32,7 @@ struct DType {
   std::string child;  // child type name (derived or hived.conf) or the GPU model
   int count = 0;
   bool node_level = false;
+  bool gpu_level = false;
   int64_t leaves = 0;
   std::string name;
   bool reused = false;  // `name` is a hived.conf type of the same structure
@@ -94,6 +96,10 @@ class Deriver {
   std::string Tag(const std::string& model, int expected, const std::string& key);
   void Mismatch(const std::string& node, const std::string& model, int expected, int found,
                 const std::string& what);
+  void ReportMig(const NodeFacts& n, const GpuFact& g);
+  bool ModelShards(const NodeFacts& n, const std::string& model,
+                   const std::vector<const GpuFact*>& gpus);
+  void FractionTypes(const std::string& model);
 
   const std::vector<NodeFacts>& nodes_;
   const TopologyFacts& topo_;
@@ -112,6 +118,11 @@ class Deriver {
   std::map<std::string, std::vector<Item>> items_;              // model -> node cells
   std::vector<Item> tops_;
   std::deque<GpuFact> synthesized_;  // GPUs of nodes known only from slurm.conf
+  // Shards per GPU of each model (one count per model: it shapes the model's cell type),
+  // the node that set it, and the nodes with fractional levels.
+  std::map<std::string, std::pair<int, std::string>> shards_;
+  std::map<std::string, std::vector<std::string>> shard_nodes_;
+  std::set<std::string> fractions_done_;
 };
 
 // Leaf model and GPUs of an explicit node-level type; -1 leaves if it is not a chain.
@@ -122,7 +133,7 @@ std::pair<std::string, int64_t> explicit_shape(
   std::string t = name;
   for (size_t steps = 0; steps <= types.size(); steps++) {
     auto it = types.find(t);
-    if (it == types.end()) return {t, leaves};
+    if (it == types.end() || it->second->is_gpu_level) return {t, leaves};
     if (it->second->child_count < 1) break;
     leaves *= it->second->child_count;
     if (leaves > (1 << 24)) break;
@@ -142,7 +153,7 @@ std::string Deriver::CheckExplicit() {
     std::string err = build_chain_table(expl_, &ct);
     if (!err.empty()) return "hived.conf: " + err;
   }
-  for (const auto& ch : ct.chains) taken_.insert(ch.leaf);
+  for (const auto& ch : ct.chains) taken_.insert(ch.leaf), taken_.insert(ch.model);
   std::map<std::string, size_t> facts;
   for (size_t i = 0; i < nodes_.size(); i++) facts[nodes_[i].name] = i;
   // Node -> model -> GPUs in its hived.conf cells.
@@ -150,7 +161,8 @@ std::string Deriver::CheckExplicit() {
   std::vector<std::string> order;
   for (const auto& nc : ct.node_cells) {
     if (!cells.count(nc.node)) order.push_back(nc.node);
-    cells[nc.node][ct.chains[nc.chain].leaf] += nc.leaves;
+    const ChainInfo& ch = ct.chains[nc.chain];
+    cells[nc.node][ch.model] += nc.leaves / ch.leaves_per_gpu();
   }
   std::vector<std::string> unknown;
   for (const auto& node : order) {
@@ -199,6 +211,88 @@ void Deriver::Mismatch(const std::string& node, const std::string& model, int ex
   report_->mismatches.push_back(m);
 }
 
+void Deriver::ReportMig(const NodeFacts& n, const GpuFact& g) {
+  std::string line = n.name + " GPU " + std::to_string(g.index) +
+                     (g.file.empty() ? "" : " (" + g.file + ")") + ": ";
+  int used = 0;
+  for (size_t k = 0; k < g.mig.size(); k++) {
+    line += (k ? " + " : "") + g.mig[k].profile;
+    used += g.mig[k].slots;
+  }
+  line += " = " + std::to_string(used) + " of " + std::to_string(kMigSlots) + " compute slots";
+  report_->mig_gpus.push_back(line);
+  report_->mig_slices += static_cast<int>(g.mig.size());
+}
+
+// A fraction of a GPU by its denominator: HALF, QUARTER, EIGHTH, 16TH, 32ND, ...
+std::string fraction_name(int d) {
+  if (d == 2) return "HALF";
+  if (d == 4) return "QUARTER";
+  if (d == 8) return "EIGHTH";
+  return std::to_string(d) + (d % 10 == 2 && d % 100 != 12 ? "ND" : "TH");
+}
+
+bool Deriver::ModelShards(const NodeFacts& n, const std::string& model,
+                          const std::vector<const GpuFact*>& gpus) {
+  // One shard per GPU shares nothing: the GPU stays whole.
+  auto count = [](const GpuFact* g) { return g->shards > 1 ? g->shards : 0; };
+  int mine = gpus.empty() ? 0 : count(gpus[0]);
+  for (const GpuFact* g : gpus)
+    if (count(g) != mine) {
+      report_->problems.push_back(
+          "node " + n.name + ": its " + model + " GPUs have different shard counts (" +
+          std::to_string(count(gpus[0])) + " on GPU " + std::to_string(gpus[0]->index) + ", " +
+          std::to_string(count(g)) + " on GPU " + std::to_string(g->index) +
+          "): one count per GPU model shapes its cells; no cells for them");
+      return false;
+    }
+  auto ins = shards_.emplace(model, std::make_pair(mine, n.name));
+  if (ins.first->second.first != mine) {
+    report_->problems.push_back("node " + n.name + ": its " + model + " GPUs have " +
+                                std::to_string(mine) + " shards each but those of node " +
+                                ins.first->second.second + " have " +
+                                std::to_string(ins.first->second.first) +
+                                ": one count per GPU model shapes its cells; no cells for them");
+    return false;
+  }
+  if (mine > 1) shard_nodes_[model].push_back(n.name);
+  return true;
+}
+
+// The GPU model as a cell type (isGpuLevel) over halves, quarters, ... down to one shard.
+void Deriver::FractionTypes(const std::string& model) {
+  if (!fractions_done_.insert(model).second) return;
+  auto s = shards_.find(model);
+  if (s == shards_.end() || s->second.first < 2) return;
+  if (expl_types_.count(model)) return;  // hived.conf gives the model's levels
+  int per_gpu = s->second.first;
+  std::string child = upper_name(model) + "-" + fraction_name(per_gpu);
+  std::string levels = child + " (leaf)";
+  taken_.insert(child);
+  for (int d = per_gpu / 2; d >= 2; d /= 2) {
+    DType t;
+    t.model = model;
+    t.kind = fraction_name(d);
+    t.child = child;
+    t.count = 2;
+    child = MakeType(t);
+    levels = child + " > " + levels;
+  }
+  DType gpu;
+  gpu.model = model;
+  gpu.kind = "GPU";
+  gpu.child = child;
+  gpu.count = 2;
+  gpu.gpu_level = true;
+  gpu.name = model;
+  by_name_[model] = types_.size();
+  report_->derived_types.push_back(model);
+  types_.push_back(gpu);
+  report_->fractions.push_back(model + ": " + std::to_string(per_gpu) + " shards per GPU on " +
+                               compress_hostlist(shard_nodes_[model]) + ": " + model + " > " +
+                               levels);
+}
+
 void Deriver::CollectNodeModels() {
   for (size_t i = 0; i < nodes_.size(); i++) {
     const NodeFacts& n = nodes_[i];
@@ -236,6 +330,7 @@ void Deriver::CollectNodeModels() {
       continue;
     }
     for (const GpuFact* g : gpus) {
+      if (!g->mig.empty()) ReportMig(n, *g);
       std::string m = g->type;
       if (m.empty() && configured.size() == 1) m = configured.begin()->first;
       m = leaf_model(m);
@@ -293,6 +388,7 @@ void Deriver::CollectNodeModels() {
       nm.model = m;
       nm.expected = e->second;
       auto& a = actual[m];
+      if (!ModelShards(n, m, a)) continue;
       int found = static_cast<int>(a.size());
       if (found != nm.expected)
         Mismatch(n.name, m, nm.expected, found,
@@ -443,6 +539,11 @@ void Deriver::NodeItems() {
     it.label = n.name;
     std::vector<int> counts;
     if (!nm.explicit_type.empty()) {
+      auto sh = shards_.find(nm.model);
+      if (sh != shards_.end() && sh->second.first > 1 && !expl_types_.count(nm.model))
+        notes_.Add("hived.conf node type " + nm.explicit_type + " has whole " + nm.model +
+                       " GPUs as leaves: their shards get no fractional cells",
+                   n.name);
       explicit_shape(expl_types_, nm.explicit_type, &counts);
       it.type = nm.explicit_type;
       if (std::find(report_->reused_types.begin(), report_->reused_types.end(), it.type) ==
@@ -455,6 +556,7 @@ void Deriver::NodeItems() {
       }
     } else {
       const NodeLayout& l = nm.layout;
+      FractionTypes(nm.model);
       std::string tag = Tag(nm.model, nm.expected, l.Key());
       std::string child = nm.model;
       for (size_t k = l.kinds.size(); k-- > 0;) {
@@ -621,6 +723,7 @@ std::string Deriver::Run(ClusterSpec* out) {
     c.child_type = t.child;
     c.child_count = t.count;
     c.is_node_level = t.node_level;
+    c.is_gpu_level = t.gpu_level;
     spec.cell_types.push_back(c);
   }
   for (auto& t : tops_) {

@@ -37,6 +37,12 @@ struct DeriveReport {
   std::vector<std::string> explicit_nodes;  // nodes hived.conf's physicalCells name
   std::vector<std::string> derived_types;   // cell types the derivation added
   std::vector<std::string> reused_types;    // hived.conf cell types used for derived nodes
+  // MIG: one line per GPU in MIG mode ("mig1 GPU 2 (/dev/nvidia2): 3g.20gb + ..."); the
+  // GPU is one leaf cell, its slices are not cells (yet).
+  std::vector<std::string> mig_gpus;
+  int mig_slices = 0;
+  // Shards: one line per GPU model with fractional levels ("a100: 8 shards per GPU ...").
+  std::vector<std::string> fractions;
 };
 
 // *out = explicit_spec plus derived types and cells for every node with GPUs that

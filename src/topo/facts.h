@@ -12,6 +12,14 @@
 namespace hived {
 namespace topo {
 
+// One MIG slice of a GPU (gres.conf: a Name=gpu line with a MIG Type= and MultipleFiles=).
+struct MigSliceFact {
+  std::string type;     // gres Type as written ("a100_3g.20gb")
+  std::string profile;  // "3g.20gb"
+  int slots = 0;        // compute slots out of 7
+  std::string where;    // e.g. "gres.conf:7"
+};
+
 struct GpuFact {
   std::string type;        // GPU model as Slurm names it (gres Type=); "" when untyped
   int index = -1;          // GPU index on the node (Slurm's gres index, the leaf's cellAddress)
@@ -24,6 +32,13 @@ struct GpuFact {
   // the same depth sit behind the same switch. Empty: unknown.
   std::vector<std::string> pcie_path;
   std::string where;  // e.g. "gres.conf:4"
+  // MIG slices carved from this GPU; Slurm schedules them, not the GPU. Empty: not in
+  // MIG mode. The GPU is still one leaf cell (slices as cells are a later step).
+  std::vector<MigSliceFact> mig;
+  // gres/shard count on this GPU (gres.conf Name=shard, or slurm.conf Gres=shard:N
+  // spread over the node's GPUs); a power of two. 0: not shared.
+  int shards = 0;
+  std::string shards_where;  // the line the count comes from
 };
 
 struct NodeFacts {
@@ -33,6 +48,10 @@ struct NodeFacts {
   int threads_per_core = 1;
   // GPUs the node is configured to have (slurm.conf Gres=), per model; key "" = untyped.
   std::map<std::string, int> configured;
+  // MIG slices slurm.conf Gres= gives the node, per MIG type (not part of `configured`:
+  // a slice is not a GPU).
+  std::map<std::string, int> configured_mig;
+  int configured_shards = 0;  // slurm.conf Gres=shard:N
   // The GPUs the node has (gres.conf records, slurmd registration or hwloc).
   std::vector<GpuFact> gpus;
   // false: nothing but `configured` is known (no gres.conf lines, AutoDetect): the GPUs

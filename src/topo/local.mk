@@ -8,8 +8,10 @@ libhived_la_SOURCES += \
 	src/topo/hostlist.h src/topo/hostlist.cpp \
 	src/topo/conf_lines.h src/topo/conf_lines.cpp \
 	src/topo/parse.h \
+	src/topo/mig.h src/topo/mig.cpp \
 	src/topo/parse_slurm_conf.cpp \
 	src/topo/parse_gres_conf.cpp \
+	src/topo/gres_fractions.h src/topo/gres_fractions.cpp \
 	src/topo/parse_topology_conf.cpp \
 	src/topo/chain_table.h src/topo/chain_table.cpp \
 	src/topo/derive.h src/topo/derive.cpp \
@@ -27,4 +29,4 @@ hived_topo_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS)
 hived_topo_LDADD = libhived.la $(HWLOC_LIBS) $(JANSSON_LIBS)
 
 dist_man_MANS += doc/man/hived-topo.1
-EXTRA_DIST += doc/topology.md tests/topo
+EXTRA_DIST += doc/topology.md doc/sharing.md tests/topo

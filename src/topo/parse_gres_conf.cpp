@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// gres.conf (Name=gpu lines and AutoDetect) -> GresConf, and GresConf + slurm.conf
-// nodes -> each node's GPUs.
+// gres.conf (Name=gpu and Name=shard lines, AutoDetect) -> GresConf, and GresConf +
+// slurm.conf nodes -> each node's GPUs (gres_fractions.cpp: their slices and shards).
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -8,11 +8,35 @@
 
 #include "topo/conf_lines.h"
 #include "topo/hostlist.h"
+#include "topo/gres_fractions.h"
 #include "topo/parse.h"
 
 namespace hived {
 namespace topo {
 namespace {
+
+// Name=shard: Count= per node, or per GPU with File= (Slurm ignores Type= and Cores=).
+std::string parse_shard_line(const GresGpuRecord& line, const std::string& files_text,
+                             const std::string& count_text, std::vector<GresShardRecord>* out) {
+  GresShardRecord s;
+  s.nodes = line.nodes;
+  s.where = line.where;
+  long long c;
+  if (count_text.empty() || !parse_count(count_text, 1000000, &c))
+    return line.where + ": Count: a shard line needs Count=<shards>, got '" + count_text + "'";
+  s.count = static_cast<int>(c);
+  if (!files_text.empty()) {
+    std::vector<std::string> files;
+    std::string err = expand_hostlist(files_text, &files);
+    if (!err.empty()) return line.where + ": File: " + err;
+    if (files.size() != 1)
+      return line.where + ": File: a shard line with File= gives the shards of one GPU, but " +
+             "it names " + std::to_string(files.size()) + " devices";
+    s.file = files[0];
+  }
+  out->push_back(std::move(s));
+  return "";
+}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
@@ -51,7 +75,7 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
     GresGpuRecord r;
     r.where = where;
     std::string name, autodetect, files_text, count_text, cores_text, links_text;
-    bool has_nodes = false;
+    bool has_nodes = false, multiple = false;
     for (const ConfToken& t : cl.tokens) {
       if (!t.has_value) return where + ": '" + t.key + "' is not Key=Value";
       if (key_is(t.key, "NodeName")) {
@@ -65,6 +89,7 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
       } else if (key_is(t.key, "File") || key_is(t.key, "Files") ||
                  key_is(t.key, "MultipleFiles")) {
         files_text = t.value;
+        multiple = key_is(t.key, "MultipleFiles");
       } else if (key_is(t.key, "Count")) {
         count_text = t.value;
       } else if (key_is(t.key, "Cores") || key_is(t.key, "CPUs")) {
@@ -93,14 +118,37 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
       if (autodetect.empty()) return where + ": Name: required key is missing";
       continue;
     }
-    if (!key_is(name, "gpu")) continue;  // mps, shard, nic: not cells
+    if (key_is(name, "shard")) {
+      std::string err = parse_shard_line(r, files_text, count_text, &out->shards);
+      if (!err.empty()) return err;
+      continue;
+    }
+    if (!key_is(name, "gpu")) continue;  // mps, nic: not cells
+    std::string file_key = multiple ? "MultipleFiles" : "File";
     if (!files_text.empty()) {
       std::string err = expand_hostlist(files_text, &r.files);
-      if (!err.empty()) return where + ": File: " + err;
+      if (!err.empty()) return where + ": " + file_key + ": " + err;
       std::set<std::string> uniq(r.files.begin(), r.files.end());
-      if (uniq.size() != r.files.size()) return where + ": File: a device is listed twice";
+      if (uniq.size() != r.files.size())
+        return where + ": " + file_key + ": a device is listed twice";
     }
-    if (!count_text.empty()) {
+    r.multiple_files = multiple;
+    bool caps = false;
+    for (const auto& f : r.files) caps = caps || f.find("/nvidia-caps/") != std::string::npos;
+    if (is_mig_type(r.type) || (multiple && caps)) {
+      std::string err = parse_mig_type(r.type, &r.mig);
+      if (!err.empty()) return where + ": Type: " + err;
+      if (!multiple)
+        return where + ": MultipleFiles: the MIG slice " + r.type +
+               " needs MultipleFiles=<GPU device>,<MIG capability devices> (the first names "
+               "the GPU it is part of)";
+    }
+    // MultipleFiles= is one GRES however many files it names (one GPU, or one slice).
+    if (multiple) {
+      if (!count_text.empty() && count_text != "1")
+        return where + ": Count: MultipleFiles= describes one GRES, got Count=" + count_text;
+      r.count = 1;
+    } else if (!count_text.empty()) {
       long long c;
       if (!parse_count(count_text, 100000, &c) || c == 0)
         return where + ": Count: must be a positive integer, got '" + count_text + "'";
@@ -157,6 +205,15 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
   for (size_t i = 0; i < nodes->size(); i++) {
     NodeFacts& n = (*nodes)[i];
     if (recs[i].empty()) {
+      if (!n.configured_mig.empty())
+        notes->push_back("node " + n.name +
+                         ": slurm.conf Gres= gives it MIG slices but gres.conf has no "
+                         "MultipleFiles= lines saying which GPUs they are part of: no cells for "
+                         "those GPUs");
+      if (n.configured_shards > 0)
+        notes->push_back("node " + n.name +
+                         ": slurm.conf Gres= gives it shards but gres.conf lists none of its "
+                         "GPUs: its GPUs stay whole cells");
       int total = 0;
       for (const auto& c : n.configured) total += c.second;
       if (total == 0) continue;
@@ -171,7 +228,14 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
     n.gpus.clear();
     n.gpus_known = true;
     bool all_links = true;
+    std::map<std::string, size_t> by_file;  // device -> position in n.gpus
     for (const GresGpuRecord* r : recs[i]) {
+      if (r->mig.slots > 0) {
+        std::string err = add_mig_slice(*r, &n, &by_file);
+        if (!err.empty()) return err;
+        all_links = false;
+        continue;
+      }
       for (int k = 0; k < r->count; k++) {
         GpuFact g;
         g.type = r->type;
@@ -180,9 +244,17 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
         g.links = r->links;
         g.where = r->where;
         if (g.links.empty()) all_links = false;
+        if (!g.file.empty()) {
+          auto f = by_file.emplace(g.file, n.gpus.size());
+          if (!f.second && !n.gpus[f.first->second].mig.empty())
+            return r->where + ": File: " + g.file + " of node '" + n.name +
+                   "' is in MIG mode (its slices start at " + n.gpus[f.first->second].where +
+                   "): it cannot also be a whole GPU";
+        }
         n.gpus.push_back(std::move(g));
       }
     }
+    count_mig_parents(&n, notes);
     int max_core = n.sockets * n.cores_per_socket;
     for (size_t k = 0; k < n.gpus.size(); k++) {
       GpuFact& g = n.gpus[k];
@@ -209,6 +281,10 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
       std::sort(n.gpus.begin(), n.gpus.end(),
                 [](const GpuFact& a, const GpuFact& b) { return a.index < b.index; });
     }
+  }
+  for (auto& n : *nodes) {
+    std::string err = assign_shards(gres.shards, &n);
+    if (!err.empty()) return err;
   }
   if (!from_slurm_conf.empty())
     notes->push_back("no gres.conf lines for " + compress_hostlist(from_slurm_conf) +

@@ -4,6 +4,7 @@
 
 #include "topo/conf_lines.h"
 #include "topo/hostlist.h"
+#include "topo/mig.h"
 #include "topo/parse.h"
 
 namespace hived {
@@ -37,7 +38,8 @@ int sockets_of(const NodeKeys& k, int cores, int threads) {
 
 }  // namespace
 
-std::string parse_node_gres(const std::string& value, std::map<std::string, int>* gpus) {
+std::string parse_node_gres(const std::string& value, std::map<std::string, int>* gpus,
+                            int* shards) {
   // Split at commas outside parentheses ("gpu:a100:2(S:0,1)").
   std::vector<std::string> items;
   int depth = 0;
@@ -65,6 +67,13 @@ std::string parse_node_gres(const std::string& value, std::map<std::string, int>
           item.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
       if (colon == std::string::npos) break;
       start = colon + 1;
+    }
+    if (shards && key_is(parts[0], "shard") && parts.size() > 1) {
+      long long v;
+      if (!parse_count(parts.back(), 1000000, &v))
+        return "'" + item + "': '" + parts.back() + "' is not a shard count";
+      *shards += static_cast<int>(v);
+      continue;
     }
     if (!key_is(parts[0], "gpu")) continue;
     long long count = 1;
@@ -134,10 +143,23 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
       defaults = k;
       continue;
     }
-    std::map<std::string, int> gpus;
+    std::map<std::string, int> gpus, mig;
+    int shards = 0;
     if (k.gres_set) {
-      std::string err = parse_node_gres(k.gres, &gpus);
+      std::string err = parse_node_gres(k.gres, &gpus, &shards);
       if (!err.empty()) return where + ": Gres: " + err;
+    }
+    // A MIG slice is a part of a GPU: which GPU, only gres.conf says.
+    for (auto it = gpus.begin(); it != gpus.end();) {
+      if (!is_mig_type(it->first)) {
+        ++it;
+        continue;
+      }
+      MigProfile p;
+      std::string err = parse_mig_type(it->first, &p);
+      if (!err.empty()) return where + ": Gres: " + err;
+      mig[it->first] += it->second;
+      it = gpus.erase(it);
     }
     std::vector<std::string> names;
     std::string err = expand_hostlist(first.value, &names);
@@ -160,6 +182,8 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
       n.cores_per_socket = cores;
       n.threads_per_core = threads;
       n.configured = gpus;
+      n.configured_mig = mig;
+      n.configured_shards = shards;
       n.gpus_known = false;
       n.where = where;
       nodes->push_back(std::move(n));

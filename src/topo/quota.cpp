@@ -4,10 +4,12 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "topo/chain_table.h"
 #include "topo/conf_lines.h"
+#include "topo/mig.h"
 
 namespace hived {
 namespace topo {
@@ -24,14 +26,21 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
     size_t eq = item.find('=');
     if (eq == std::string::npos) return "GrpTRES: '" + item + "' is not TRES=count";
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
-    if (strncasecmp(name.c_str(), "gres/gpu", 8) != 0 || (name.size() > 8 && name[8] != ':'))
-      continue;
+    bool shard =
+        strncasecmp(name.c_str(), "gres/shard", 10) == 0 && (name.size() == 10 || name[10] == ':');
+    bool gpu =
+        strncasecmp(name.c_str(), "gres/gpu", 8) == 0 && (name.size() == 8 || name[8] == ':');
+    if (!shard && !gpu) continue;
+    size_t base = shard ? 10 : 8;
     GpuTres t;
-    t.type = name.size() > 8 ? name.substr(9) : "";
-    if (name.size() > 8 && t.type.empty()) return "GrpTRES: '" + item + "' has an empty GPU type";
+    t.shards = shard;
+    t.type = name.size() > base ? name.substr(base + 1) : "";
+    if (name.size() > base && t.type.empty())
+      return "GrpTRES: '" + item + "' has an empty GPU type";
     if (!parse_count(value, 100000000, &t.count))
-      return "GrpTRES: " + name + ": '" + value + "' is not a GPU count";
-    std::string key = t.type;
+      return "GrpTRES: " + name + ": '" + value + "' is not a " + (shard ? "shard" : "GPU") +
+             " count";
+    std::string key = (shard ? "/shard:" : "") + t.type;
     for (char& c : key) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
     if (seen[key]) return "GrpTRES: " + name + " is given twice";
     seen[key] = true;
@@ -41,6 +50,58 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
 }
 
 namespace {
+
+// What a limit asks of one model: GPUs, or shards (leaf cells of its fractional levels).
+struct Want {
+  std::string model;
+  long long count = 0;
+  bool shards = false;
+};
+
+// gres/shard:<model>=N for that model, gres/shard=N (minus the typed limits) for the one
+// model with shards and no typed limit.
+std::string shard_wants(const std::vector<GpuTres>& tres, const std::vector<std::string>& sharded,
+                        const std::function<std::string(const std::string&)>& model_of,
+                        std::vector<Want>* want) {
+  std::string list;
+  for (const auto& m : sharded) list += (list.empty() ? "" : ", ") + m;
+  long long total = -1, typed = 0;
+  std::vector<std::string> named;
+  for (const auto& x : tres) {
+    if (!x.shards) continue;
+    if (x.type.empty()) {
+      total = x.count;
+      continue;
+    }
+    std::string m = model_of(x.type);
+    if (m.empty() || std::find(sharded.begin(), sharded.end(), m) == sharded.end())
+      return "GrpTRES gres/shard:" + x.type + ": GPU model '" + x.type +
+             "' has no shards (fractional cells); models with shards: " +
+             (list.empty() ? "none" : list);
+    if (x.count > 0) want->push_back({m, x.count, true});
+    typed += x.count;
+    named.push_back(m);
+  }
+  if (total < 0) return "";
+  std::string what = "GrpTRES gres/shard=" + std::to_string(total);
+  if (total < typed) return what + " is less than its typed limits (" + std::to_string(typed) + ")";
+  std::vector<std::string> open;
+  for (const auto& m : sharded)
+    if (std::find(named.begin(), named.end(), m) == named.end()) open.push_back(m);
+  if (total - typed == 0) return "";
+  if (open.empty())
+    return what + ": " +
+           (sharded.empty() ? std::string("no GPU model has shards (fractional cells)")
+                            : "no model with shards is left for it");
+  if (open.size() > 1) {
+    std::string o;
+    for (const auto& m : open) o += (o.empty() ? "" : ", ") + m;
+    return what + ": several GPU models have shards (" + o +
+           "): give gres/shard:<model>=N for each";
+  }
+  want->push_back({open[0], total - typed, true});
+  return "";
+}
 
 // Virtual cells of one chain already promised, per level.
 struct ChainDemand {
@@ -64,7 +125,8 @@ int64_t need_at(const ChainInfo& ch, const ChainDemand& d, int l) {
 }  // namespace
 
 std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
-                        const std::string& grptres, VcSpec* out) {
+                        const std::string& grptres, VcSpec* out,
+                        std::vector<std::string>* warnings) {
   std::string who = "account '" + account + "'";
   for (const auto& vc : spec.vcs)
     if (vc.name == account) return who + ": already has cells in hived.conf (" + vc.where + ")";
@@ -85,20 +147,34 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       demand[chain].cells[level] += v.count;
     }
 
-  std::vector<std::string> models;
-  for (const auto& ch : t.chains)
-    if (std::find(models.begin(), models.end(), ch.leaf) == models.end()) models.push_back(ch.leaf);
+  std::vector<std::string> models, sharded;
+  for (const auto& ch : t.chains) {
+    if (std::find(models.begin(), models.end(), ch.model) == models.end())
+      models.push_back(ch.model);
+    if (ch.gpu_level > 1 && std::find(sharded.begin(), sharded.end(), ch.model) == sharded.end())
+      sharded.push_back(ch.model);
+  }
   auto model_of = [&](const std::string& type) -> std::string {
     for (const auto& m : models)
       if (strcasecmp(m.c_str(), type.c_str()) == 0) return m;
     return "";
   };
 
-  // GPUs per model.
-  std::vector<std::pair<std::string, long long>> want;
-  long long untyped = -1, typed = 0;
+  // GPUs per model (shards: one entry, the model with fractional levels).
+  std::vector<Want> want;
+  long long untyped = -1, typed = 0, mig = 0;
   std::string untyped_text;
   for (const auto& x : tres) {
+    if (x.shards) continue;  // below
+    if (!x.type.empty() && is_mig_type(x.type)) {
+      // A slice is not a cell yet: counting it as a GPU would promise too much.
+      if (warnings)
+        warnings->push_back(who + ": GrpTRES gres/gpu:" + x.type + "=" + std::to_string(x.count) +
+                            ": MIG slices as VC cells are not yet supported in the engine; "
+                            "this limit gets no cells");
+      mig += x.count;
+      continue;
+    }
     if (x.type.empty()) {
       untyped = x.count;
       continue;
@@ -109,18 +185,18 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
     if (m.empty())
       return who + ": GrpTRES gres/gpu:" + x.type + ": no cells have GPU model '" + x.type +
              "' (models: " + (list.empty() ? "none" : list) + ")";
-    want.push_back({m, x.count});
+    want.push_back({m, x.count, false});
     typed += x.count;
   }
   if (untyped >= 0) {
-    if (untyped < typed)
+    if (untyped < typed + mig)
       return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
-             " is less than its typed limits (" + std::to_string(typed) + ")";
-    long long rest = untyped - typed;
+             " is less than its typed limits (" + std::to_string(typed + mig) + ")";
+    long long rest = untyped - typed - mig;
     std::vector<std::string> open;
     for (const auto& m : models) {
       bool has = false;
-      for (const auto& w : want) has = has || w.first == m;
+      for (const auto& w : want) has = has || (w.model == m && !w.shards);
       if (!has) open.push_back(m);
     }
     if (rest > 0 && open.empty() && want.empty())
@@ -132,23 +208,33 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
              " does not say which GPU model (" + list + "); give gres/gpu:<model>=N for each";
     }
-    if (rest > 0 && open.size() == 1) want.push_back({open[0], rest});
+    if (rest > 0 && open.size() == 1) want.push_back({open[0], rest, false});
   }
+
+  err = shard_wants(tres, sharded, model_of, &want);
+  if (!err.empty()) return who + ": " + err;
 
   VcSpec vc;
   vc.name = account;
   vc.where = "sacctmgr." + account;
   std::map<std::string, size_t> slot;  // path -> index in vc.virtual_cells
   for (const auto& w : want) {
-    long long left = w.second;
-    // Every (chain, level) of the model, largest cells first.
+    // In leaf cells: a shard is one, a GPU is as many as the chain splits it into.
+    int64_t per_gpu = 1;
+    for (const auto& ch : t.chains)
+      if (ch.model == w.model) per_gpu = ch.leaves_per_gpu();
+    long long left = w.shards ? w.count : w.count * per_gpu;
+    // Every (chain, level) of the model, largest cells first: whole GPUs and above for a
+    // GPU limit, fractions for a shard limit.
     std::vector<std::pair<int, int>> cand;
     int64_t free_leaves = 0, total_leaves = 0;
     for (size_t c = 0; c < t.chains.size(); c++) {
-      if (t.chains[c].leaf != w.first) continue;
-      for (int l = t.chains[c].top_level(); l >= 1; l--) cand.push_back({static_cast<int>(c), l});
-      free_leaves += t.chains[c].levels[1].free - need_at(t.chains[c], demand[c], 1);
-      total_leaves += t.chains[c].levels[1].cells;
+      const ChainInfo& ch = t.chains[c];
+      if (ch.model != w.model) continue;
+      int hi = w.shards ? ch.gpu_level - 1 : ch.top_level(), lo = w.shards ? 1 : ch.gpu_level;
+      for (int l = hi; l >= lo; l--) cand.push_back({static_cast<int>(c), l});
+      free_leaves += ch.levels[1].free - need_at(ch, demand[c], 1);
+      total_leaves += ch.levels[1].cells;
     }
     std::stable_sort(cand.begin(), cand.end(),
                      [&](const std::pair<int, int>& a, const std::pair<int, int>& b) {
@@ -181,11 +267,14 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       }
       vc.virtual_cells[it->second].count += static_cast<int>(k);
     }
-    if (left > 0)
-      return who + ": GrpTRES asks for " + std::to_string(w.second) + " " + w.first +
-             " GPUs but only " + std::to_string(std::max<int64_t>(free_leaves, 0)) +
-             " of the cluster's " + std::to_string(total_leaves) +
+    if (left > 0) {
+      int64_t unit = w.shards ? 1 : per_gpu;
+      return who + ": GrpTRES asks for " + std::to_string(w.count) + " " + w.model +
+             (w.shards ? " shards" : " GPUs") + " but only " +
+             std::to_string(std::max<int64_t>(free_leaves, 0) / unit) + " of the cluster's " +
+             std::to_string(total_leaves / unit) +
              " are not yet promised to other VCs (over-commit)";
+    }
   }
   *out = std::move(vc);
   return "";

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// An account's GPU limit in Slurm's accounting (sacctmgr ... GrpTRES=gres/gpu=N or
-// gres/gpu:<type>=N) as HiveD virtual cells of the cluster's cell types.
+// An account's GPU limit in Slurm's accounting (sacctmgr ... GrpTRES=gres/gpu=N,
+// gres/gpu:<type>=N or gres/shard=N) as HiveD virtual cells of the cluster's cell types.
 #pragma once
 
 #include <string>
@@ -14,10 +14,11 @@ namespace topo {
 struct GpuTres {
   std::string type;  // "" for gres/gpu (any model)
   long long count = 0;
+  bool shards = false;  // gres/shard=N: count is in shards
 };
 
-// The gres/gpu entries of a TRES list ("cpu=64,gres/gpu=16,gres/gpu:a100=8"); other
-// TRES are skipped. Errors name the entry.
+// The gres/gpu and gres/shard entries of a TRES list ("cpu=64,gres/gpu=16,
+// gres/gpu:a100=8,gres/shard=32"); other TRES are skipped. Errors name the entry.
 std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>* out);
 
 // *out = a VC named `account` whose virtual cells hold exactly the GPUs of `grptres`,
@@ -27,8 +28,14 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
 // typed limits) uses the one model that has no typed limit. Returns "" or why the
 // limit cannot be expressed: unknown model, several models for an untyped limit, or
 // more GPUs than remain (over-commit).
+// gres/shard:<model>=N and gres/shard=N (minus the typed shard limits, for the one
+// model with shards that has none) become fractional cells of that model, largest
+// fractions first (32 shards of 8-shard GPUs: 8 HALF cells); a MIG type limit
+// (gres/gpu:a100_3g.20gb=n) gets no cells and a line in *warnings (slices are not
+// cells in the engine yet) and is not counted as GPUs of gres/gpu=N.
 std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
-                        const std::string& grptres, VcSpec* out);
+                        const std::string& grptres, VcSpec* out,
+                        std::vector<std::string>* warnings = nullptr);
 
 }  // namespace topo
 }  // namespace hived

@@ -80,6 +80,7 @@ std::string spec_to_hived_conf(const ClusterSpec& spec) {
     o += (i ? ",\n" : "\n") + std::string(6, ' ') + json_quote(t.name) +
          ": {\"childCellType\": " + json_quote(t.child_type) +
          ", \"childCellNumber\": " + std::to_string(t.child_count) +
+         (t.is_gpu_level ? ", \"isGpuLevel\": true" : "") +
          (t.is_node_level ? ", \"isNodeLevel\": true}" : "}");
   }
   o += spec.cell_types.empty() ? "},\n" : "\n    },\n";

@@ -22,6 +22,12 @@ std::string plural(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// GPUs in one cell of a level: a count, or "1/8" below the GPU level.
+std::string gpus_per_cell(const ChainInfo& ch, int level) {
+  if (level >= ch.gpu_level) return std::to_string(ch.levels[level].leaves / ch.leaves_per_gpu());
+  return "1/" + std::to_string(ch.leaves_per_gpu() / ch.levels[level].leaves);
+}
+
 void list(const char* title, const std::vector<std::string>& items, std::string* o) {
   if (items.empty()) return;
   *o += std::string(title) + ":\n";
@@ -38,7 +44,7 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
   int64_t gpus = 0;
   std::vector<std::string> nodes;
   for (const auto& ch : t.chains) {
-    gpus += ch.levels[1].cells;
+    gpus += ch.levels[ch.gpu_level].cells;
     for (const auto& n : ch.nodes)
       if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
   }
@@ -46,7 +52,7 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
        ", " + plural(static_cast<int64_t>(nodes.size()), "node", "nodes") + ", " +
        plural(gpus, "GPU", "GPUs") + "\n";
   for (const auto& ch : t.chains) {
-    o += "chain " + ch.top + ": " + std::to_string(ch.levels[1].cells) + " " + ch.leaf +
+    o += "chain " + ch.top + ": " + std::to_string(ch.levels[ch.gpu_level].cells) + " " + ch.model +
          " GPUs on " +
          (ch.nodes.empty() ? std::string("unnamed nodes") : compress_hostlist(ch.nodes)) + "\n";
     size_t w = 4;
@@ -61,7 +67,7 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
       std::string kids = l > 1 ? std::to_string(L.children) + " x " + ch.levels[l - 1].type : "";
       o += "  " + pad_left(std::to_string(l), 5) + "  " + pad_right(L.type, w) + "  " +
            pad_left(std::to_string(L.cells), cw) + "  " + pad_right(kids, w + 4) + "  " +
-           pad_left(std::to_string(L.leaves), 9);
+           pad_left(gpus_per_cell(ch, l), 9);
       if (l == ch.node_level) o += "  node level";
       if (l == ch.top_level() && l != ch.node_level) {
         std::vector<std::string> addr;
@@ -76,7 +82,7 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
     o += "virtual clusters:\n";
     for (const auto& vc : spec.vcs) {
       std::string cells;
-      int64_t total = 0;
+      double total = 0;
       std::string leaf;
       bool mixed = false;
       for (const auto& v : vc.virtual_cells) {
@@ -87,17 +93,22 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
           cells += " (" + e + ")";
           continue;
         }
-        int64_t n = v.count * t.chains[chain].levels[level].leaves;
-        cells += " (" + std::to_string(n) + ")";
-        total += n;
-        if (!leaf.empty() && leaf != t.chains[chain].leaf) mixed = true;
-        leaf = t.chains[chain].leaf;
+        const ChainInfo& ch = t.chains[chain];
+        cells += " (" +
+                 (level >= ch.gpu_level
+                      ? std::to_string(v.count * ch.levels[level].leaves / ch.leaves_per_gpu())
+                      : std::to_string(v.count) + " x " + gpus_per_cell(ch, level)) +
+                 ")";
+        total += static_cast<double>(v.count) * ch.levels[level].leaves / ch.leaves_per_gpu();
+        if (!leaf.empty() && leaf != ch.model) mixed = true;
+        leaf = ch.model;
       }
       if (!vc.pinned_cells.empty())
         cells += (cells.empty() ? "" : " + ") + plural(static_cast<int64_t>(vc.pinned_cells.size()),
                                                        "pinned cell", "pinned cells");
-      o += "  " + vc.name + ": " + (cells.empty() ? "no cells" : cells) + " = " +
-           std::to_string(total) + " " +
+      char num[32];
+      snprintf(num, sizeof num, "%g", total);
+      o += "  " + vc.name + ": " + (cells.empty() ? "no cells" : cells) + " = " + num + " " +
            (mixed || leaf.empty() ? std::string("GPUs") : leaf + " GPUs") +
            (vc.where.compare(0, 9, "sacctmgr.") == 0 ? " [from sacctmgr GrpTRES]" : "") + "\n";
     }
@@ -118,6 +129,13 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
       for (const auto& x : report->reused_types) s += (s.empty() ? "" : ", ") + x;
       o += "hived.conf cell types used for derived nodes: " + s + "\n";
     }
+    if (!report->mig_gpus.empty()) {
+      o += "MIG slices: " + plural(report->mig_slices, "slice", "slices") + " on " +
+           plural(static_cast<int64_t>(report->mig_gpus.size()), "GPU", "GPUs") +
+           " (each such GPU is one cell; slices are not cells yet)\n";
+      for (const auto& m : report->mig_gpus) o += "  " + m + "\n";
+    }
+    list("shards", report->fractions, &o);
     list("problems", report->problems, &o);
     std::vector<std::string> mm;
     for (const auto& m : report->mismatches) mm.push_back(m.message);

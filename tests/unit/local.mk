@@ -9,12 +9,15 @@ tests_unit_test_config_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAG
 tests_unit_test_config_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
 # --- src/topo: cells derived from Slurm's files and hwloc
-check_PROGRAMS += tests/unit/test_topo tests/unit/test_topo_hwloc
-TESTS += tests/unit/test_topo tests/unit/test_topo_hwloc
+check_PROGRAMS += tests/unit/test_topo tests/unit/test_topo_hwloc tests/unit/test_topo_frac
+TESTS += tests/unit/test_topo tests/unit/test_topo_hwloc tests/unit/test_topo_frac
 tests_unit_test_topo_SOURCES = tests/unit/test_topo.cpp tests/unit/topo_test_util.h
 tests_unit_test_topo_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) \
 	-DHIVED_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_topo_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+tests_unit_test_topo_frac_SOURCES = tests/unit/test_topo_frac.cpp tests/unit/topo_test_util.h
+tests_unit_test_topo_frac_CPPFLAGS = $(tests_unit_test_topo_CPPFLAGS)
+tests_unit_test_topo_frac_LDADD = $(tests_unit_test_topo_LDADD)
 tests_unit_test_topo_hwloc_SOURCES = tests/unit/test_topo_hwloc.cpp tests/unit/topo_test_util.h \
 	src/topo/hwloc_facts.h src/topo/hwloc_facts.cpp
 tests_unit_test_topo_hwloc_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS) \

@@ -18,13 +18,17 @@
 #include "topo/spec_json.h"
 #include "topo/summary.h"
 #include "topo_test_util.h"
+#include "../check_run.h"
 
 using hived::ClusterSpec;
 using hived::PhysicalCellSpec;
 using namespace hived::topo;
 using topo_test::build_engine;
+using topo_test::Fixture;
 using topo_test::has;
+using topo_test::load;
 using topo_test::read_fixture;
+using topo_test::types_text;
 
 namespace {
 
@@ -38,26 +42,6 @@ std::string expand(const std::string& text) {
   std::vector<std::string> v;
   std::string err = expand_hostlist(text, &v);
   return err.empty() ? join(v) : "ERR " + err;
-}
-
-// Facts of a fixture directory under tests/topo (gres.conf, topology.conf optional).
-struct Fixture {
-  std::vector<NodeFacts> nodes;
-  TopologyFacts topology;
-  std::vector<std::string> notes;
-};
-
-Fixture load(const std::string& dir) {
-  ConfTexts t;
-  t.slurm_conf = read_fixture("tests/topo/" + dir + "/slurm.conf");
-  std::ifstream g(topo_test::fixture_path("tests/topo/" + dir + "/gres.conf"));
-  if (g.good()) t.gres_conf = read_fixture("tests/topo/" + dir + "/gres.conf");
-  std::ifstream tp(topo_test::fixture_path("tests/topo/" + dir + "/topology.conf"));
-  if (tp.good()) t.topology_conf = read_fixture("tests/topo/" + dir + "/topology.conf");
-  Fixture f;
-  std::string err = facts_from_conf(t, &f.nodes, &f.topology, &f.notes);
-  ck_assert_msg(err.empty(), "%s: %s", dir.c_str(), err.c_str());
-  return f;
 }
 
 struct Derived {
@@ -78,15 +62,6 @@ const hived::CellTypeSpec* type_of(const ClusterSpec& s, const std::string& name
   for (const auto& t : s.cell_types)
     if (t.name == name) return &t;
   return nullptr;
-}
-
-// "NAME=CHILD*N[n]" for each type, in order: a compact picture of the derived types.
-std::string types_text(const ClusterSpec& s) {
-  std::string o;
-  for (const auto& t : s.cell_types)
-    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" +
-         std::to_string(t.child_count) + (t.is_node_level ? "[n]" : "");
-  return o;
 }
 
 // "TYPE@ADDR(child,child)" for top-level cells; leaves show their address only.
@@ -930,10 +905,4 @@ Suite* topo_suite() {
 
 }  // namespace
 
-int main() {
-  SRunner* sr = srunner_create(topo_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
-}
+int main() { return check_run(topo_suite(), CK_NORMAL, CK_FORK_GETENV); }

@@ -5,13 +5,16 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 // After the C++ headers: check.h defines fail(), which <ios> declares as a member.
 #include <check.h>
 
 #include "hived.h"
+#include "topo/cluster.h"
 #include "topo/spec_json.h"
 
 namespace topo_test {
@@ -48,6 +51,35 @@ inline std::string build_engine(const hived::ClusterSpec& spec, hived_engine** o
   else
     hived_engine_free(e);
   return "";
+}
+
+// "NAME=CHILD*N[n]" for each type, in order: a compact picture of the derived types.
+inline std::string types_text(const hived::ClusterSpec& s) {
+  std::string o;
+  for (const auto& t : s.cell_types)
+    o += (o.empty() ? "" : " ") + t.name + "=" + t.child_type + "*" +
+         std::to_string(t.child_count) + (t.is_node_level ? "[n]" : "");
+  return o;
+}
+
+// Facts of a fixture directory under tests/topo (gres.conf, topology.conf optional).
+struct Fixture {
+  std::vector<hived::topo::NodeFacts> nodes;
+  hived::topo::TopologyFacts topology;
+  std::vector<std::string> notes;
+};
+
+inline Fixture load(const std::string& dir) {
+  hived::topo::ConfTexts t;
+  t.slurm_conf = read_fixture("tests/topo/" + dir + "/slurm.conf");
+  if (std::ifstream(fixture_path("tests/topo/" + dir + "/gres.conf")).good())
+    t.gres_conf = read_fixture("tests/topo/" + dir + "/gres.conf");
+  if (std::ifstream(fixture_path("tests/topo/" + dir + "/topology.conf")).good())
+    t.topology_conf = read_fixture("tests/topo/" + dir + "/topology.conf");
+  Fixture f;
+  std::string err = hived::topo::facts_from_conf(t, &f.nodes, &f.topology, &f.notes);
+  ck_assert_msg(err.empty(), "%s: %s", dir.c_str(), err.c_str());
+  return f;
 }
 
 }  // namespace topo_test
