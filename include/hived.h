@@ -38,7 +38,12 @@ typedef enum {
 
 typedef struct {
 	int32_t pod_number;       /* pods in this member */
-	int32_t leaf_cell_number; /* GPUs per pod */
+	int32_t leaf_cell_number; /* GPUs per pod (0 with fraction_number) */
+	/* > 0: instead of whole GPUs, this many of the smallest fractions of ONE GPU per
+	 * pod (a chain with cell levels below isGpuLevel), rounded up to the buddy level
+	 * that holds them (3 eighths take a half); every member of a job then asks for
+	 * the same number. 0: whole GPUs. */
+	int32_t fraction_number;
 } hived_member;
 
 typedef struct {
@@ -78,6 +83,11 @@ typedef struct {
 	const char *node_name;
 	const int32_t *leaves;  /* GPU indices on that node, ascending */
 	int32_t n_leaves;
+	/* NULL/0: the pod holds the whole GPUs in `leaves`. Else it holds part of the one
+	 * GPU in `leaves`: these fraction slots of it (0 .. fractions per GPU - 1,
+	 * ascending), one aligned buddy cell (slots 0-1, 2-3, 0-3, ...). */
+	const int32_t *fractions;
+	int32_t n_fractions;
 } hived_pod;
 
 typedef struct {
@@ -203,7 +213,8 @@ hived_rc hived_inspect(const hived_engine *e, const char *vc, char **json);
 hived_rc hived_inspect_job(const hived_engine *e, const char *job, char **json);
 /* Every node with its cells above (racks ...) and, per GPU, its groups below the
  * node (socket, pair ...), the VC whose cell is bound to it, the job on it and its
- * class: what a cell map draws. */
+ * class: what a cell map draws. In a chain with cell levels below the GPU
+ * (isGpuLevel) there is one entry per smallest fraction, with "fraction": its slot. */
 hived_rc hived_inspect_topology(const hived_engine *e, char **json);
 hived_rc hived_snapshot(const hived_engine *e, char **json);
 /* HIVED_OK, or HIVED_EINVARIANT with the violated invariant in errbuf. */

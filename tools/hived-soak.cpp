@@ -14,7 +14,7 @@
 namespace {
 
 const char kUsage[] =
-    "Usage: hived-soak [--seed N] [--steps N] [--gpus N] [--vcs N]\n"
+    "Usage: hived-soak [--seed N] [--steps N] [--gpus N] [--vcs N] [--fractions]\n"
     "                  [--check-every N] [--sweep-every N] [--progress N]\n"
     "                  [--fault drop-job|corrupt-snapshot --fault-step N]\n"
     "\n"
@@ -32,6 +32,8 @@ const char kUsage[] =
     "  --check-every N  hived_check_invariants every N steps (default 1)\n"
     "  --sweep-every N  compare every job with the record every N steps (default 100)\n"
     "  --progress N     a progress line on stderr every N steps\n"
+    "  --fractions      split each GPU into 4 fractions (isGpuLevel); VCs own halves and\n"
+    "                   quarters, and some jobs ask for fractions of one GPU\n"
     "  --fault KIND     test-only: break the run at --fault-step to show it fails\n"
     "  --help           show this text\n";
 
@@ -68,6 +70,8 @@ int main(int argc, char **argv) {
       ok = ParseLong(v, 0, &opt.sweep_every);
     } else if (value("--progress")) {
       ok = ParseLong(v, 0, &opt.progress_every);
+    } else if (a == "--fractions") {
+      opt.fractions = true;
     } else if (value("--fault")) {
       opt.fault = v;
       ok = v == "drop-job" || v == "corrupt-snapshot";
@@ -94,6 +98,7 @@ int main(int argc, char **argv) {
   if (opt.sweep_every != hived_tools::SoakOptions().sweep_every)
     std::cerr << " --sweep-every " << opt.sweep_every;
   if (opt.check_every != 1) std::cerr << " --check-every " << opt.check_every;
+  if (opt.fractions) std::cerr << " --fractions";
   if (!opt.fault.empty())
     std::cerr << " --fault " << opt.fault << " --fault-step " << opt.fault_step;
   std::cerr << "\n";

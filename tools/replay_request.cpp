@@ -127,7 +127,8 @@ std::string JobRequest::ParseMembers(const json_t *members) {
     const char *key;
     json_t *value;
     json_object_foreach(m, key, value) {
-      if (strcmp(key, "podNumber") != 0 && strcmp(key, "leafCellNumber") != 0) {
+      if (strcmp(key, "podNumber") != 0 && strcmp(key, "leafCellNumber") != 0 &&
+          strcmp(key, "fractionNumber") != 0) {
         return where + "." + key + ": unknown field";
       }
     }
@@ -136,10 +137,15 @@ std::string JobRequest::ParseMembers(const json_t *members) {
     if (v == nullptr) return where + ".podNumber: missing";
     std::string err = ReadInt32(v, where + ".podNumber", &hm.pod_number);
     if (!err.empty()) return err;
-    if ((v = json_object_get(m, "leafCellNumber")) == nullptr) {
-      return where + ".leafCellNumber: missing";
+    // fractionNumber (fractions of one GPU) stands in for leafCellNumber (whole GPUs).
+    const json_t *f = json_object_get(m, "fractionNumber");
+    if (f != nullptr &&
+        !(err = ReadInt32(f, where + ".fractionNumber", &hm.fraction_number)).empty()) {
+      return err;
     }
-    if (!(err = ReadInt32(v, where + ".leafCellNumber", &hm.leaf_cell_number)).empty()) {
+    if ((v = json_object_get(m, "leafCellNumber")) == nullptr) {
+      if (f == nullptr) return where + ".leafCellNumber: missing";
+    } else if (!(err = ReadInt32(v, where + ".leafCellNumber", &hm.leaf_cell_number)).empty()) {
       return err;
     }
     members_.push_back(hm);
@@ -176,7 +182,7 @@ std::string JobRequest::ParsePlacement(const json_t *placement, const hived_engi
     const char *key;
     json_t *value;
     json_object_foreach(p, key, value) {
-      if (strcmp(key, "node") != 0 && strcmp(key, "leaves") != 0) {
+      if (strcmp(key, "node") != 0 && strcmp(key, "leaves") != 0 && strcmp(key, "fractions") != 0) {
         return where + "." + key + ": unknown field";
       }
     }
@@ -198,8 +204,19 @@ std::string JobRequest::ParsePlacement(const json_t *placement, const hived_engi
       if (!err.empty()) return err;
       indices.push_back(x);
     }
+    std::vector<int32_t> slots;
+    const json_t *fractions = json_object_get(p, "fractions");
+    if (fractions != nullptr && !json_is_array(fractions))
+      return where + ".fractions: expected an array of fraction slots";
+    json_array_foreach(fractions, j, leaf) {
+      int32_t x;
+      err = ReadInt32(leaf, where + ".fractions[" + std::to_string(j) + "]", &x);
+      if (!err.empty()) return err;
+      slots.push_back(x);
+    }
     pod_node_names_.push_back(name);
     pod_leaves_.push_back(std::move(indices));
+    pod_fractions_.push_back(std::move(slots));
   }
   pods_.clear();
   for (size_t k = 0; k < pod_node_names_.size(); k++) {
@@ -208,6 +225,8 @@ std::string JobRequest::ParsePlacement(const json_t *placement, const hived_engi
     pod.node_name = pod_node_names_[k].c_str();
     pod.leaves = pod_leaves_[k].data();
     pod.n_leaves = static_cast<int32_t>(pod_leaves_[k].size());
+    pod.fractions = pod_fractions_[k].empty() ? nullptr : pod_fractions_[k].data();
+    pod.n_fractions = static_cast<int32_t>(pod_fractions_[k].size());
     pods_.push_back(pod);
   }
   return "";

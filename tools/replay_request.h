@@ -41,6 +41,7 @@ class JobRequest {
   std::vector<uint8_t> allowed_nodes_;
   std::vector<std::string> pod_node_names_;
   std::vector<std::vector<int32_t>> pod_leaves_;
+  std::vector<std::vector<int32_t>> pod_fractions_;
   std::vector<hived_pod> pods_;
   hived_job_request req_{};
 };

@@ -72,6 +72,12 @@ json_t *PlacementJson(const hived_pod *pods, size_t n) {
       json_array_append_new(leaves, json_integer(pods[i].leaves[k]));
     }
     json_object_set_new(pod, "leaves", leaves);
+    if (pods[i].n_fractions > 0 && pods[i].fractions != nullptr) {
+      json_t *fractions = json_array();
+      for (int32_t k = 0; k < pods[i].n_fractions; k++)
+        json_array_append_new(fractions, json_integer(pods[i].fractions[k]));
+      json_object_set_new(pod, "fractions", fractions);
+    }
     json_array_append_new(a, pod);
   }
   return a;

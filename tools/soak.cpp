@@ -27,17 +27,23 @@ constexpr int kGpusPerNode = 8;
 constexpr int kNodesPerRack = 25;  // 50 racks x 25 nodes x 8 GPUs = 10 000 GPUs
 constexpr int kMaxPins = 4;
 
+constexpr int kFractions = 4;  // quarters of a GPU with SoakOptions::fractions
+
 struct VcQuota {
   int racks = 0, nodes = 0, sockets = 0, pairs = 0;
-  int pin_node = -1;  // the node of the VC's pinned cell, or -1
+  int halves = 0, quarters = 0;  // fractional cells (SoakOptions::fractions)
+  int pin_node = -1;             // the node of the VC's pinned cell, or -1
   int Gpus() const {
     return racks * kNodesPerRack * kGpusPerNode + nodes * kGpusPerNode + sockets * 4 + pairs * 2;
   }
+  // In slots: GPUs, or with fractions quarters of a GPU (the engine's leaf cells).
+  int Units(int slots) const { return Gpus() * slots + halves * 2 + quarters; }
 };
 
 struct MPod {
   int32_t node;
   std::vector<int32_t> leaves;
+  std::vector<int32_t> fractions;  // slots of the one GPU in leaves; empty: whole GPUs
 };
 
 struct MJob {
@@ -50,7 +56,7 @@ struct MJob {
   bool distinct = false;
   std::vector<hived_member> members;
   std::vector<MPod> pods;
-  int gpus = 0;
+  int gpus = 0;     // in slots (see VcQuota::Units)
   size_t slot = 0;  // index in Soak::names_
 };
 
@@ -156,6 +162,12 @@ class Soak {
       q[v].sockets = rest / 2 / 4;
       q[v].pairs = (rest - q[v].sockets * 4) / 2;
       q[v].pin_node = v < pins_ ? v * kNodesPerRack + kNodesPerRack - 1 : -1;
+      // One pair's worth as fractional cells: two halves and four quarters.
+      if (opt_.fractions && q[v].pairs > 0) {
+        q[v].pairs--;
+        q[v].halves = 2;
+        q[v].quarters = 4;
+      }
     }
     return q;
   }
@@ -171,12 +183,16 @@ class Soak {
   std::string ConfigJson(const std::vector<VcQuota> &q, const std::string &bad_vc_cell = "") const {
     std::string j;
     j.reserve(static_cast<size_t>(nodes_) * 24 + 4096);
-    j = "{\"physicalCluster\":{\"cellTypes\":{"
-        "\"PAIR\":{\"childCellType\":\"V100\",\"childCellNumber\":2},"
-        "\"SOCKET\":{\"childCellType\":\"PAIR\",\"childCellNumber\":2},"
-        "\"NODE\":{\"childCellType\":\"SOCKET\",\"childCellNumber\":2,\"isNodeLevel\":true},"
-        "\"RACK\":{\"childCellType\":\"NODE\",\"childCellNumber\":" +
-        std::to_string(kNodesPerRack) + "}},\"physicalCells\":[";
+    j = "{\"physicalCluster\":{\"cellTypes\":{";
+    if (opt_.fractions)
+      j += "\"V100-HALF\":{\"childCellType\":\"V100-QUARTER\",\"childCellNumber\":2},"
+           "\"V100\":{\"childCellType\":\"V100-HALF\",\"childCellNumber\":2,"
+           "\"isGpuLevel\":true},";
+    j += "\"PAIR\":{\"childCellType\":\"V100\",\"childCellNumber\":2},"
+         "\"SOCKET\":{\"childCellType\":\"PAIR\",\"childCellNumber\":2},"
+         "\"NODE\":{\"childCellType\":\"SOCKET\",\"childCellNumber\":2,\"isNodeLevel\":true},"
+         "\"RACK\":{\"childCellType\":\"NODE\",\"childCellNumber\":" +
+         std::to_string(kNodesPerRack) + "}},\"physicalCells\":[";
     for (int r = 0; r < racks_; r++) {
       if (r > 0) j.push_back(',');
       j += "{\"cellType\":\"RACK\",\"cellAddress\":\"rack" + std::to_string(r) +
@@ -199,6 +215,8 @@ class Soak {
       Cell(&j, "RACK.NODE", q[v].nodes);
       Cell(&j, "RACK.NODE.SOCKET", q[v].sockets);
       Cell(&j, "RACK.NODE.SOCKET.PAIR", q[v].pairs);
+      Cell(&j, "RACK.NODE.SOCKET.PAIR.V100.V100-HALF", q[v].halves);
+      Cell(&j, "V100-QUARTER", q[v].quarters);
       if (v == 0 && !bad_vc_cell.empty()) Cell(&j, bad_vc_cell.c_str(), 1);
       j += "]";
       if (q[v].pin_node >= 0) j += ",\"pinnedCells\":[{\"pinnedCellId\":\"" + PinName(v) + "\"}]";
@@ -240,7 +258,8 @@ class Soak {
       to_model_[i] = m;
       to_engine_[m] = i;
     }
-    owner_.assign(static_cast<size_t>(nodes_) * kGpusPerNode, -1);
+    slots_ = opt_.fractions ? kFractions : 1;
+    owner_.assign(static_cast<size_t>(nodes_) * kGpusPerNode * slots_, -1);
     is_bad_.assign(nodes_, 0);
     used_.assign(opt_.vcs, 0);
     pin_used_.assign(opt_.vcs, 0);
@@ -249,19 +268,29 @@ class Soak {
 
   // ------------------------------------------------------------ model
   int Rack(int model_node) const { return model_node / kNodesPerRack; }
+  size_t Slot(int model_node, int32_t gpu, int32_t slot) const {
+    return (static_cast<size_t>(model_node) * kGpusPerNode + gpu) * slots_ + slot;
+  }
+  // The slots of each GPU of the pod a pod holds: all, or its fractions.
+  std::vector<int32_t> Slots(const MPod &p) const {
+    if (!p.fractions.empty()) return p.fractions;
+    std::vector<int32_t> all(slots_);
+    for (int s = 0; s < slots_; s++) all[s] = s;
+    return all;
+  }
 
   void Add(MJob j) {
     j.slot = names_.size();
     names_.push_back(j.name);
     for (const auto &p : j.pods)
       for (int32_t l : p.leaves)
-        owner_[static_cast<size_t>(to_model_[p.node]) * kGpusPerNode + l] = 1;
+        for (int32_t s : Slots(p)) owner_[Slot(to_model_[p.node], l, s)] = 1;
     used_gpus_ += j.gpus;
     if (j.guaranteed) Charge(j, +1);
     std::string name = j.name;
     jobs_[name] = std::move(j);
     res_.max_jobs = std::max<long>(res_.max_jobs, static_cast<long>(jobs_.size()));
-    res_.max_used_gpus = std::max(res_.max_used_gpus, used_gpus_);
+    res_.max_used_gpus = std::max(res_.max_used_gpus, used_gpus_ / slots_);
   }
 
   void Remove(const std::string &name) {
@@ -270,7 +299,7 @@ class Soak {
     MJob &j = it->second;
     for (const auto &p : j.pods)
       for (int32_t l : p.leaves)
-        owner_[static_cast<size_t>(to_model_[p.node]) * kGpusPerNode + l] = -1;
+        for (int32_t s : Slots(p)) owner_[Slot(to_model_[p.node], l, s)] = -1;
     used_gpus_ -= j.gpus;
     if (j.guaranteed) Charge(j, -1);
     size_t slot = j.slot;
@@ -306,14 +335,14 @@ class Soak {
   bool QuotaHolds(const MJob &j) {
     if (!j.guaranteed || j.vc < 0) return true;
     if (!j.pinned.empty()) {
-      if (pin_used_[j.vc] > kGpusPerNode)
+      if (pin_used_[j.vc] > kGpusPerNode * slots_)
         return Fail("VC " + VcName(j.vc) + " holds " + std::to_string(pin_used_[j.vc]) +
                     " guaranteed GPUs in its pinned node (job '" + j.name + "')");
       return true;
     }
-    if (used_[j.vc] > quotas_[j.vc].Gpus())
+    if (used_[j.vc] > quotas_[j.vc].Units(slots_))
       return Fail("VC " + VcName(j.vc) + " holds " + std::to_string(used_[j.vc]) +
-                  " guaranteed GPUs, quota " + std::to_string(quotas_[j.vc].Gpus()) +
+                  " guaranteed GPUs, quota " + std::to_string(quotas_[j.vc].Units(slots_)) +
                   " (after job '" + j.name + "')");
     return true;
   }
@@ -373,6 +402,9 @@ class Soak {
     } else if (kind == "multi-member") {
       j.priority = P(0.3) ? HIVED_PRIORITY_OPPORTUNISTIC : 100;
       j.members = {hived_member{1, kGpusPerNode}, hived_member{1 + U(2), 2 << U(2)}};
+    } else if (kind == "fraction") {
+      j.priority = P(0.3) ? HIVED_PRIORITY_OPPORTUNISTIC : 50 * U(4);
+      j.members = {hived_member{1, 0, 1 + U(kFractions)}};
     } else {  // guaranteed, high-priority
       j.priority = kind == "high-priority" ? 500 + 100 * U(6) : 50 * U(4);
       single(gpus);
@@ -386,16 +418,33 @@ class Soak {
         while (m.pod_number > 1 && m.pod_number * m.leaf_cell_number > node_gpus) m.pod_number--;
       }
     }
-    for (const auto &m : j.members) j.gpus += m.pod_number * m.leaf_cell_number;
+    for (const auto &m : j.members)
+      j.gpus += m.pod_number *
+                (m.fraction_number ? Rounded(m.fraction_number) : m.leaf_cell_number * slots_);
     r.vc_name = j.vc >= 0 ? VcName(j.vc) : "";
     // A guaranteed single GPU with no constraint fits whenever the VC has a free
     // virtual GPU and no hardware is bad: the safety invariant guarantees a physical
     // cell for every unbound virtual cell, and whatever else sits there is
     // opportunistic and preemptible.
-    r.expect_fit = j.priority >= 0 && j.pinned.empty() && j.gpus == 1 && j.within.empty() &&
-                   j.pod_within.empty() && r.allowed.empty() && bad_.empty() &&
-                   used_[j.vc] < quotas_[j.vc].Gpus();
+    // With fractions, a fraction on a VC's whole-GPU cell keeps that GPU from whole
+    // jobs: only a VC without fractional work has the plain guarantee.
+    r.expect_fit =
+        j.priority >= 0 && j.pinned.empty() && j.gpus == slots_ &&
+        j.members[0].fraction_number == 0 && j.within.empty() && j.pod_within.empty() &&
+        r.allowed.empty() && bad_.empty() &&
+        (opt_.fractions ? FractionFree(j.vc) && used_[j.vc] < quotas_[j.vc].Gpus() * slots_
+                        : used_[j.vc] < quotas_[j.vc].Gpus());
     return r;
+  }
+
+  // Fractions round up to a buddy cell: 1, 2, or a whole GPU (4) of quarters.
+  static int Rounded(int fractions) { return fractions <= 1 ? 1 : (fractions <= 2 ? 2 : 4); }
+
+  bool FractionFree(int vc) const {
+    for (const auto &kv : jobs_)
+      if (kv.second.vc == vc && kv.second.guaranteed && kv.second.members[0].fraction_number)
+        return false;
+    return true;
   }
 
   std::string Describe(const Req &r) const {
@@ -404,7 +453,9 @@ class Soak {
                     " priority=" + std::to_string(j.priority) + " members=[";
     for (size_t i = 0; i < j.members.size(); i++)
       s += (i ? "," : "") + std::to_string(j.members[i].pod_number) + "x" +
-           std::to_string(j.members[i].leaf_cell_number);
+           (j.members[i].fraction_number
+                ? std::to_string(j.members[i].fraction_number) + "/" + std::to_string(slots_)
+                : std::to_string(j.members[i].leaf_cell_number));
     s += "]";
     if (!j.pinned.empty()) s += " pinned=" + j.pinned;
     if (!j.within.empty()) s += " within=" + j.within;
@@ -435,8 +486,21 @@ class Soak {
           return Fail("pod on node index out of range: " + Describe(r));
         int mn = to_model_[pod.node];
         std::string where = " (n" + std::to_string(mn) + ") for " + Describe(r);
-        if (static_cast<int>(pod.leaves.size()) != m.leaf_cell_number)
+        if (m.fraction_number) {
+          // One GPU, one aligned buddy cell of the rounded size.
+          int n = Rounded(m.fraction_number);
+          bool whole = n == slots_;
+          if (pod.leaves.size() != 1 ||
+              (whole ? !pod.fractions.empty() : static_cast<int>(pod.fractions.size()) != n))
+            return Fail("fractional pod not one cell of " + std::to_string(n) + " slots" + where);
+          for (size_t i = 0; i < pod.fractions.size(); i++)
+            if (pod.fractions[i] != pod.fractions[0] + static_cast<int>(i) ||
+                pod.fractions[0] % n != 0)
+              return Fail("fractions not one aligned cell" + where);
+        } else if (static_cast<int>(pod.leaves.size()) != m.leaf_cell_number ||
+                   !pod.fractions.empty()) {
           return Fail("pod of " + std::to_string(pod.leaves.size()) + " GPUs" + where);
+        }
         if (is_bad_[mn]) return Fail("new pod placed on a bad node" + where);
         if (!r.allowed.empty() && !r.allowed[pod.node])
           return Fail("pod on a node the job excluded" + where);
@@ -453,20 +517,25 @@ class Soak {
           if (group && l / group != pod.leaves[0] / group)
             return Fail("pod not within one " + j.pod_within + where);
           if (!gpus.insert({mn, l}).second) return Fail("GPU given twice to one job" + where);
-          int o = owner_[static_cast<size_t>(mn) * kGpusPerNode + l];
-          if (o >= 0) {
+          for (int32_t sl : Slots(pod)) {
+            if (sl < 0 || sl >= slots_) return Fail("fraction slot out of range" + where);
+            if (owner_[Slot(mn, l, sl)] < 0) continue;
             // Held in the model: only a victim of this very decision may hold it.
             bool victim_holds = false;
             for (const auto &v : victims) {
               auto it = jobs_.find(v);
               if (it == jobs_.end()) continue;
-              for (const auto &vp : it->second.pods)
-                if (vp.node == pod.node && std::count(vp.leaves.begin(), vp.leaves.end(), l))
+              for (const auto &vp : it->second.pods) {
+                auto vs = Slots(vp);
+                if (vp.node == pod.node && std::count(vp.leaves.begin(), vp.leaves.end(), l) &&
+                    std::count(vs.begin(), vs.end(), sl))
                   victim_holds = true;
+              }
             }
             if (!victim_holds)
-              return Fail("GPU " + std::to_string(l) + " of n" + std::to_string(mn) +
-                          " given to two live jobs: " + OwnerOf(mn, l) + " and " + Describe(r));
+              return Fail("GPU " + std::to_string(l) + " (slot " + std::to_string(sl) + ") of n" +
+                          std::to_string(mn) + " given to two live jobs: " + OwnerOf(mn, l) +
+                          " and " + Describe(r));
           }
         }
       }
@@ -493,6 +562,8 @@ class Soak {
       p.node = d->pods[i].node;
       if (d->pods[i].leaves)
         p.leaves.assign(d->pods[i].leaves, d->pods[i].leaves + d->pods[i].n_leaves);
+      if (d->pods[i].fractions)
+        p.fractions.assign(d->pods[i].fractions, d->pods[i].fractions + d->pods[i].n_fractions);
       pods.push_back(std::move(p));
     }
     return pods;
@@ -501,8 +572,10 @@ class Soak {
   bool Matches(const MJob &j) {
     std::vector<hived_pod> pods;
     for (const auto &p : j.pods)
-      pods.push_back(
-          hived_pod{p.node, nullptr, p.leaves.data(), static_cast<int32_t>(p.leaves.size())});
+      pods.push_back(hived_pod{p.node, nullptr, p.leaves.data(),
+                               static_cast<int32_t>(p.leaves.size()),
+                               p.fractions.empty() ? nullptr : p.fractions.data(),
+                               static_cast<int32_t>(p.fractions.size())});
     if (hived_job_matches(engine_, j.name.c_str(), pods.data(), pods.size())) return true;
     char *js = nullptr;
     std::string now = hived_inspect_job(engine_, j.name.c_str(), &js) == HIVED_OK
@@ -666,8 +739,10 @@ class Soak {
     r.vc_name = j.vc >= 0 ? VcName(j.vc) : "";
     std::vector<hived_pod> pods;
     for (const auto &p : j.pods)
-      pods.push_back(
-          hived_pod{p.node, nullptr, p.leaves.data(), static_cast<int32_t>(p.leaves.size())});
+      pods.push_back(hived_pod{p.node, nullptr, p.leaves.data(),
+                               static_cast<int32_t>(p.leaves.size()),
+                               p.fractions.empty() ? nullptr : p.fractions.data(),
+                               static_cast<int32_t>(p.fractions.size())});
     int demoted = 0;
     hived_rc rc = hived_add_running(engine_, r.Fill(), pods.data(), pods.size(), &demoted);
     if (rc != HIVED_OK)
@@ -812,9 +887,9 @@ class Soak {
     if (json_array_size(json_object_get(rep.get(), "dropped")) > 0)
       return Fail("reconfigure keeping every node dropped GPUs: " + report_text.substr(0, 200));
     for (int v = 0; v < opt_.vcs; v++)
-      if (used_[v] > quotas_[v].Gpus())
+      if (used_[v] > quotas_[v].Units(slots_))
         return Fail("after reconfigure " + VcName(v) + " holds " + std::to_string(used_[v]) +
-                    " guaranteed GPUs, quota " + std::to_string(quotas_[v].Gpus()));
+                    " guaranteed GPUs, quota " + std::to_string(quotas_[v].Units(slots_)));
     return Sweep();
   }
 
@@ -894,7 +969,7 @@ class Soak {
 
   bool Step() {
     bool fault_now = !opt_.fault.empty() && step_ == opt_.fault_step;
-    double util = static_cast<double>(used_gpus_) / res_.gpus;
+    double util = static_cast<double>(used_gpus_) / (static_cast<double>(res_.gpus) * slots_);
     int r = U(1000);
     bool ok;
     auto run = [&](const char *op, auto fn) {
@@ -937,8 +1012,9 @@ class Soak {
         int k = U(100), i = 0;
         while (k >= kCum[i]) i++;
         std::string op = std::string("submit-") + kKinds[i];
+        if (opt_.fractions && P(0.3)) op = "submit-fraction";
         ok = run(op.c_str(), [&] {
-          Req q = MakeReq(kKinds[i]);
+          Req q = MakeReq(op == "submit-fraction" ? "fraction" : kKinds[i]);
           return Submit(q, false);
         });
       }
@@ -967,7 +1043,8 @@ class Soak {
   std::vector<char> is_bad_;
   std::set<int> bad_;
   std::vector<int> used_, pin_used_;
-  long used_gpus_ = 0;
+  long used_gpus_ = 0;  // in slots
+  int slots_ = 1;       // fractions per GPU in the model (1: whole GPUs only)
   std::unordered_map<std::string, MJob> jobs_;
   std::vector<std::string> names_;
   uint64_t next_id_ = 0;

@@ -26,6 +26,9 @@ struct SoakOptions {
   std::string fault;
   long fault_step = 0;
   long progress_every = 0;  // 0: silent
+  // Each GPU in 4 fractions (halves of two quarters, isGpuLevel): VCs own some halves
+  // and quarters, and some jobs ask for 1..4 quarters of one GPU.
+  bool fractions = false;
 };
 
 struct SoakResult {

@@ -87,7 +87,8 @@ hived::Status ToRequest(const hived_engine* e, const hived_job_request* r, hived
   if (r->n_members && !r->members) return hived::Status::Err(hived::Code::kInval, "members: NULL");
   if (r->n_members > 100000) return hived::Status::Err(hived::Code::kInval, "members: too many");
   for (size_t i = 0; i < r->n_members; i++)
-    q->members.push_back({r->members[i].pod_number, r->members[i].leaf_cell_number});
+    q->members.push_back(
+        {r->members[i].pod_number, r->members[i].leaf_cell_number, r->members[i].fraction_number});
   if (r->allowed_nodes)
     q->allowed.assign(r->allowed_nodes, r->allowed_nodes + e->engine->NodeCount());
   return hived::Status::Ok();
@@ -309,7 +310,9 @@ hived_rc hived_submit(hived_engine* e, const hived_job_request* req, int dry_run
     e->pods.clear();
     for (const auto& p : d.pods)
       e->pods.push_back({p.node, e->engine->NodeName(p.node).c_str(), p.gpus.data(),
-                         static_cast<int32_t>(p.gpus.size())});
+                         static_cast<int32_t>(p.gpus.size()),
+                         p.fractions.empty() ? nullptr : p.fractions.data(),
+                         static_cast<int32_t>(p.fractions.size())});
     e->preempted.clear();
     for (const auto& s : d.preempted) e->preempted.push_back(s.c_str());
     e->lazy.clear();
@@ -361,6 +364,11 @@ hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const 
         return Fail(e, hived::Status::Err(hived::Code::kInval,
                                           "placement[" + std::to_string(i) + "].leaves: invalid"));
       p.gpus.assign(pods[i].leaves, pods[i].leaves + pods[i].n_leaves);
+      if (pods[i].n_fractions < 0 || (pods[i].n_fractions && !pods[i].fractions))
+        return Fail(e, hived::Status::Err(hived::Code::kInval, "placement[" + std::to_string(i) +
+                                                                   "].fractions: invalid"));
+      if (pods[i].n_fractions)
+        p.fractions.assign(pods[i].fractions, pods[i].fractions + pods[i].n_fractions);
       if (pods[i].node_name) p.node_name = pods[i].node_name;
       rj.pods.push_back(std::move(p));
     }
@@ -392,6 +400,8 @@ int hived_job_matches(const hived_engine* e, const char* job, const hived_pod* p
       p.node = pods[i].node;
       if (pods[i].n_leaves > 0 && pods[i].leaves)
         p.gpus.assign(pods[i].leaves, pods[i].leaves + pods[i].n_leaves);
+      if (pods[i].n_fractions > 0 && pods[i].fractions)
+        p.fractions.assign(pods[i].fractions, pods[i].fractions + pods[i].n_fractions);
       v.push_back(std::move(p));
     }
     return e->engine->JobMatches(job, v) ? 1 : 0;

@@ -79,6 +79,13 @@ std::string ParseJob(json_t* o, const std::string& where, SnapshotJob* sj) {
         return pw + ".leaves[" + std::to_string(k) + "]: must be a GPU index";
       pp.gpus.push_back(static_cast<int32_t>(json_integer_value(g)));
     }
+    json_t* fr = json_object_get(pod, "fractions");
+    if (fr && !json_is_array(fr)) return pw + ".fractions: must be an array of fraction slots";
+    json_array_foreach(fr, k, g) {
+      if (!json_is_integer(g) || json_integer_value(g) < 0 || json_integer_value(g) > (1 << 24))
+        return pw + ".fractions[" + std::to_string(k) + "]: must be a fraction slot";
+      pp.fractions.push_back(static_cast<int32_t>(json_integer_value(g)));
+    }
     rj.pods.push_back(std::move(pp));
     sj->node_names.push_back(node);
   }

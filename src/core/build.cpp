@@ -57,6 +57,7 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     t.name = ts.name;
     t.child_count = ts.child_count;
     t.node_level = ts.is_node_level;
+    t.gpu_level = ts.is_gpu_level;
     t.where = ts.where;
     types_.push_back(t);
   }
@@ -107,6 +108,16 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
       }
     }
     if (!ch.node_level) ch.node_level = ch.levels;  // no node level marked: top cells are nodes
+    for (size_t k = 0; k < down.size(); k++) {
+      if (!types_[down[k]].gpu_level) continue;
+      int level = ch.levels - static_cast<int>(k);
+      const std::string key = types_[down[k]].where + ".isGpuLevel";
+      if (ch.gpu_level > 1) return err(key, "a second GPU level in the chain of '" + ch.top + "'");
+      if (level >= ch.node_level)
+        return err(key, "the GPU level must be below the node level (a GPU is part of a node)");
+      ch.gpu_level = level;
+    }
+    ch.leaf_type = ch.level_type[ch.gpu_level];
     ch.desc.assign(ch.levels + 1, std::vector<int64_t>(ch.levels + 1, 0));
     for (int hi = 1; hi <= ch.levels; hi++) {
       ch.desc[hi][hi] = 1;
@@ -115,6 +126,13 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     }
     if (ch.desc[ch.levels][1] > (int64_t{1} << 24))
       return err(types_[it->second].where, "a cell of this type would hold over 16M GPUs");
+    // Fractions are handed out as buddy cells: halves, quarters, eighths of one GPU.
+    const int64_t fractions = ch.desc[ch.gpu_level][1];
+    if (fractions & (fractions - 1))
+      return err(types_[type_index_[ch.level_type[ch.gpu_level]]].where + ".isGpuLevel",
+                 "a GPU of type '" + ch.level_type[ch.gpu_level] + "' splits into " +
+                     std::to_string(fractions) +
+                     " fractions; the fractions per GPU must be a power of two (2, 4, 8, ...)");
     ch.cells_at_level.resize(ch.levels + 1);
     ch.free_clean.resize(ch.levels + 1);
     ch.free_busy.resize(ch.levels + 1);
@@ -173,7 +191,7 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
         holds_pinned[a] = 1;
       }
     }
-    if (level == 1) {
+    if (level == ch.gpu_level) {
       int32_t node = pcells_[id].node;
       int32_t gpu = node_leaf_counter++;
       if (!s.address.empty() && !ParseGpuIndex(s.address, &gpu))
@@ -185,6 +203,13 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
                                                  " used twice on node '" + node_names_[node] + "'");
       seen[gpu] = 1;
       pcells_[id].addr = gpu;
+    } else if (level < ch.gpu_level) {
+      if (!s.address.empty())
+        return err(s.where + ".cellAddress",
+                   "a fraction of a GPU has no address (fractions are numbered in order)");
+      pcells_[id].addr = pcells_[pcells_[id].parent].addr;
+    }
+    if (level == 1) {
       pcells_[id].avail = 1;
       return Status::Ok();
     }
@@ -438,7 +463,8 @@ bool Engine::HasLeafType(const std::string& t) const {
 int32_t Engine::NodeLeafCount(size_t node) const {
   int32_t n = 0;
   for (CellId c : node_cells_[node])
-    n += static_cast<int32_t>(chains_[pcells_[c].chain].desc[pcells_[c].level][1]);
+    n += static_cast<int32_t>(
+        chains_[pcells_[c].chain].desc[pcells_[c].level][chains_[pcells_[c].chain].gpu_level]);
   return n;
 }
 
@@ -453,8 +479,8 @@ const std::string* Engine::NodeParentType(size_t node) const {
 const std::string* Engine::NodeChildType(size_t node, int32_t leaves) const {
   for (CellId c : node_cells_[node]) {
     const Chain& ch = chains_[pcells_[c].chain];
-    for (int l = 2; l < ch.node_level; l++)
-      if (ch.desc[l][1] == leaves) return &ch.level_type[l];
+    for (int l = ch.gpu_level + 1; l < ch.node_level; l++)
+      if (ch.desc[l][ch.gpu_level] == leaves) return &ch.level_type[l];
   }
   return nullptr;
 }

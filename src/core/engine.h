@@ -26,7 +26,8 @@ struct Status {
 
 struct Member {
   int pods = 0;
-  int leaves = 0;
+  int leaves = 0;     // whole GPUs per pod
+  int fractions = 0;  // > 0 (with leaves 0): this many smallest fractions of one GPU per pod
 };
 
 struct Request {
@@ -41,6 +42,9 @@ struct Request {
   bool distinct_nodes = false;
   std::vector<Member> members;
   std::vector<uint8_t> allowed;  // empty: every node allowed
+  // Set by the engine only (ShapeFor): members are then in leaf cells of one chain and
+  // each pod takes whole cells of this level. 0 in requests from outside.
+  int grain = 0;
 };
 
 enum class Outcome { kPlaced = 0, kWaiting = 1, kRejected = 2 };
@@ -49,7 +53,10 @@ enum class Wait { kNone = 0, kVcQuota = 1, kNoCell = 2, kPriority = 3, kVcTooSma
 struct PlacedPod {
   int32_t node = -1;
   std::vector<int32_t> gpus;  // GPU indices, ascending
-  std::string node_name;      // for messages when `node` is not in the config (-1)
+  // Fraction slots (0 .. fractions per GPU - 1, ascending) of the one GPU in `gpus`
+  // when the pod holds part of a GPU; empty when it holds whole GPUs.
+  std::vector<int32_t> fractions;
+  std::string node_name;  // for messages when `node` is not in the config (-1)
 };
 
 struct Decision {
@@ -192,8 +199,21 @@ class Engine {
   bool CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
                             const std::vector<CellId>& first, Decision* d, std::vector<Job>* undo,
                             int* slot);
-  CellId FindPleaf(int32_t node, int32_t gpu, int chain) const;
+  CellId FindGpuCell(int32_t node, int32_t gpu, int chain) const;
+  // --- fractions (fractions.cpp) ---
+  bool ShapeFor(const Request& req, int chain, Request* out, std::string* why) const;
+  int32_t LeafSlot(CellId leaf) const;
+  CellId LeafAt(CellId gpu_cell, int32_t slot) const;
+  void LeavesUnder(CellId c, std::vector<CellId>* out) const;
+  PlacedPod PodPlacement(const Pod& p) const;
+  // A pod as AddRunning reads it back; its vleaves (from `at` in `vleaves`) are
+  // appended to *out in the order AddRunning lists the leaves.
+  PlacedPod RunningPod(const Pod& p, const std::vector<CellId>& vleaves, size_t at,
+                       std::vector<CellId>* out) const;
+  int GrainOf(int chain, const std::vector<CellId>& pod_leaves) const;
   int NewJobSlot();
+  int64_t ShapedNeed(const Request& req, const std::vector<int>& chains) const;
+  std::string LeafWord(const std::vector<int>& chains) const;
   void FillDecisionPods(const Job& j, Decision* d) const;
   Status AddRunningImpl(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped);
   void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;

@@ -14,7 +14,8 @@ std::string Engine::CheckInvariants() const {
     const PCell& p = pcells_[c];
     std::string s = "cell " + std::to_string(c) + " (" + chains_[p.chain].level_type[p.level];
     if (p.node >= 0) s += " on " + node_names_[p.node];
-    if (p.level == 1) s += " gpu " + std::to_string(p.addr);
+    if (p.level <= chains_[p.chain].gpu_level) s += " gpu " + std::to_string(p.addr);
+    if (p.level < chains_[p.chain].gpu_level) s += " fraction " + std::to_string(LeafSlot(c));
     return s + ")";
   };
   // 1. No GPU double-booked; jobs and leaves agree.
@@ -38,6 +39,19 @@ std::string Engine::CheckInvariants() const {
         if (pcells_[l].node != p.node)
           return "job '" + j.name + "' pod node differs from its GPU's node";
       }
+    // Fractions: every pod holds whole GPUs or one buddy cell inside one GPU, of the
+    // job's grain. So a GPU with a fractional job is never held whole by another, and
+    // a whole-GPU job never shares its GPU.
+    for (const auto& p : j.pods) {
+      if (p.leaves.empty()) return "job '" + j.name + "' has an empty pod";
+      int grain = GrainOf(pcells_[p.leaves[0]].chain, p.leaves);
+      if (grain == 0)
+        return "job '" + j.name + "' holds fractions of " + cell(p.leaves[0]) +
+               " that are not one cell of a GPU";
+      if (grain != j.grain)
+        return "job '" + j.name + "' holds cells of level " + std::to_string(grain) +
+               " but asked for level " + std::to_string(j.grain) + " on " + cell(p.leaves[0]);
+    }
     if (j.guaranteed()) {
       if (j.vleaves.size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";
       size_t i = 0;

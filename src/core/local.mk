@@ -9,6 +9,7 @@ libhived_la_SOURCES += \
 	src/core/buddy.cpp \
 	src/core/binding.cpp \
 	src/core/counts.cpp \
+	src/core/fractions.cpp \
 	src/core/placement.cpp \
 	src/core/schedule.cpp \
 	src/core/reconfigure.cpp \

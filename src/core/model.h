@@ -21,15 +21,19 @@ struct CellType {
   int child_type = -1;  // index into Model::types, -1 if children are leaves of a GPU model
   int child_count = 0;  // 0 for a leaf type
   bool node_level = false;
+  bool gpu_level = false;
   std::string where;
 };
 
-// A chain is one top-level cell type and every type below it, level 1 = GPU.
+// A chain is one top-level cell type and every type below it. Level 1 is the leaf:
+// the GPU, or in a chain with fractional levels (isGpuLevel below the top) the
+// smallest fraction of a GPU, with the GPU at gpu_level.
 struct Chain {
   std::string top;                         // cell type name of the top level
-  std::string leaf_type;                   // GPU model
+  std::string leaf_type;                   // GPU model (or its smallest fraction)
   int levels = 0;                          // top level number
   int node_level = 0;                      // level whose cells are nodes
+  int gpu_level = 1;                       // level whose cells are whole GPUs
   std::vector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
   std::vector<int32_t> level_children;     // [level] -> child count (0 at level 1)
   std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
@@ -50,7 +54,7 @@ struct PCell {
   CellId first_child = kNone;
   CellId bound = kNone;  // virtual cell bound to this one
   int32_t node = -1;     // node index at node level and below
-  int32_t addr = -1;     // leaves: GPU index; else index into Model::addresses or -1
+  int32_t addr = -1;     // GPU level and below: GPU index; above node: into addresses_ or -1
   int32_t avail = 0;     // healthy leaves without a job
   int32_t opp = 0;       // leaves running opportunistic jobs
   int32_t bad = 0;       // bad leaves
@@ -114,6 +118,7 @@ struct Job {
   std::string leaf_type;
   std::vector<Pod> pods;
   std::vector<CellId> vleaves;  // parallel to all pods' leaves, guaranteed jobs only
+  int grain = 1;                // level of the cells each pod takes whole (see Placer)
   uint64_t seq = 0;             // submission order, for stable iteration
   bool live = false;
   bool guaranteed() const { return priority >= 0; }

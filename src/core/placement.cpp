@@ -42,6 +42,7 @@ struct VirtualView {
 
   int Level(CellId c) const { return e.vcells_[c].level; }
   int NChildren(CellId c) const { return e.chains_[chain].level_children[Level(c)]; }
+  int NChildrenAt(int level) const { return e.chains_[chain].level_children[level]; }
   CellId Child(CellId c, int k) const { return e.vcells_[c].first_child + k; }
   int UnitLevel() const { return e.chains_[chain].node_level; }
   int TopLevel() const { return e.chains_[chain].levels; }
@@ -164,6 +165,7 @@ struct PhysicalView {
 
   int Level(CellId c) const { return e.pcells_[c].level; }
   int NChildren(CellId c) const { return e.chains_[chain].level_children[Level(c)]; }
+  int NChildrenAt(int level) const { return e.chains_[chain].level_children[level]; }
   CellId Child(CellId c, int k) const { return e.pcells_[c].first_child + k; }
   int UnitLevel() const { return e.chains_[chain].node_level; }
   int TopLevel() const { return e.chains_[chain].levels; }
@@ -203,8 +205,11 @@ class Placer {
  public:
   // pod_level > 0: every pod inside one cell of that level (Slurm's
   // --gres-flags=enforce-binding: a pod on one socket).
-  Placer(const V& v, bool pack, bool distinct, int pod_level = 0)
-      : v_(v), pack_(pack), distinct_(distinct), pod_level_(pod_level) {}
+  // grain > 1: pods take whole cells of that level only (the chain's GPU level for
+  // whole-GPU pods, a fraction's level for fractional ones), so free leaves count
+  // only inside a wholly usable cell of that level (fractions.cpp).
+  Placer(const V& v, bool pack, bool distinct, int pod_level = 0, int grain = 1)
+      : v_(v), pack_(pack), distinct_(distinct), pod_level_(pod_level), grain_(grain) {}
 
   // Fills leaves[pod index]; false if the gang does not fit.
   bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<CellId>>* leaves) {
@@ -328,7 +333,21 @@ class Placer {
       taken_vals_[i] = vals[k];
     }
   }
-  int Eff(CellId c) const { return v_.Count(c).first - TakenUnder(c); }
+  int Eff(CellId c) const {
+    int raw = v_.Count(c).first - TakenUnder(c);
+    int level = v_.Level(c);
+    if (grain_ <= 1 || level < grain_) return raw;
+    if (level == grain_) return raw == Size(c) ? raw : 0;
+    if (raw == Size(c) || raw == 0) return raw;
+    int n = 0;
+    for (int k = 0; k < v_.NChildren(c); k++) n += Eff(v_.Child(c, k));
+    return n;
+  }
+  int Size(CellId c) const {
+    int n = 1;
+    for (int l = v_.Level(c); l > 1; l--) n *= v_.NChildrenAt(l);
+    return n;
+  }
   bool Usable(CellId leaf) const { return v_.LeafUsable(leaf) && TakenUnder(leaf) == 0; }
 
   // Lowest common ancestor first: the smallest child that holds all k, else the
@@ -494,6 +513,7 @@ class Placer {
   bool pack_;
   bool distinct_;
   int pod_level_;
+  int grain_;
   std::vector<CellId> taken_keys_;
   std::vector<int> taken_vals_;
   size_t taken_n_ = 0;
@@ -523,12 +543,16 @@ void Flatten(const std::vector<std::vector<CellId>>& per_pod, std::vector<CellId
 }
 }  // namespace
 
-bool Engine::PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
+bool Engine::PlaceVirtual(const Request& in, int vc, int chain, CellId pinned_root, bool preempt,
                           std::vector<CellId>* vleaves, bool idle_only) const {
   const VcChain* vch = nullptr;
   for (const auto& x : vcs_[vc].chains)
     if (x.chain == chain) vch = &x;
   if (!vch && pinned_root == kNone) return false;
+  Request shaped;
+  std::string why;
+  if (!ShapeFor(in, chain, &shaped, &why)) return false;
+  const Request& req = shaped;
   int within = WithinLevel(chains_[chain], req.within_type);
   if (within < 0) return false;
   // A VC without cells at the asked level (node cells, a job asking for one rack):
@@ -539,20 +563,24 @@ bool Engine::PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_r
   VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}};
   view.idle_only = idle_only && !preempt;
   view.Prepare();
-  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes,
-                             PodLevel(chains_[chain], req));
+  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes, PodLevel(chains_[chain], req),
+                             req.grain);
   std::vector<std::vector<CellId>> per_pod;
   if (!placer.Place(Pods(req), within, &per_pod)) return false;
   Flatten(per_pod, vleaves);
   return true;
 }
 
-bool Engine::PlacePhysical(const Request& req, int chain, std::vector<CellId>* pleaves) const {
+bool Engine::PlacePhysical(const Request& in, int chain, std::vector<CellId>* pleaves) const {
+  Request shaped;
+  std::string why;
+  if (!ShapeFor(in, chain, &shaped, &why)) return false;
+  const Request& req = shaped;
   int within = WithinLevel(chains_[chain], req.within_type);
   if (within < 0) return false;
   PhysicalView view{*this, chain, req.allowed};
   Placer<PhysicalView> placer(view, /*pack=*/false, req.distinct_nodes,
-                              PodLevel(chains_[chain], req));
+                              PodLevel(chains_[chain], req), req.grain);
   std::vector<std::vector<CellId>> per_pod;
   if (!placer.Place(Pods(req), within, &per_pod)) return false;
   Flatten(per_pod, pleaves);

@@ -19,6 +19,27 @@ std::string GpuList(const std::vector<int32_t>& gpus) {
 
 }  // namespace
 
+// Leaf cells a request needs, the fewest over the chains it may use.
+int64_t Engine::ShapedNeed(const Request& req, const std::vector<int>& chains) const {
+  int64_t best = -1;
+  for (int c : chains) {
+    Request shaped;
+    std::string why;
+    if (!ShapeFor(req, c, &shaped, &why)) continue;
+    int64_t n = 0;
+    for (const auto& m : shaped.members) n += int64_t{m.pods} * m.leaves;
+    if (best < 0 || n < best) best = n;
+  }
+  return best < 0 ? 0 : best;
+}
+
+// What the chains' leaf cells are, for messages: GPUs, or the smallest fraction's type.
+std::string Engine::LeafWord(const std::vector<int>& chains) const {
+  for (int c : chains)
+    if (chains_[c].gpu_level > 1) return "'" + chains_[c].level_type[1] + "' fractions";
+  return "GPUs";
+}
+
 int Engine::NewJobSlot() {
   if (!free_slots_.empty()) {
     int s = free_slots_.back();
@@ -39,12 +60,23 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
                  std::to_string(req.priority));
   if (req.members.empty()) return inval("members: at least one member is needed");
   int64_t total = 0, pods = 0;
+  const int fractions = req.members[0].fractions;
   for (size_t i = 0; i < req.members.size(); i++) {
     const auto& m = req.members[i];
     std::string w = "members[" + std::to_string(i) + "]";
     if (m.pods < 1 || m.pods > 100000) return inval(w + ".podNumber: must be 1..100000");
-    if (m.leaves < 1 || m.leaves > 100000) return inval(w + ".leafCellNumber: must be 1..100000");
-    total += int64_t{m.pods} * m.leaves;
+    if (m.fractions < 0 || m.fractions > 100000)
+      return inval(w + ".fractionNumber: must be 1..100000 (or absent for whole GPUs)");
+    if (m.fractions > 0 && m.leaves != 0)
+      return inval(w + ": give leafCellNumber (whole GPUs) or fractionNumber (fractions of one " +
+                   "GPU), not both");
+    if (m.fractions == 0 && (m.leaves < 1 || m.leaves > 100000))
+      return inval(w + ".leafCellNumber: must be 1..100000");
+    // One grain per job: its pods are all whole GPUs or all the same fraction.
+    if (m.fractions != fractions)
+      return inval(w + ": every member of a job must ask for whole GPUs, or all for the same " +
+                   "fractionNumber");
+    total += int64_t{m.pods} * (m.fractions ? 1 : m.leaves);
     pods += m.pods;
   }
   if (total > (int64_t{1} << 24)) return inval("members: more than 16M GPUs requested");
@@ -74,9 +106,12 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   if (!req.pod_within_type.empty() && !type_index_.count(req.pod_within_type))
     return Status::Err(Code::kNoEnt,
                        "podWithinCellType: unknown cell type '" + req.pod_within_type + "'");
+  std::string shape_why;
   auto chain_fits = [&](int c) {
     const Chain& ch = chains_[c];
     if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
+    Request shaped;
+    if (!ShapeFor(req, c, &shaped, &shape_why)) return false;
     if (!req.within_type.empty()) {
       bool has = false;
       for (int l = 1; l <= ch.levels; l++) has |= ch.level_type[l] == req.within_type;
@@ -103,6 +138,10 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
       if (chain_fits(static_cast<int>(c))) chains->push_back(static_cast<int>(c));
   }
   if (chains->empty()) {
+    if (!shape_why.empty()) {
+      d->reason = shape_why;
+      return Status::Ok();
+    }
     d->reason = req.priority >= 0
                     ? "VC '" + req.vc + "' has no cells of that GPU model and cell type"
                     : "the cluster has no cells of that GPU model and cell type";
@@ -111,12 +150,24 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   // Shapes that can never fit are rejected rather than left waiting forever; a
   // guaranteed job that the cluster could hold but its VC's cells cannot waits, since
   // a VC's cells follow its quota (sacctmgr GrpTRES) and can grow at run time.
+  // Counts in a chain with fractional levels are in its smallest fractions.
+  const std::string unit = LeafWord(*chains);
   bool any = false, pod_too_big = false, vc_too_small = false;
   int max_pod = 0;
   int64_t vc_cap = 0, vc_unit = 0;
-  for (const auto& m : req.members) max_pod = std::max(max_pod, m.leaves);
+  // Counted in leaf cells: GPUs, or in a chain with fractional levels its smallest
+  // fractions (a whole GPU is all of them).
   for (int c : *chains) {
     const Chain& ch = chains_[c];
+    Request shaped;
+    std::string why;
+    ShapeFor(req, c, &shaped, &why);
+    max_pod = 0;
+    total = 0;
+    for (const auto& m : shaped.members) {
+      max_pod = std::max(max_pod, m.leaves);
+      total += int64_t{m.pods} * m.leaves;
+    }
     int64_t unit = ch.desc[ch.node_level][1];
     if (!req.within_type.empty()) {
       int64_t within_leaves = 0;
@@ -164,19 +215,19 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
     d->outcome = Outcome::kWaiting;
     d->wait = Wait::kVcTooSmall;
     d->reason = "VC '" + req.vc + "' is too small for the job: it needs " + std::to_string(total) +
-                " GPUs (largest pod " + std::to_string(max_pod) + "), the VC's cells hold " +
-                std::to_string(vc_cap) + " (pods of at most " + std::to_string(vc_unit) +
-                "); it waits until the VC's quota grows";
+                " " + unit + " (largest pod " + std::to_string(max_pod) +
+                "), the VC's cells hold " + std::to_string(vc_cap) + " (pods of at most " +
+                std::to_string(vc_unit) + "); it waits until the VC's quota grows";
     return Status::Ok();
   }
   if (!any && pod_too_big) {
-    d->reason = "a pod of " + std::to_string(max_pod) + " GPUs cannot fit inside one " +
+    d->reason = "a pod of " + std::to_string(max_pod) + " " + unit + " cannot fit inside one " +
                 req.pod_within_type + " cell";
     return Status::Ok();
   }
   if (!any) {
     d->reason = req.priority >= 0
-                    ? "the job needs " + std::to_string(total) + " GPUs (largest pod " +
+                    ? "the job needs " + std::to_string(total) + " " + unit + " (largest pod " +
                           std::to_string(max_pod) + ") which VC '" + req.vc + "' can never hold"
                     : "the job needs more GPUs per pod or in total than the cluster has";
     return Status::Ok();
@@ -185,7 +236,9 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   return Status::Ok();
 }
 
-CellId Engine::FindPleaf(int32_t node, int32_t gpu, int chain) const {
+// The cell of GPU index `gpu` on `node`: a leaf, or the GPU-level cell of a chain with
+// fractional levels.
+CellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
   if (node < 0 || static_cast<size_t>(node) >= node_cells_.size()) return kNone;
   for (CellId nc : node_cells_[node]) {
     if (chain >= 0 && pcells_[nc].chain != chain) continue;
@@ -194,7 +247,7 @@ CellId Engine::FindPleaf(int32_t node, int32_t gpu, int chain) const {
       CellId c = stack.back();
       stack.pop_back();
       const PCell& p = pcells_[c];
-      if (p.level == 1) {
+      if (p.level == chains_[p.chain].gpu_level) {
         if (p.addr == gpu) return c;
         continue;
       }
@@ -349,9 +402,12 @@ std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves
 
 // Victims among the VC's own jobs are those whose virtual leaves the placement took;
 // opportunistic victims are those on the physical leaves the binding lands on.
-bool Engine::CommitGuaranteed(const Request& req, int vc, int chain,
+bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
                               const std::vector<CellId>& vleaves, Decision* d,
                               std::vector<Job>* undo, int* slot_out) {
+  Request req;
+  std::string why;
+  ShapeFor(in, chain, &req, &why);  // PlaceVirtual placed it, so it has a shape here
   std::vector<int> vvictims;
   for (CellId v : vleaves) {
     int j = vcells_[v].job;
@@ -396,6 +452,7 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain,
   job.chain = chain;
   job.pinned_id = req.pinned_id;
   job.leaf_type = req.leaf_type;
+  job.grain = req.grain;
   job.seq = next_seq_++;
   job.live = true;
   job_index_[req.job] = slot;
@@ -497,13 +554,7 @@ bool Engine::CommitGuaranteed(const Request& req, int vc, int chain,
 
 void Engine::FillDecisionPods(const Job& j, Decision* d) const {
   d->pods.clear();
-  for (const auto& p : j.pods) {
-    PlacedPod pp;
-    pp.node = p.node;
-    for (CellId l : p.leaves) pp.gpus.push_back(pcells_[l].addr);
-    std::sort(pp.gpus.begin(), pp.gpus.end());
-    d->pods.push_back(std::move(pp));
-  }
+  for (const auto& p : j.pods) d->pods.push_back(PodPlacement(p));
 }
 
 // Why a guaranteed job that could not be placed waits, naming the first cause that
@@ -511,8 +562,8 @@ void Engine::FillDecisionPods(const Job& j, Decision* d) const {
 // not use, cells held by jobs it may not preempt, too few free GPUs, or their shape.
 void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
                         const std::vector<int>& chains, bool found_virtual, Decision* d) const {
-  int64_t need = 0;
-  for (const auto& m : req.members) need += int64_t{m.pods} * m.leaves;
+  int64_t need = ShapedNeed(req, chains);
+  const std::string unit = LeafWord(chains);
   const std::string where = pinned_root != kNone
                                 ? "VC '" + req.vc + "' pinned cell '" + req.pinned_id + "'"
                                 : "VC '" + req.vc + "'";
@@ -544,20 +595,20 @@ void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
   above_all.priority = 1001;  // above every guaranteed priority: the VC's jobs all count as free
   if (fits_if(above_all, true) && (pinned_root != kNone || free_v >= need)) {
     d->wait = Wait::kPriority;
-    d->reason = where + " has " + std::to_string(free_v) + " free GPUs, the job needs " +
+    d->reason = where + " has " + std::to_string(free_v) + " free " + unit + ", the job needs " +
                 std::to_string(need) + " in that shape; the cells it fits are held by jobs of " +
                 "priority " + std::to_string(req.priority) + " or higher, which it may not preempt";
     return;
   }
   if (free_v < need) {
     d->wait = Wait::kVcQuota;
-    d->reason = where + " quota is in use: " + std::to_string(free_v) +
-                " free GPUs in its cells, the job needs " + std::to_string(need);
+    d->reason = where + " quota is in use: " + std::to_string(free_v) + " free " + unit +
+                " in its cells, the job needs " + std::to_string(need);
     return;
   }
   d->wait = Wait::kNoCell;
-  d->reason =
-      where + " has " + std::to_string(free_v) + " free GPUs but not in cells of that shape";
+  d->reason = where + " has " + std::to_string(free_v) + " free " + unit +
+              " but not in cells of that shape";
 }
 
 Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
@@ -578,8 +629,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     CellId pinned_root = kNone;
     for (const auto& [id, r] : vcs_[vc].pinned)
       if (id == req.pinned_id) pinned_root = r;
-    int64_t need = 0, preemptible = 0;
-    for (const auto& m : req.members) need += int64_t{m.pods} * m.leaves;
+    int64_t need = ShapedNeed(req, chains), preemptible = 0;
     for (const auto& [prio, n] : vcs_[vc].used_by_priority)
       if (prio < req.priority) preemptible += n;
     // Preemption can only help if the lower-priority jobs hold enough GPUs.
@@ -604,8 +654,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
         if (wl && pinned_root == kNone && vch && vch->cells_at_level[wl].empty()) {
           // Only racks whose idle or opportunistic (preemptible) GPUs suffice,
           // tightest first.
-          int64_t need_gpus = 0;
-          for (const auto& m : req.members) need_gpus += int64_t{m.pods} * m.leaves;
+          int64_t need_gpus = ShapedNeed(req, {c});
           auto room = [&](CellId r) { return int64_t{pcells_[r].avail} + pcells_[r].opp; };
           std::vector<CellId> racks;
           for (CellId r : ch.cells_at_level[wl])
@@ -659,7 +708,9 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
     for (int c : chains) {
       std::vector<CellId> pleaves;
-      if (!PlacePhysical(req, c, &pleaves)) continue;
+      Request shaped;
+      std::string why;
+      if (!ShapeFor(req, c, &shaped, &why) || !PlacePhysical(shaped, c, &pleaves)) continue;
       slot = NewJobSlot();
       Job& job = jobs_[slot];
       job.name = req.job;
@@ -669,9 +720,10 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
       job.lazy = req.lazy;
       job.chain = c;
       job.leaf_type = req.leaf_type;
+      job.grain = shaped.grain;
       job.seq = next_seq_++;
       job.live = true;
-      job.pods = SplitPods(req, pleaves, pcells_);
+      job.pods = SplitPods(shaped, pleaves, pcells_);
       job_index_[req.job] = slot;
       for (CellId p : pleaves) SetLeafJob(p, slot, true);
       FlushIndexes();
@@ -739,28 +791,59 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
     }
     leaves.emplace_back();
     std::vector<int32_t> absent;
+    if (!pp.fractions.empty() && pp.gpus.size() != 1)
+      return inval(w + ".fractions: fractions are slots of one GPU, but the pod names " +
+                   std::to_string(pp.gpus.size()) + " GPUs");
     for (int32_t g : pp.gpus) {
-      CellId l = FindPleaf(pp.node, g, chain);
-      if (l == kNone) {
+      CellId gc = FindGpuCell(pp.node, g, chain);
+      if (gc == kNone) {
         absent.push_back(g);
         continue;
       }
-      if (pcells_[l].job >= 0)
-        return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" +
-                                             node_names_[pp.node] + "' is already held by job '" +
-                                             jobs_[pcells_[l].job].name + "'");
-      for (const auto& prev : leaves)
-        if (std::find(prev.begin(), prev.end(), l) != prev.end())
-          return inval(w + ".leaves: a GPU is listed twice");
-      chain = pcells_[l].chain;
-      leaves.back().push_back(l);
+      std::vector<CellId> gl;
+      const Chain& gch = chains_[pcells_[gc].chain];
+      if (pp.fractions.empty()) {
+        LeavesUnder(gc, &gl);
+      } else if (gch.gpu_level == 1) {
+        return inval(w + ".fractions: GPU " + std::to_string(g) + " on node '" +
+                     node_names_[pp.node] + "' has no fractional cell levels");
+      } else {
+        for (int32_t slot : pp.fractions) {
+          CellId l = LeafAt(gc, slot);
+          if (l == kNone)
+            return inval(w + ".fractions: slot " + std::to_string(slot) + " is not a fraction of " +
+                         "GPU " + std::to_string(g) + " (it has " +
+                         std::to_string(gch.desc[gch.gpu_level][1]) + ")");
+          gl.push_back(l);
+        }
+      }
+      for (CellId l : gl) {
+        if (pcells_[l].job >= 0)
+          return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" +
+                                               node_names_[pp.node] + "' is already held by job '" +
+                                               jobs_[pcells_[l].job].name + "'");
+        for (const auto& prev : leaves)
+          if (std::find(prev.begin(), prev.end(), l) != prev.end())
+            return inval(w + (pp.fractions.empty() ? ".leaves: a GPU" : ".fractions: a fraction") +
+                         " is listed twice");
+        leaves.back().push_back(l);
+      }
+      chain = pcells_[gc].chain;
     }
+    // A pod holds whole GPUs or one buddy cell of one GPU: the exclusion between
+    // whole-GPU and fractional work holds for recovered jobs too.
+    if (!leaves.back().empty() && GrainOf(chain, leaves.back()) == 0)
+      return inval(w + ".fractions: the fractions of a pod must form one aligned cell of a " +
+                   "GPU (a half, a quarter, ...: slots 0-1, 2-3, 0-3, ...)");
     if (!absent.empty())
       missing.push_back("GPUs " + GpuList(absent) + " on node '" + node_names_[pp.node] + "' (" +
                         (chain >= 0 ? "not in the job's chain" : "no such GPU in the config") +
                         ")");
     if (leaves.back().empty()) leaves.pop_back();
   }
+  for (size_t i = 1; i < leaves.size(); i++)
+    if (GrainOf(chain, leaves[i]) != GrainOf(chain, leaves[0]))
+      return inval("placement: a job's pods must all hold whole GPUs or all the same fraction");
   if (leaves.empty()) {
     std::string why = "placement: none of the job's GPUs is in the config";
     for (const auto& m : missing) why += "; " + m;
@@ -783,6 +866,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   job.chain = chain;
   job.pinned_id = req.pinned_id;
   job.leaf_type = req.leaf_type;
+  job.grain = GrainOf(chain, leaves[0]);
   job.seq = rj.seq ? rj.seq : next_seq_++;
   if (rj.seq >= next_seq_) next_seq_ = rj.seq + 1;
   job.priority = guaranteed ? req.priority : -1;  // virtual leaves are counted per priority
@@ -880,12 +964,14 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
         stack.push_back(p.first_child + k);
     }
     for (CellId l : leaves) {
+      // A free leaf (a VC's fraction or GPU cell split off) is refiled like any cell.
+      const bool leaf_was_bad = pcells_[l].bad > 0;
       pcells_[l].bad = healthy ? 0 : 1;
       int db = healthy ? -1 : 1, da = pcells_[l].job < 0 ? -db : 0;
       for (CellId c = l; c != kNone; c = pcells_[c].parent) {
         PCell& p = pcells_[c];
         int32_t before = p.avail;
-        bool was_bad = p.bad > 0;
+        bool was_bad = c == l ? leaf_was_bad : p.bad > 0;
         if (c != l) p.bad += db;
         p.avail += da;
         if (p.level == nl) NodeUpdate(c, before, p.avail);
@@ -900,17 +986,16 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
 bool Engine::JobMatches(const std::string& name, const std::vector<PlacedPod>& pods) const {
   auto it = job_index_.find(name);
   if (it == job_index_.end()) return false;
-  auto key = [](int32_t node, std::vector<int32_t> g) {
-    std::sort(g.begin(), g.end());
-    return std::make_pair(node, g);
+  using Key = std::pair<int32_t, std::pair<std::vector<int32_t>, std::vector<int32_t>>>;
+  auto key = [](const PlacedPod& p) {
+    Key k{p.node, {p.gpus, p.fractions}};
+    std::sort(k.second.first.begin(), k.second.first.end());
+    std::sort(k.second.second.begin(), k.second.second.end());
+    return k;
   };
-  std::vector<std::pair<int32_t, std::vector<int32_t>>> mine, theirs;
-  for (const auto& p : jobs_[it->second].pods) {
-    std::vector<int32_t> g;
-    for (CellId l : p.leaves) g.push_back(pcells_[l].addr);
-    mine.push_back(key(p.node, g));
-  }
-  for (const auto& p : pods) theirs.push_back(key(p.node, p.gpus));
+  std::vector<Key> mine, theirs;
+  for (const auto& p : jobs_[it->second].pods) mine.push_back(key(PodPlacement(p)));
+  for (const auto& p : pods) theirs.push_back(key(p));
   std::sort(mine.begin(), mine.end());
   std::sort(theirs.begin(), theirs.end());
   return mine == theirs;
@@ -939,13 +1024,12 @@ std::vector<RunningJob> Engine::RunningJobs() const {
     rj.demoted = j->demoted;
     rj.demoted_by_config = j->demoted_by_config;
     rj.seq = j->seq;
+    // In leaf order (vleaves are parallel to it), in whole GPUs or slots of one GPU.
+    size_t at = 0;
     for (const auto& p : j->pods) {
-      PlacedPod pp;
-      pp.node = p.node;
-      for (CellId l : p.leaves) pp.gpus.push_back(pcells_[l].addr);
-      rj.pods.push_back(std::move(pp));
+      rj.pods.push_back(RunningPod(p, j->vleaves, at, &rj.vleaves));
+      at += p.leaves.size();
     }
-    rj.vleaves = j->vleaves;
     out.push_back(std::move(rj));
   }
   return out;

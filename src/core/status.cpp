@@ -196,7 +196,9 @@ std::string Engine::InspectTopology() const {
         const PCell& p = pcells_[l];
         j.Open('{').Key("gpu").Val(p.addr).Key("groups").Open('[');
         std::vector<CellId> path;
-        for (CellId a = p.parent; a != nc && a != kNone; a = pcells_[a].parent) path.push_back(a);
+        // Groups are the levels between the node and the GPU; fractions go by slot.
+        for (CellId a = p.parent; a != nc && a != kNone; a = pcells_[a].parent)
+          if (pcells_[a].level > ch.gpu_level) path.push_back(a);
         for (size_t k = path.size(); k-- > 0;) {
           const PCell& a = pcells_[path[k]];
           j.Open('{')
@@ -207,6 +209,7 @@ std::string Engine::InspectTopology() const {
               .Close('}');
         }
         j.Close(']');
+        if (ch.gpu_level > 1) j.Key("fraction").Val(LeafSlot(l));
         std::string vc;
         for (CellId a = l; a != kNone; a = pcells_[a].parent)
           if (pcells_[a].bound != kNone) {
@@ -244,18 +247,17 @@ Status Engine::InspectVc(const std::string& vc, std::string* json) const {
 }
 
 namespace {
-void PodsJson(JsonOut& j, const std::vector<Pod>& pods, const std::vector<PCell>& pcells,
-              const std::vector<std::string>& names) {
-  j.Open('[');
-  for (const auto& p : pods) {
-    std::vector<int32_t> gpus;
-    for (CellId l : p.leaves) gpus.push_back(pcells[l].addr);
-    std::sort(gpus.begin(), gpus.end());
-    j.Open('{').Key("node").Val(names[p.node]).Key("leaves").Open('[');
-    for (int32_t g : gpus) j.Val(g);
-    j.Close(']').Close('}');
-  }
+// "fractions" only for a pod holding part of a GPU: slots of its one GPU.
+void PlacedPodJson(JsonOut& j, const std::string& node, const PlacedPod& p) {
+  j.Open('{').Key("node").Val(node).Key("leaves").Open('[');
+  for (int32_t g : p.gpus) j.Val(g);
   j.Close(']');
+  if (!p.fractions.empty()) {
+    j.Key("fractions").Open('[');
+    for (int32_t f : p.fractions) j.Val(f);
+    j.Close(']');
+  }
+  j.Close('}');
 }
 }  // namespace
 
@@ -273,9 +275,9 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
   // Who took its guarantee: a job (lazy preemption) or the config (a reload, recovery).
   if (job.demoted) j.Key("demotedBy").Val(job.demoted_by_config ? "config" : "preemption");
   if (job.vc < 0 && !job.vc_name.empty()) j.Key("askedVc").Val(job.vc_name);
-  j.Key("placement");
-  PodsJson(j, job.pods, pcells_, node_names_);
-  j.Close('}');
+  j.Key("placement").Open('[');
+  for (const auto& p : job.pods) PlacedPodJson(j, node_names_[p.node], PodPlacement(p));
+  j.Close(']').Close('}');
   *json = j.str();
   return Status::Ok();
 }
@@ -298,11 +300,7 @@ std::string Engine::SnapshotState() const {
     if (rj.demoted_by_config) j.Key("demotedByConfig").Bool(true);
     j.Key("pinnedCellId").Val(rj.req.pinned_id).Key("leafCellType").Val(rj.req.leaf_type);
     j.Key("seq").Val(static_cast<uint64_t>(rj.seq)).Key("placement").Open('[');
-    for (const auto& p : rj.pods) {
-      j.Open('{').Key("node").Val(node_names_[p.node]).Key("leaves").Open('[');
-      for (int32_t g : p.gpus) j.Val(g);
-      j.Close(']').Close('}');
-    }
+    for (const auto& p : rj.pods) PlacedPodJson(j, node_names_[p.node], p);
     j.Close(']').Key("vleaves").Open('[');
     for (CellId v : rj.vleaves) j.Val(v);
     j.Close(']').Close('}');

@@ -350,6 +350,20 @@ START_TEST(err_unknown_key) {
 }
 END_TEST
 
+// isGpuLevel: read into the spec, and only as a boolean.
+START_TEST(gpu_level_key) {
+  hived::Config c;
+  std::string err = hived::parse_hived_conf(
+      pc(R"("A100": {"childCellType": "A100-HALF", "childCellNumber": 2, "isGpuLevel": true})"),
+      &c);
+  ck_assert_msg(err.empty(), "%s", err.c_str());
+  ck_assert(c.cluster.cell_types[0].is_gpu_level);
+  ck_assert_has(err_of(pc(R"("A100": {"childCellType": "H", "childCellNumber": 2,
+                                      "isGpuLevel": "yes"})")),
+                "physicalCluster.cellTypes.A100.isGpuLevel");
+}
+END_TEST
+
 START_TEST(err_missing_required) {
   ck_assert_sstr_eq(err_of(pc(R"("N": {"childCellType": "G"})")).c_str(),
                     "physicalCluster.cellTypes.N.childCellNumber: required key is missing (an "
@@ -540,6 +554,7 @@ Suite* config_suite() {
   tcase_add_test(bad, err_children_shape);
   tcase_add_test(bad, err_depth_limit);
   tcase_add_test(bad, err_slurm_values);
+  tcase_add_test(bad, gpu_level_key);
   tcase_add_test(bad, err_hostile_bytes);
   suite_add_tcase(s, bad);
   return s;

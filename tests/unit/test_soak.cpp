@@ -56,6 +56,17 @@ END_TEST
 START_TEST(soak_seed_2) { ExpectOk(Small(2)); }
 END_TEST
 
+// Cell levels below the GPU: fractional VC cells and jobs beside whole-GPU ones.
+START_TEST(soak_fractions) {
+  SoakOptions o = Small(5);
+  o.fractions = true;
+  ExpectOk(o);
+  SoakResult r = RunSoak(o, nullptr);
+  ck_assert_msg(r.ops.count("submit-fraction") && r.ops.at("submit-fraction") > 100,
+                "few fractional submissions");
+}
+END_TEST
+
 START_TEST(soak_seed_3_other_shape) {
   SoakOptions o = Small(3);
   o.gpus = 400;  // 2 racks: no whole-rack cells, 2 pinned nodes
@@ -124,6 +135,7 @@ Suite *soak_suite() {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, soak_seed_1);
   tcase_add_test(tc, soak_seed_2);
+  tcase_add_test(tc, soak_fractions);
   tcase_add_test(tc, soak_seed_3_other_shape);
   tcase_add_test(tc, soak_10k_gpus);
   tcase_add_test(tc, soak_same_seed_same_run);

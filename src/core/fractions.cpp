@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Cell levels below the GPU (isGpuLevel): a request's members in leaf cells of one
+// chain, and the GPU index and fraction slots of the leaves a pod holds.
+//
+// A chain without fractional levels has its GPU at level 1 and every helper here is
+// the identity. With them, a whole-GPU pod takes whole GPU cells and a fractional pod
+// takes one buddy cell at the lowest level holding its fractions: both are "grains",
+// so that a GPU holding a fraction is never given out whole and vice versa.
+#include <algorithm>
+
+#include "core/engine.h"
+
+namespace hived {
+
+bool Engine::ShapeFor(const Request& req, int chain, Request* out, std::string* why) const {
+  *out = req;
+  if (req.grain > 0) return true;
+  const Chain& ch = chains_[chain];
+  const int64_t per_gpu = ch.desc[ch.gpu_level][1];
+  int grain = ch.gpu_level;
+  for (auto& m : out->members) {
+    if (m.fractions > 0) {
+      if (ch.gpu_level == 1) {
+        *why = "GPUs of type '" + ch.leaf_type + "' have no fractional cell levels";
+        return false;
+      }
+      if (m.fractions > per_gpu) {
+        *why = "a pod asks for " + std::to_string(m.fractions) + " fractions but a GPU of type '" +
+               ch.leaf_type + "' has " + std::to_string(per_gpu);
+        return false;
+      }
+      // Rounded up to the buddy level that holds them: 3 eighths take a half.
+      int level = 1;
+      while (ch.desc[level][1] < m.fractions) level++;
+      grain = level;
+      m.leaves = static_cast<int>(ch.desc[level][1]);
+      m.fractions = 0;
+    } else {
+      int64_t leaves = int64_t{m.leaves} * per_gpu;
+      if (leaves > (int64_t{1} << 24)) {
+        *why = "a pod asks for more than 16M GPU fractions";
+        return false;
+      }
+      m.leaves = static_cast<int>(leaves);
+    }
+  }
+  out->grain = grain;
+  return true;
+}
+
+int32_t Engine::LeafSlot(CellId leaf) const {
+  const Chain& ch = chains_[pcells_[leaf].chain];
+  int64_t slot = 0;
+  for (CellId c = leaf; pcells_[c].level < ch.gpu_level; c = pcells_[c].parent) {
+    CellId p = pcells_[c].parent;
+    slot += (c - pcells_[p].first_child) * ch.desc[pcells_[c].level][1];
+  }
+  return static_cast<int32_t>(slot);
+}
+
+CellId Engine::LeafAt(CellId gpu_cell, int32_t slot) const {
+  const Chain& ch = chains_[pcells_[gpu_cell].chain];
+  if (slot < 0 || slot >= ch.desc[pcells_[gpu_cell].level][1]) return kNone;
+  CellId c = gpu_cell;
+  while (pcells_[c].level > 1) {
+    int64_t below = ch.desc[pcells_[c].level - 1][1];
+    c = pcells_[c].first_child + static_cast<CellId>(slot / below);
+    slot = static_cast<int32_t>(slot % below);
+  }
+  return c;
+}
+
+void Engine::LeavesUnder(CellId c, std::vector<CellId>* out) const {
+  const PCell& p = pcells_[c];
+  if (p.level == 1) {
+    out->push_back(c);
+    return;
+  }
+  for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++)
+    LeavesUnder(p.first_child + k, out);
+}
+
+PlacedPod Engine::PodPlacement(const Pod& p) const {
+  PlacedPod pp;
+  pp.node = p.node;
+  for (CellId l : p.leaves) pp.gpus.push_back(pcells_[l].addr);
+  std::sort(pp.gpus.begin(), pp.gpus.end());
+  pp.gpus.erase(std::unique(pp.gpus.begin(), pp.gpus.end()), pp.gpus.end());
+  if (p.leaves.empty()) return pp;
+  const Chain& ch = chains_[pcells_[p.leaves[0]].chain];
+  if (static_cast<int64_t>(p.leaves.size()) <
+      static_cast<int64_t>(pp.gpus.size()) * ch.desc[ch.gpu_level][1]) {
+    for (CellId l : p.leaves) pp.fractions.push_back(LeafSlot(l));
+    std::sort(pp.fractions.begin(), pp.fractions.end());
+  }
+  return pp;
+}
+
+// The level of the smallest cell holding a pod's leaves when they are all the leaves
+// of that cell (a buddy cell): the GPU level for whole GPUs; 0 when they are not.
+int Engine::GrainOf(int chain, const std::vector<CellId>& pod_leaves) const {
+  const Chain& ch = chains_[chain];
+  if (ch.gpu_level == 1 || pod_leaves.empty()) return 1;
+  const int64_t n = static_cast<int64_t>(pod_leaves.size());
+  if (n % ch.desc[ch.gpu_level][1] == 0) {
+    // Whole GPUs: every leaf of each GPU the pod touches.
+    std::vector<CellId> gpus;
+    for (CellId l : pod_leaves) {
+      CellId g = l;
+      while (pcells_[g].level < ch.gpu_level) g = pcells_[g].parent;
+      gpus.push_back(g);
+    }
+    std::sort(gpus.begin(), gpus.end());
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    if (static_cast<int64_t>(gpus.size()) * ch.desc[ch.gpu_level][1] == n) return ch.gpu_level;
+  }
+  CellId a = pod_leaves[0];
+  while (pcells_[a].level < ch.gpu_level && ch.desc[pcells_[a].level][1] < n) a = pcells_[a].parent;
+  if (ch.desc[pcells_[a].level][1] != n) return 0;
+  for (CellId l : pod_leaves) {
+    CellId x = l;
+    while (pcells_[x].level < pcells_[a].level) x = pcells_[x].parent;
+    if (x != a) return 0;
+  }
+  return pcells_[a].level;
+}
+
+PlacedPod Engine::RunningPod(const Pod& p, const std::vector<CellId>& vleaves, size_t at,
+                             std::vector<CellId>* out) const {
+  PlacedPod pp;
+  pp.node = p.node;
+  const size_t n = p.leaves.size();
+  const bool has_v = at + n <= vleaves.size();
+  const Chain& ch = chains_[pcells_[p.leaves[0]].chain];
+  if (ch.gpu_level == 1) {
+    for (size_t i = 0; i < n; i++) {
+      pp.gpus.push_back(pcells_[p.leaves[i]].addr);
+      if (has_v) out->push_back(vleaves[at + i]);
+    }
+    return pp;
+  }
+  // AddRunning lists each GPU's leaves in slot order (all of them, or the fractions
+  // given): the GPUs in order of first use, and the virtual leaves permuted to match.
+  std::vector<int32_t> rank(n);
+  for (size_t i = 0; i < n; i++) {
+    int32_t g = pcells_[p.leaves[i]].addr;
+    auto it = std::find(pp.gpus.begin(), pp.gpus.end(), g);
+    rank[i] = static_cast<int32_t>(it - pp.gpus.begin());
+    if (it == pp.gpus.end()) pp.gpus.push_back(g);
+  }
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; i++) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (rank[a] != rank[b]) return rank[a] < rank[b];
+    return LeafSlot(p.leaves[a]) < LeafSlot(p.leaves[b]);
+  });
+  const bool partial =
+      static_cast<int64_t>(n) < static_cast<int64_t>(pp.gpus.size()) * ch.desc[ch.gpu_level][1];
+  for (size_t i : order) {
+    if (partial) pp.fractions.push_back(LeafSlot(p.leaves[i]));
+    if (has_v) out->push_back(vleaves[at + i]);
+  }
+  return pp;
+}
+
+}  // namespace hived
