@@ -139,6 +139,12 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
     name = a.substr(0, eq);
     val = a.substr(eq + 1);
     has_val = true;
+  } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' &&
+             std::string("ANqG").find(a[1]) != std::string::npos) {
+    // sbatch's short options take their value glued on too: -N2, -Avc1.
+    name = a.substr(0, 2);
+    val = a.substr(2);
+    has_val = true;
   }
   static const char* const kFlags[] = {"--hived-lazy-preempt", "--hived-opportunistic"};
   for (const char* f : kFlags)

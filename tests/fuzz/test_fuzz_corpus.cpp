@@ -19,6 +19,7 @@
 #include <check.h>
 
 #include "fuzz_target.h"
+#include "../check_run.h"
 
 HIVED_FUZZ_TARGET(conf);
 HIVED_FUZZ_TARGET(state);
@@ -149,10 +150,4 @@ Suite *fuzz_suite() {
 
 }  // namespace
 
-int main() {
-  SRunner *sr = srunner_create(fuzz_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int main() { return check_run(fuzz_suite(), CK_NORMAL, CK_FORK_GETENV); }

@@ -18,6 +18,7 @@
 
 #include "hivedctl_model.h"
 #include "hivedctl_views.h"
+#include "../check_run.h"
 
 using namespace hivedctl;
 
@@ -388,9 +389,5 @@ int main() {
   tcase_add_test(tc, test_map);
   tcase_add_test(tc, test_ranges);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }

@@ -157,6 +157,10 @@ START_TEST(test_vc_quota_in_use_and_estimate) {
   Answer b = Ask("busy", {"-A", "A", "-N", "2", "--gpus-per-node", "8"});
   ck_assert_int_eq(EstimateStart(b), -1);
   ck_has(b.text, "no known end time");
+  // sbatch's glued short options ask the same.
+  Answer c = Ask("busy", {"-AA", "-N2", "--gpus-per-node", "8"});
+  ck_assert_int_eq(c.rc, b.rc);
+  ck_assert_str_eq(c.json.c_str(), b.json.c_str());
 }
 END_TEST
 

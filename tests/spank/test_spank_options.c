@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hived_options.h"
+#include "../check_run.h"
 
 static const char *conf =
 	"{\"physicalCluster\": {\"cellTypes\": {"
@@ -175,8 +176,6 @@ int main(void)
 {
 	Suite *s = suite_create("spank_options");
 	TCase *tc = tcase_create("options");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_within);
@@ -186,9 +185,5 @@ int main(void)
 	tcase_add_test(tc, test_status_names);
 	tcase_add_test(tc, test_status_path);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }

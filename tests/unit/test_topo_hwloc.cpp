@@ -14,6 +14,7 @@
 #include "topo/gres_lines.h"
 #include "topo/hwloc_facts.h"
 #include "topo_test_util.h"
+#include "../check_run.h"
 
 using namespace hived::topo;
 using topo_test::build_engine;
@@ -243,10 +244,4 @@ Suite* hwloc_suite() {
 
 }  // namespace
 
-int main() {
-  SRunner* sr = srunner_create(hwloc_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
-}
+int main() { return check_run(hwloc_suite(), CK_NORMAL, CK_FORK_GETENV); }
