@@ -213,6 +213,14 @@ static char *_compose(hived_engine *e)
 		xstrcat(out, "null");
 	free(part);
 	part = NULL;
+	/*
+	 * The effective config, so that hivedctl whatif can rebuild the engine
+	 * as any user (the state file is SlurmUser's) and sees a reload at once.
+	 */
+	if (hived_ctld_config_text()) {
+		xstrcat(out, ",\"config\":");
+		xstrcat(out, hived_ctld_config_text());
+	}
 	xstrcat(out, ",\"topology\":");
 	if (hived_inspect_topology(e, &part) == HIVED_OK)
 		xstrcat(out, part);

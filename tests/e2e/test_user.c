@@ -417,6 +417,15 @@ START_TEST(test_hivedctl_unprivileged)
 	ck_assert_msg(strstr(out, "In use: 2 GPUs guaranteed"), "hivedctl vc vc3: %s", out);
 	free(out);
 
+	/*
+	 * whatif as that user: the config comes from the status file, not from
+	 * the state file the user cannot read. vc3 has a socket left: 4 GPUs start.
+	 */
+	snprintf(cmd, sizeof(cmd), "%s/hivedctl whatif -A vc3 -N1 --gres=gpu:4 2>&1", tooldir);
+	ck_assert_msg(as_user(&out, cmd) == 0, "hivedctl whatif as hivedtest failed: %s", out);
+	ck_assert_msg(strstr(out, "Starts now on node"), "hivedctl whatif as hivedtest: %s", out);
+	free(out);
+
 	/* hivedctl job agrees with Slurm on the GPUs. */
 	job_alloc(a, &al);
 	snprintf(cmd, sizeof(cmd), "%s/hivedctl job %d", tooldir, a);
