@@ -3,12 +3,17 @@
 # select/cons_tres + GrpTRES and with select/hived; report in ./compare/ (doc/compare.md).
 # It builds the Slurm plugins first (the rest of the tree is not needed).
 # TRACES=DIR overrides the trace directory; COMPARE_FLAGS passes options to
-# scripts/compare/compare (e.g. COMPARE_FLAGS="--jobs 200 --span 180").
+# scripts/compare/compare (e.g. COMPARE_FLAGS="--jobs 200 --span 180"; the contended
+# runs: COMPARE_FLAGS="--scenario contended" or "--scenario churn").
 
 TRACES = $(abs_top_srcdir)/../shared/traces
 COMPARE_FLAGS =
 
-EXTRA_DIST += doc/compare.md doc/compare
+EXTRA_DIST += doc/compare.md doc/compare tests/compare/test_report.py
+
+# The report's counters (the anomaly above all) on a fixed hand-made run, and the
+# scenario presets; python3 only, no cluster.
+TESTS += tests/compare/test_report.py
 
 compare: $(slurmplugin_LTLIBRARIES)
 	bash '$(abs_top_srcdir)/scripts/compare/compare' --builddir '$(abs_top_builddir)' \

@@ -134,13 +134,16 @@ def analyse(workload, rundir, gpus_per_socket):
         start_t = [epoch(r["Start"]) for r in rs if epoch(r["Start"])]
         rec["preemptions"] = sum(1 for r in rs if r["State"].split()[0] in ("PREEMPTED", "REQUEUED"))
         preempt_rows += rec["preemptions"]
+        rec["gpu_seconds"] = rec["lost_gpu_seconds"] = 0.0
         for r in rs:
             s, e = epoch(r["Start"]), epoch(r["End"])
             if s and e and e >= s:
-                gpu_seconds += (e - s) * j["gpus"]
+                rec["gpu_seconds"] += (e - s) * j["gpus"]
                 last_end = max(last_end, e - t0)
                 if r["State"].split()[0] in ("PREEMPTED", "REQUEUED"):
-                    lost += (e - s) * j["gpus"]
+                    rec["lost_gpu_seconds"] += (e - s) * j["gpus"]
+        gpu_seconds += rec["gpu_seconds"]
+        lost += rec["lost_gpu_seconds"]
         if sub_t and start_t:
             rec["delay"] = min(start_t) - min(sub_t)
             rec["delay_source"] = "sacct"
@@ -208,18 +211,21 @@ def analyse(workload, rundir, gpus_per_socket):
     def rack(node):
         return (int(re.sub(r"\D", "", node)) - 1) // npr
 
-    multi = [i for i in jobs if jobs[i]["gpus"] > 1 and placed(i)]
-    sock = [i for i in multi if jobs[i]["gpus"] <= gpus_per_socket]
-    node = [i for i in multi if jobs[i]["gpus"] <= 2 * gpus_per_socket]
-    big = [i for i in multi if jobs[i]["gpus"] > 2 * gpus_per_socket]
-    affinity = {
-        "socket": share(sum(on_one_socket(placed(i)) for i in sock), len(sock)),
-        "node": share(sum(len(placed(i)) == 1 for i in node), len(node)),
-        "rack": share(sum(len({rack(n) for n in placed(i)}) == 1 for i in big), len(big)),
-        "fewest_nodes": share(sum(len(placed(i)) == -(-jobs[i]["gpus"] // (2 * gpus_per_socket))
-                                  for i in big), len(big)),
-        "multi_gpu_jobs_placed": len(multi),
-    }
+    def affinity_of(sel):
+        multi = [i for i in sel if jobs[i]["gpus"] > 1 and placed(i)]
+        sock = [i for i in multi if jobs[i]["gpus"] <= gpus_per_socket]
+        node = [i for i in multi if jobs[i]["gpus"] <= 2 * gpus_per_socket]
+        big = [i for i in multi if jobs[i]["gpus"] > 2 * gpus_per_socket]
+        return {
+            "socket": share(sum(on_one_socket(placed(i)) for i in sock), len(sock)),
+            "node": share(sum(len(placed(i)) == 1 for i in node), len(node)),
+            "rack": share(sum(len({rack(n) for n in placed(i)}) == 1 for i in big), len(big)),
+            "fewest_nodes": share(sum(len(placed(i)) == -(-jobs[i]["gpus"] // (2 * gpus_per_socket))
+                                      for i in big), len(big)),
+            "multi_gpu_jobs_placed": len(multi),
+        }
+
+    affinity = affinity_of(list(jobs))
 
     def delays(sel):
         d = [per_job[i]["delay"] for i in sel if per_job[i]["delay"] is not None]
@@ -231,13 +237,21 @@ def analyse(workload, rundir, gpus_per_socket):
     per_account = {}
     for a in accounts:
         g = [i for i in guaranteed if jobs[i]["account"] == a]
+        mine = [i for i in jobs if jobs[i]["account"] == a]
         per_account[a] = {
             "quota": quota[a],
             "delay": delays(g),
             "opportunistic_delay": delays([i for i in opportunistic if jobs[i]["account"] == a]),
             "anomaly_jobs": sum(per_job[i]["anomaly"] for i in g),
             "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in g),
-            "preemptions": sum(per_job[i]["preemptions"] for i in jobs if jobs[i]["account"] == a),
+            "preemptions": sum(per_job[i]["preemptions"] for i in mine),
+            "preempted_gpu_seconds": sum(per_job[i]["lost_gpu_seconds"] for i in mine),
+            "gpu_seconds": sum(per_job[i]["gpu_seconds"] for i in mine),
+            # GPU-seconds its jobs ran (opportunistic ones included) over its quota's
+            # GPU-seconds in the makespan: above 1 when it borrowed idle GPUs.
+            "quota_utilization": (sum(per_job[i]["gpu_seconds"] for i in mine) /
+                                  (quota[a] * last_end)) if last_end and quota[a] else None,
+            "affinity": affinity_of(mine),
         }
     sdiag_path = os.path.join(rundir, "sdiag.txt")
     sdiag = parse_sdiag(open(sdiag_path).read()) if os.path.exists(sdiag_path) else None
@@ -340,6 +354,75 @@ def table(ct, hd, workload):
     return "\n".join(out) + "\n"
 
 
+def pct_of(sh):
+    return None if sh["share"] is None else 100.0 * sh["share"]
+
+
+def cell(c, h, digits=1):
+    return "%s / %s" % (fmt(c, digits), fmt(h, digits))
+
+
+def per_vc_table(ct, hd, workload):
+    """One row per VC, each cell "cons_tres / hived"."""
+    out = ["| VC (quota) | waited under quota: jobs (s) | delay mean | delay p95 | "
+           "GPU-s / quota-s (%) | socket % | node % | rack % | preemptions (GPU-s lost) |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for a in sorted(workload["quotas"]):
+        c, h = ct["per_account"][a], hd["per_account"][a]
+        row = ["%s (%d)" % (a, workload["quotas"][a]),
+               "%s (%s) / %s (%s)" % (c["anomaly_jobs"], fmt(c["under_quota_wait"], 0),
+                                      h["anomaly_jobs"], fmt(h["under_quota_wait"], 0)),
+               cell(c["delay"]["mean"], h["delay"]["mean"]),
+               cell(c["delay"]["p95"], h["delay"]["p95"]),
+               cell(None if c["quota_utilization"] is None else 100.0 * c["quota_utilization"],
+                    None if h["quota_utilization"] is None else 100.0 * h["quota_utilization"], 0)]
+        for k in ("socket", "node", "rack"):
+            cs, hs = c["affinity"][k], h["affinity"][k]
+            row.append("%s / %s (of %d)" % (fmt(pct_of(cs), 0), fmt(pct_of(hs), 0), cs["jobs"])
+                       if cs["jobs"] or hs["jobs"] else "—")
+        row.append("%d (%s) / %d (%s)" % (c["preemptions"], fmt(c["preempted_gpu_seconds"], 0),
+                                          h["preemptions"], fmt(h["preempted_gpu_seconds"], 0)))
+        out.append("| " + " | ".join(row) + " |")
+    return "\n".join(out) + "\n"
+
+
+def targets(ct, hd):
+    """issue 18's targets for hived: anomaly >= 10x lower, utilization not lower, every
+    affinity share at least cons_tres's. met is None when there is nothing to compare."""
+    ca, ha = ct["anomaly"]["jobs"], hd["anomaly"]["jobs"]
+    t = {"anomaly": {"cons_tres": ca, "hived": ha,
+                     "ratio_cons_tres_over_hived": (ca / ha) if ha else None,
+                     "met": (ca >= 10 * ha and ca > 0) if (ca or ha) else None},
+         "utilization": {"cons_tres": ct["gpu_utilization"], "hived": hd["gpu_utilization"],
+                         "met": (hd["gpu_utilization"] or 0) >= (ct["gpu_utilization"] or 0)}}
+    for k in ("socket", "node", "rack"):
+        c, h = ct["affinity"][k]["share"], hd["affinity"][k]["share"]
+        t["affinity_" + k] = {"cons_tres": c, "hived": h,
+                              "met": None if c is None or h is None else h >= c}
+    return t
+
+
+def targets_md(t):
+    def yn(m):
+        return "—" if m is None else ("met" if m else "**missed**")
+    a = t["anomaly"]
+    r = a["ratio_cons_tres_over_hived"]
+    lines = ["Targets (issue 18): anomaly %d vs %d jobs (cons_tres/hived %s, target ≥ 10): %s; "
+             "utilization %.1f %% vs %.1f %%: %s; " % (
+                 a["cons_tres"], a["hived"],
+                 ("%.1f" % r) if r is not None else ("∞" if a["cons_tres"] else "—"),
+                 yn(a["met"]), 100.0 * (t["utilization"]["cons_tres"] or 0),
+                 100.0 * (t["utilization"]["hived"] or 0), yn(t["utilization"]["met"]))]
+    lines.append("affinity " + ", ".join(
+        "%s %s vs %s %%: %s" % (k, fmt(None if t["affinity_" + k]["cons_tres"] is None
+                                       else 100.0 * t["affinity_" + k]["cons_tres"]),
+                                fmt(None if t["affinity_" + k]["hived"] is None
+                                    else 100.0 * t["affinity_" + k]["hived"]),
+                                yn(t["affinity_" + k]["met"]))
+        for k in ("socket", "node", "rack")) + ".")
+    return "".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workload", required=True)
@@ -353,7 +436,10 @@ def main():
     w = load_json(a.workload)
     ct = analyse(w, a.cons_tres, a.gpus_per_socket)
     hd = analyse(w, a.hived, a.gpus_per_socket)
+    tg = targets(ct, hd)
     md = table(ct, hd, w)
+    md += "\nPer VC, cons_tres / hived:\n\n" + per_vc_table(ct, hd, w)
+    md += "\n" + targets_md(tg)
     notes = []
     for r in (ct, hd):
         if r["censored"] or r["sbatch_failures"]:
@@ -367,6 +453,7 @@ def main():
                                        "offered_gpu_seconds", "quotas")},
         "cons_tres": ct,
         "hived": hd,
+        "targets": tg,
         "table_md": md,
     }
     for path, text in ((a.json, json.dumps(report, indent=1) + "\n"), (a.md, md)):

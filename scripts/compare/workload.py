@@ -15,6 +15,16 @@ About --opportunistic of the jobs of at most 8 GPUs (a hash of the trace's job i
 them) run in QOS scavenger. Each account's quota is its share of the guaranteed
 GPU-seconds, in even GPU counts summing to the cluster's GPUs, never below its largest
 guaranteed job. Writes JSON (stdout or --out).
+
+--scenario picks a documented preset (doc/compare.md); explicit options still win:
+  slice      the defaults above (5 ITP tenants, 300 jobs, load 0.9): the kept 2026-11-21 run
+  contended  3 ITP tenants of different shapes (itp03 mostly 8-GPU jobs, itp02 and itp07
+             mostly 1-2 GPUs), 400 jobs, load 1.5, a quarter of the <=8-GPU jobs
+             opportunistic: the tenants burst above their quotas, the cluster is full
+  churn      synthetic, no trace: VC "churn" (half the GPUs) keeps 1-2 GPU jobs coming
+             above its quota (guaranteed up to it, opportunistic beyond), VC "whole" (the
+             other half) is idle, then submits its whole quota as 8- and 16-GPU jobs,
+             in three waves
 """
 import argparse
 import csv
@@ -22,6 +32,7 @@ import hashlib
 import json
 import math
 import os
+import random
 import sys
 
 
@@ -99,9 +110,56 @@ def quotas(jobs, accounts, total, step):
     return {a: q[a] * step for a in accounts}
 
 
+# Presets of --scenario: option defaults (argparse dest -> value); explicit options win.
+SCENARIOS = {
+    "slice": {},
+    "contended": {"tenants": "cluster02,cluster03,cluster07", "jobs": 400, "span": 180.0,
+                  "load": 1.5, "opportunistic": 0.25, "deadline": 600.0},
+    "churn": {"span": 240.0, "deadline": 480.0},
+}
+
+
+def churn_jobs(gpus_total, span, seed=18):
+    """The classic sharing anomaly made explicit. "churn" owns half the GPUs and keeps
+    them busy with short 1-2 GPU jobs; what it submits beyond its quota is opportunistic
+    and spreads over the idle half. "whole" owns the other half, sits idle, then submits
+    its whole quota at once as 8- and 16-GPU jobs (waves at 20 %, 50 % and 80 % of the
+    span): each of them fits its quota the moment it is submitted."""
+    rnd = random.Random(seed)
+    half = gpus_total // 2
+    jobs = []
+    # churn: Poisson arrivals; guaranteed demand ~1.2x its quota, opportunistic ~0.5x.
+    mean_dur, mean_gpus = 60.0, 1.3
+    for cls, load in (("guaranteed", 1.2), ("opportunistic", 0.5)):
+        rate = load * half / (mean_dur * mean_gpus)
+        t = 0.0
+        while True:
+            t += rnd.expovariate(rate)
+            if t >= span:
+                break
+            jobs.append({"tenant": "churn", "account": "churn", "class": cls,
+                         "submit": round(t, 2), "gpus": 1 if rnd.random() < 0.7 else 2,
+                         "duration": int(rnd.uniform(30, 90))})
+    for w in (0.2, 0.5, 0.8):
+        sizes = [16] * (half // 64) + [8] * ((half - 16 * (half // 64)) // 8)
+        rnd.shuffle(sizes)
+        for k, g in enumerate(sizes):
+            jobs.append({"tenant": "whole", "account": "whole", "class": "guaranteed",
+                         "submit": round(w * span + 0.1 * k, 2), "gpus": g,
+                         "duration": int(rnd.uniform(40, 70))})
+    jobs.sort(key=lambda j: (j["submit"], j["account"]))
+    for i, j in enumerate(jobs):
+        j.update(idx=i, trace_id="churn-%d" % i, trace_submit=j["submit"],
+                 trace_duration=j["duration"])
+    return jobs, {"churn": half, "whole": gpus_total - half}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--traces", required=True, help="the shared traces directory")
+    ap.add_argument("--scenario", choices=sorted(SCENARIOS), default="slice")
+    ap.add_argument("--deadline", type=float, default=400.0,
+                    help="suggested per-run deadline, stored in the workload")
     ap.add_argument("--tenants", default="cluster02,cluster03,cluster04,cluster06,cluster07")
     ap.add_argument("--start-day", type=float, default=54.0)
     ap.add_argument("--jobs", type=int, default=300)
@@ -115,6 +173,25 @@ def main():
     ap.add_argument("--quota-step", type=int, default=2)
     ap.add_argument("--out")
     a = ap.parse_args()
+    # A preset changes only the options left at their defaults.
+    for k, v in SCENARIOS[a.scenario].items():
+        if getattr(a, k) == ap.get_default(k):
+            setattr(a, k, v)
+    params = {
+        "scenario": a.scenario, "jobs": a.jobs, "max_gpus": a.max_gpus, "span": a.span,
+        "load": a.load, "min_dur": a.min_dur, "max_dur": a.max_dur,
+        "opportunistic": a.opportunistic, "gpus_total": a.gpus_total, "deadline": a.deadline,
+    }
+    if a.scenario == "churn":
+        jobs, q = churn_jobs(a.gpus_total, a.span)
+        params.update(jobs=len(jobs), load=None, opportunistic=None,
+                      min_dur=None, max_dur=None, max_gpus=16)
+        write({"source": {"trace": "synthetic", "seed": 18}, "params": params,
+               "submit_stretch": 1.0, "duration_scale": 1.0,
+               "offered_gpu_seconds": sum(j["gpus"] * j["duration"] for j in jobs),
+               "quotas": q, "jobs": jobs}, a.out)
+        summary(jobs, "churn/whole (synthetic)", a.span, q)
+        return
 
     itp = os.path.join(a.traces, "itp")
     if not os.path.isdir(itp):
@@ -148,33 +225,36 @@ def main():
             "trace_first_submit": first, "trace_last_submit": last,
             "trace_span_hours": round((last - first) / 3600, 2),
         },
-        "params": {
-            "jobs": a.jobs, "max_gpus": a.max_gpus, "span": a.span, "load": a.load,
-            "min_dur": a.min_dur, "max_dur": a.max_dur, "opportunistic": a.opportunistic,
-            "gpus_total": a.gpus_total,
-        },
+        "params": params,
         "submit_stretch": stretch,
         "duration_scale": k,
         "offered_gpu_seconds": sum(j["gpus"] * j["duration"] for j in jobs),
         "quotas": q,
         "jobs": jobs,
     }
+    write(out, a.out)
+    print("workload: trace %.1f h -> %g s, duration x%.5f (%d-%d s)" % (
+        (last - first) / 3600, a.span, k, a.min_dur, a.max_dur), file=sys.stderr)
+    summary(jobs, ",".join(tenants), a.span, q)
+
+
+def write(out, path):
     text = json.dumps(out, indent=1)
-    if a.out:
-        with open(a.out + ".tmp", "w") as f:
+    if path:
+        with open(path + ".tmp", "w") as f:
             f.write(text + "\n")
-        os.replace(a.out + ".tmp", a.out)
+        os.replace(path + ".tmp", path)
     else:
         print(text)
+
+
+def summary(jobs, source, span, q):
     g = {}
     for j in jobs:
         g[j["gpus"]] = g.get(j["gpus"], 0) + 1
-    print("workload: %d jobs from %s, trace %.1f h -> %g s, duration x%.5f (%d-%d s), "
-          "%d opportunistic, GPUs %s, quotas %s" % (
-              len(jobs), ",".join(tenants), (last - first) / 3600, a.span, k,
-              a.min_dur, a.max_dur, sum(j["class"] == "opportunistic" for j in jobs),
-              dict(sorted(g.items())), q), file=sys.stderr)
-
+    print("workload: %d jobs from %s over %g s, %d opportunistic, GPUs %s, quotas %s" % (
+        len(jobs), source, span, sum(j["class"] == "opportunistic" for j in jobs),
+        dict(sorted(g.items())), q), file=sys.stderr)
 
 if __name__ == "__main__":
     main()
