@@ -106,8 +106,12 @@ class Submitter(threading.Thread):
                 account = self.opp_account
         # A limit above the run time (whole minutes) so backfill can plan with it.
         minutes = max(2, math.ceil((j["duration"] + 60) / 60))
+        # A job with "nodes" asks for whole nodes (the churn scenario's owner);
+        # the others for a GPU count, placed where the scheduler likes.
+        shape = (["--nodes=%d" % j["nodes"], "--gpus-per-node=%d" % (j["gpus"] // j["nodes"])]
+                 if j.get("nodes") else ["--gpus=%d" % j["gpus"]])
         return ["sbatch", "--parsable", "-J", "cmp%d" % j["idx"], "-A", account,
-                "--qos=" + qos, "--gpus=%d" % j["gpus"], "--time=%d" % minutes,
+                "--qos=" + qos] + shape + ["--time=%d" % minutes,
                 "-o", "/dev/null", "-e", "/dev/null", "--wrap", "sleep %d" % j["duration"]]
 
     def run(self):

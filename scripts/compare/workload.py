@@ -23,8 +23,8 @@ guaranteed job. Writes JSON (stdout or --out).
              opportunistic: the tenants burst above their quotas, the cluster is full
   churn      synthetic, no trace: VC "churn" (half the GPUs) keeps 1-2 GPU jobs coming
              above its quota (guaranteed up to it, opportunistic beyond), VC "whole" (the
-             other half) is idle, then submits its whole quota as 8- and 16-GPU jobs,
-             in three waves
+             other half) is idle, then submits its whole quota as jobs of 1 or 2 whole nodes
+             (-N1/-N2 --gpus-per-node=8), in three waves
 """
 import argparse
 import csv
@@ -123,8 +123,9 @@ def churn_jobs(gpus_total, span, seed=18):
     """The classic sharing anomaly made explicit. "churn" owns half the GPUs and keeps
     them busy with short 1-2 GPU jobs; what it submits beyond its quota is opportunistic
     and spreads over the idle half. "whole" owns the other half, sits idle, then submits
-    its whole quota at once as 8- and 16-GPU jobs (waves at 20 %, 50 % and 80 % of the
-    span): each of them fits its quota the moment it is submitted."""
+    its whole quota at once as jobs of one or two whole nodes (sbatch -N1/-N2
+    --gpus-per-node=8; waves at 20 %, 50 % and 80 % of the span): each of them fits its
+    quota the moment it is submitted."""
     rnd = random.Random(seed)
     half = gpus_total // 2
     jobs = []
@@ -145,7 +146,7 @@ def churn_jobs(gpus_total, span, seed=18):
         rnd.shuffle(sizes)
         for k, g in enumerate(sizes):
             jobs.append({"tenant": "whole", "account": "whole", "class": "guaranteed",
-                         "submit": round(w * span + 0.1 * k, 2), "gpus": g,
+                         "submit": round(w * span + 0.1 * k, 2), "gpus": g, "nodes": g // 8,
                          "duration": int(rnd.uniform(40, 70))})
     jobs.sort(key=lambda j: (j["submit"], j["account"]))
     for i, j in enumerate(jobs):

@@ -125,7 +125,8 @@ with tempfile.TemporaryDirectory() as tmp:
         if sc == "churn":
             check("churn quotas", w["quotas"], {"churn": 128, "whole": 128})
             check("whole's jobs are whole nodes",
-                  {j["gpus"] for j in w["jobs"] if j["account"] == "whole"}, {8, 16})
+                  {(j["gpus"], j.get("nodes")) for j in w["jobs"] if j["account"] == "whole"},
+                  {(8, 1), (16, 2)})
         else:
             check("contended load", w["offered_gpu_seconds"] > 256 * w["params"]["span"], True)
 
