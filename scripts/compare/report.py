@@ -90,6 +90,51 @@ def parse_sdiag(text):
     }
 
 
+def under_quota(polls, jobs, quota, queue):
+    """Each job's stretches of consecutive polls in which it was a pending guaranteed job
+    that fitted its account's unused quota: [first t, last t, {pending reason: seconds}].
+    With queue, it must fit together with the account's guaranteed jobs pending ahead of
+    it (submitted earlier; idx is submission order): a job waiting its turn behind its
+    own account's queue is not the anomaly. Without, each pending job is judged alone."""
+    stretch = {}
+    under = {i: [] for i in jobs}
+    prev_t = None
+    for p in polls:
+        step = (p["t"] - prev_t) if prev_t is not None else 0.0
+        prev_t = p["t"]
+        why = {i: r for r, v in p.get("why", {}).items() for i in v}
+        used = {a: 0 for a in quota}
+        for i in p["R"]:
+            if jobs[i]["class"] == "guaranteed":
+                used[jobs[i]["account"]] += jobs[i]["gpus"]
+        pend = set(p["PD"])
+        for i in list(stretch):
+            if i not in pend:
+                under[i].append(stretch.pop(i))
+        ahead = {a: 0 for a in quota}
+        for i in sorted(pend):
+            j = jobs[i]
+            if j["class"] != "guaranteed":
+                continue
+            a = j["account"]
+            fits = used[a] + ahead[a] + j["gpus"] <= quota[a]
+            if queue:
+                ahead[a] += j["gpus"]
+            if fits:
+                if i in stretch:
+                    s = stretch[i]
+                    s[1] = p["t"]
+                    r = why.get(i, "?")
+                    s[2][r] = s[2].get(r, 0.0) + step
+                else:
+                    stretch[i] = [p["t"], p["t"], {}]
+            elif i in stretch:
+                under[i].append(stretch.pop(i))
+    for i, s in stretch.items():
+        under[i].append(s)
+    return under
+
+
 def analyse(workload, rundir, gpus_per_socket):
     run = load_json(os.path.join(rundir, "run.json"))
     jobs = {j["idx"]: j for j in workload["jobs"]}
@@ -156,45 +201,14 @@ def analyse(workload, rundir, gpus_per_socket):
         rec["placement"] = st["nodes"] if st else None
         per_job[i] = rec
 
-    # The anomaly: pending guaranteed jobs that fit their account's unused quota.
-    # A stretch is a run of consecutive polls in which the job pended and fitted:
-    # [first t, last t, {Slurm's pending reason: seconds}].
-    stretch = {}
-    under = {i: [] for i in jobs}
-    prev_t = None
-    for p in polls:
-        step = (p["t"] - prev_t) if prev_t is not None else 0.0
-        prev_t = p["t"]
-        why = {i: r for r, v in p.get("why", {}).items() for i in v}
-        used = {a: 0 for a in accounts}
-        for i in p["R"]:
-            if jobs[i]["class"] == "guaranteed":
-                used[jobs[i]["account"]] += jobs[i]["gpus"]
-        pend = set(p["PD"])
-        for i in list(stretch):
-            if i not in pend:
-                under[i].append(stretch.pop(i))
-        for i in pend:
-            j = jobs[i]
-            if j["class"] != "guaranteed":
-                continue
-            if used[j["account"]] + j["gpus"] <= quota[j["account"]]:
-                if i in stretch:
-                    s = stretch[i]
-                    s[1] = p["t"]
-                    r = why.get(i, "?")
-                    s[2][r] = s[2].get(r, 0.0) + step
-                else:
-                    stretch[i] = [p["t"], p["t"], {}]
-            elif i in stretch:
-                under[i].append(stretch.pop(i))
-    for i, s in stretch.items():
-        under[i].append(s)
+    under = under_quota(polls, jobs, quota, queue=True)
+    alone = under_quota(polls, jobs, quota, queue=False)
     reasons = {}
     for i, rec in per_job.items():
         long_ones = [s for s in under[i] if s[1] - s[0] >= GRACE]
         rec["under_quota_wait"] = sum(s[1] - s[0] for s in long_ones)
         rec["anomaly"] = bool(long_ones)
+        rec["anomaly_alone"] = any(s[1] - s[0] >= GRACE for s in alone[i])
         for s in long_ones:
             for r, v in s[2].items():
                 reasons[r] = reasons.get(r, 0.0) + v
@@ -243,6 +257,7 @@ def analyse(workload, rundir, gpus_per_socket):
             "delay": delays(g),
             "opportunistic_delay": delays([i for i in opportunistic if jobs[i]["account"] == a]),
             "anomaly_jobs": sum(per_job[i]["anomaly"] for i in g),
+            "anomaly_jobs_alone": sum(per_job[i]["anomaly_alone"] for i in g),
             "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in g),
             "preemptions": sum(per_job[i]["preemptions"] for i in mine),
             "preempted_gpu_seconds": sum(per_job[i]["lost_gpu_seconds"] for i in mine),
@@ -273,6 +288,9 @@ def analyse(workload, rundir, gpus_per_socket):
         "delay": {"guaranteed": delays(guaranteed), "opportunistic": delays(opportunistic)},
         "anomaly": {"grace_s": GRACE,
                     "jobs": sum(per_job[i]["anomaly"] for i in guaranteed),
+                    # Judged alone, ignoring the account's own queue ahead (the
+                    # definition of the runs before 2026-11-24).
+                    "jobs_alone": sum(per_job[i]["anomaly_alone"] for i in guaranteed),
                     "guaranteed_jobs": len(guaranteed),
                     "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in guaranteed),
                     "under_quota_seconds_by_reason": {r: round(v, 1) for r, v in sorted(reasons.items())}},
@@ -338,6 +356,8 @@ def table(ct, hd, workload):
         ct["anomaly"]["jobs"], hd["anomaly"]["jobs"])
     add("… seconds they waited under quota", ct["anomaly"]["under_quota_wait"],
         hd["anomaly"]["under_quota_wait"], 0)
+    add("… counted alone (own account's queue ahead ignored)", ct["anomaly"]["jobs_alone"],
+        hd["anomaly"]["jobs_alone"])
     for k, label in (("socket", "2–4 GPU jobs on one socket"), ("node", "2–8 GPU jobs on one node"),
                      ("rack", ">8 GPU jobs in one rack")):
         c, h = ct["affinity"][k], hd["affinity"][k]

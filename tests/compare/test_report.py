@@ -34,6 +34,9 @@ def stamp(t):
 # 3: b, 2 GPUs, pends 0-3 (fits, but shorter than the grace) -> no anomaly.
 # 4: b, 8 GPUs opportunistic, pends 0-10: opportunistic jobs never count.
 # 5: b, 16 GPUs, runs 0-10 on two nodes of different racks, preempted once at 5.
+# 6: a, 4 GPUs, pends 0-18 behind 1 and 2 (submitted earlier): alone it fits at 0-7
+#    (4+4 <= 8), with its account's queue ahead it never does -> no anomaly, but
+#    counted by the "alone" figure.
 WORKLOAD = {
     "params": {"gpus_total": 32},
     "quotas": {"a": 8, "b": 8},
@@ -44,16 +47,17 @@ WORKLOAD = {
         {"idx": 3, "account": "b", "class": "guaranteed", "gpus": 2, "submit": 0, "duration": 5},
         {"idx": 4, "account": "b", "class": "opportunistic", "gpus": 8, "submit": 0, "duration": 5},
         {"idx": 5, "account": "b", "class": "guaranteed", "gpus": 16, "submit": 0, "duration": 5},
+        {"idx": 6, "account": "a", "class": "guaranteed", "gpus": 4, "submit": 0, "duration": 5},
     ],
 }
 RUNS = {  # sacct -D rows: (state, start, end)
     0: [("COMPLETED", 0, 20)], 1: [("COMPLETED", 8, 18)], 2: [("COMPLETED", 20, 25)],
     3: [("COMPLETED", 3, 8)], 4: [("COMPLETED", 10, 15)],
-    5: [("REQUEUED", 0, 5), ("COMPLETED", 6, 11)],
+    5: [("REQUEUED", 0, 5), ("COMPLETED", 6, 11)], 6: [("COMPLETED", 18, 23)],
 }
 PLACED = {0: {"node1": [0, 1, 2, 3]}, 1: {"node2": [0, 1, 4, 5]}, 2: {"node1": list(range(8))},
           3: {"node3": [4, 5]}, 4: {"node4": list(range(8))},
-          5: {"node1": list(range(8)), "node5": list(range(8))}}
+          5: {"node1": list(range(8)), "node5": list(range(8))}, 6: {"node2": [4, 5, 6, 7]}}
 
 
 def state_at(i, t):
@@ -90,16 +94,17 @@ with tempfile.TemporaryDirectory() as tmp:
     write_run(run)
     r = report.analyse(WORKLOAD, run, 4)
     check("anomaly jobs", r["anomaly"]["jobs"], 1)
+    check("anomaly jobs judged alone", r["anomaly"]["jobs_alone"], 2)
     check("anomaly job", [i for i, j in r["jobs"].items() if j["anomaly"]], ["1"])
     check("seconds under quota", r["anomaly"]["under_quota_wait"], 7.0)  # polls 0..7
     check("per VC anomaly", (r["per_account"]["a"]["anomaly_jobs"],
                              r["per_account"]["b"]["anomaly_jobs"]), (1, 0))
     check("preemptions", (r["preemptions"], r["per_account"]["b"]["preemptions"]), (1, 1))
     check("lost GPU-s of b", r["per_account"]["b"]["preempted_gpu_seconds"], 80.0)
-    check("GPU-s of a", r["per_account"]["a"]["gpu_seconds"], 4 * 20 + 4 * 10 + 8 * 5.0)
+    check("GPU-s of a", r["per_account"]["a"]["gpu_seconds"], 4 * 20 + 4 * 10 + 8 * 5 + 4 * 5.0)
     check("a's quota use", round(r["per_account"]["a"]["quota_utilization"], 3),
-          round(160.0 / (8 * 25), 3))
-    check("socket share", (r["affinity"]["socket"]["hits"], r["affinity"]["socket"]["jobs"]), (2, 3))
+          round(180.0 / (8 * 25), 3))
+    check("socket share", (r["affinity"]["socket"]["hits"], r["affinity"]["socket"]["jobs"]), (3, 4))
     check("rack share of b", (r["per_account"]["b"]["affinity"]["rack"]["hits"],
                               r["per_account"]["b"]["affinity"]["rack"]["jobs"]), (0, 1))
     # Same run on both sides: targets compare equal figures; anomaly 1 vs 1 is missed.
