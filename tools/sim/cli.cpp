@@ -13,6 +13,8 @@ const char kUsage[] =
     "                         [--plan-start T] [--plan-duration T] [--plan-jobs N] [--out FILE]\n"
     "       hived-sim conf    --trace SPEC [cluster] [quotas] [window]\n"
     "       hived-sim results --itp DIR --philly DIR --out FILE.md --plots DIR [--quick]\n"
+    "       hived-sim openb   [--dir DIR] [--vcs N] [--max-pods N] [--offered F] ...\n"
+    "                         (Alibaba openb, fractions of GPUs: hived-sim openb --help)\n"
     "\n"
     "Replays GPU job traces through the HiveD engine (hived), a Slurm-like quota\n"
     "baseline (quota) and each VC's private cluster (private), and reports queuing\n"
