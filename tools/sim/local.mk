@@ -44,6 +44,7 @@ EXTRA_DIST += doc/sim.md doc/results.md doc/results
 sim_traces = $(if $(TRACES),$(TRACES),$(abs_top_srcdir)/../shared/traces)
 sim-results: hived-sim$(EXEEXT)
 	./hived-sim$(EXEEXT) results --itp '$(sim_traces)/itp' --philly '$(sim_traces)/philly-vc' \
+	  --openb '$(sim_traces)/openb' \
 	  --out '$(abs_top_srcdir)/doc/results.md' --plots '$(abs_top_srcdir)/doc/results'
 
 .PHONY: sim-results

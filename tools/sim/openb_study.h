@@ -25,6 +25,11 @@ struct OpenbSetup {
 // what is left as GPUs, then as HALF/QUARTER/EIGHTH cells (rounded down).
 bool MakeOpenbSetup(const OpenbTrace& t, OpenbSetup* s, std::string* err);
 
+// The default offered load: twice the cluster, so that guaranteed demand, too, exceeds
+// the quotas and the guarantees are tested at saturation.
+constexpr double kOpenbOffered = 2.0;
+#define kOpenbOfferedText "2.0"
+
 struct OpenbPoint {
   double offered, allocated, used, fragmented;  // shares of the cluster's GPUs
 };
@@ -59,6 +64,12 @@ bool RunOpenbSaturation(const OpenbTrace& t, const OpenbSetup& s, double offered
 std::string OpenbMarkdown(const OpenbTrace& t, const OpenbSetup& s, const OpenbResult& r,
                           const std::string& command, const std::string& plot_rel);
 std::string OpenbPlot(const OpenbResult& r);
+
+// Load, set up, replay; *md is the section, the plot goes to plots/ (if not empty) and
+// the hived.conf to conf (if not empty). `command` is shown as the way to regenerate.
+bool OpenbSection(const std::string& node_csv, const std::string& pod_csv, const OpenbOptions& opt,
+                  double offered, const std::string& plots, const std::string& conf,
+                  const std::string& command, std::string* md, std::string* err);
 
 // `hived-sim openb ...` (argv[1] == "openb").
 int RunOpenbCommand(int argc, char** argv);
