@@ -121,6 +121,20 @@ START_TEST(saturation_replay_small) {
   ck_assert(r.allocated > 0 && r.allocated <= 1);
   ck_assert(r.fragmented >= 0 && r.fragmented <= 1);
   ck_assert_uint_eq(r.g_arrived + r.o_arrived, 12);
+  // Many VCs on a small cluster: some own no cells; their guaranteed pods never fit,
+  // their opportunistic pods still run, and nothing stops the replay.
+  OpenbTrace many;
+  o.vcs = 26;
+  ck_assert(LoadOpenb(Fixture("nodes.csv"), Fixture("pods.csv"), o, &many, &err));
+  OpenbSetup ms;
+  ck_assert(MakeOpenbSetup(many, &ms, &err));
+  size_t without = 0;
+  for (const auto& c : ms.private_conf) without += c.empty();
+  ck_assert(without > 0);
+  OpenbResult mr;
+  ck_assert_msg(RunOpenbSaturation(many, ms, 1.5, &mr, &err), "%s", err.c_str());
+  ck_assert_uint_eq(mr.g_placed + mr.g_waiting + mr.rejected, mr.g_arrived);
+  ck_assert(mr.o_placed > 0);
 }
 END_TEST
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 
@@ -188,13 +189,14 @@ struct Engine {
   ~Engine() { hived_engine_free(e); }
 };
 
+// vc empty: a VC that owns no cells (only opportunistic pods get here).
 hived_outcome Submit(hived_engine* e, const std::string& name, const std::string& vc,
                      const OpenbPod& p, bool opportunistic, const hived_decision** d,
                      std::string* err) {
   hived_member m = {1, p.gpus, p.gpus ? 0 : p.eighths};
   hived_job_request req = {};
   req.job = name.c_str();
-  req.vc = vc.c_str();
+  req.vc = vc.empty() ? nullptr : vc.c_str();
   req.priority = opportunistic ? HIVED_PRIORITY_OPPORTUNISTIC : 0;
   req.members = &m;
   req.n_members = 1;
@@ -321,7 +323,15 @@ bool RunOpenbSaturation(const OpenbTrace& t, const OpenbSetup& s, double offered
     const OpenbPod& p = t.pods[arrivals[a]];
     const std::string name = "a" + std::to_string(a);
     const hived_decision* d = nullptr;
-    hived_outcome o = Submit(eng.e, name, t.vcs[p.vc], p, !p.guaranteed, &d, err);
+    const bool owns = !s.private_conf[p.vc].empty();
+    if (p.guaranteed && !owns) {  // its VC's share rounded down to no cells at all
+      r->g_arrived++;
+      r->rejected++;
+      if (!p.gpus) r->g_frac++, r->g_frac_waiting++;
+      offered_so_far += p.milli;
+      continue;
+    }
+    hived_outcome o = Submit(eng.e, name, owns ? t.vcs[p.vc] : "", p, !p.guaranteed, &d, err);
     if (!err->empty()) return false;
     if (p.guaranteed) {
       r->g_arrived++;
@@ -360,9 +370,9 @@ bool RunOpenbSaturation(const OpenbTrace& t, const OpenbSetup& s, double offered
   for (size_t a : opp_waiting) {
     if (running[a]) continue;
     const hived_decision* d = nullptr;
-    if (Submit(eng.e, "r" + std::to_string(a), t.vcs[t.pods[arrivals[a]].vc], t.pods[arrivals[a]],
-               true, &d, err) == HIVED_PLACED)
-      take(a, d);
+    const OpenbPod& p = t.pods[arrivals[a]];
+    const std::string vc = s.private_conf[p.vc].empty() ? "" : t.vcs[p.vc];
+    if (Submit(eng.e, "r" + std::to_string(a), vc, p, true, &d, err) == HIVED_PLACED) take(a, d);
     if (!err->empty()) return false;
   }
   for (size_t a = 0; a < arrivals.size(); a++)
