@@ -87,7 +87,8 @@ std::string OpenbPlot(const OpenbResult& r) {
 }
 
 std::string OpenbMarkdown(const OpenbTrace& t, const OpenbSetup& s, const OpenbResult& r,
-                          const std::string& command, const std::string& plot_rel) {
+                          const OpenbResult* whole, const std::string& command,
+                          const std::string& plot_rel) {
   auto met = [](bool ok) { return ok ? "met" : "**not met**"; };
   const double round8 = r.req_milli_frac ? 125.0 * r.eighths_frac / r.req_milli_frac - 1 : 0;
   const double buddy = r.req_milli_frac ? 125.0 * r.buddy_frac / r.req_milli_frac - 1 : 0;
@@ -140,6 +141,10 @@ std::string OpenbMarkdown(const OpenbTrace& t, const OpenbSetup& s, const OpenbR
   o += "| Opportunistic pods: arrived / running at the end / preemptions | " +
        std::to_string(r.o_arrived) + " / " + std::to_string(r.o_placed) + " / " +
        std::to_string(r.o_preempted) + " | | |\n";
+  if (whole)
+    o += "| Same replay with every fraction given a whole GPU (select/hived before fractions): "
+         "asked for by the placed pods / guaranteed pods waiting | " +
+         Pct(whole->used) + " / " + std::to_string(whole->g_waiting + whole->rejected) + " | | |\n";
   o += "| Engine invariants after the run | " + std::string(r.error.empty() ? "hold" : r.error) +
        " | hold | |\n";
   o += "| Wall time | " + Num(r.wall_seconds, "%.1f") + " s | | |\n\n";
@@ -177,11 +182,20 @@ bool OpenbSection(const std::string& node_csv, const std::string& pod_csv, const
     if (!WriteFile(plots + "/openb-saturation.svg", OpenbPlot(r), err)) return false;
     plot_rel = std::filesystem::path(plots).filename().string() + "/openb-saturation.svg";
   }
-  *md = OpenbMarkdown(t, s, r, command, plot_rel);
-  if (!r.error.empty()) {
-    *err = r.error;
-    return false;
-  }
+  // The same pods with fractions taken whole: what the cluster gives without levels
+  // below the GPU.
+  OpenbTrace tw = t;
+  for (auto& p : tw.pods)
+    if (!p.gpus) p.gpus = 1, p.eighths = 0;
+  OpenbSetup sw;
+  OpenbResult rw;
+  if (!MakeOpenbSetup(tw, &sw, err) || !RunOpenbSaturation(tw, sw, offered, &rw, err)) return false;
+  *md = OpenbMarkdown(t, s, r, &rw, command, plot_rel);
+  for (const std::string* e : {&r.error, &rw.error})
+    if (!e->empty()) {
+      *err = *e;
+      return false;
+    }
   return true;
 }
 

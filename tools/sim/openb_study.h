@@ -61,8 +61,10 @@ bool RunOpenbSaturation(const OpenbTrace& t, const OpenbSetup& s, double offered
                         std::string* err);
 
 // Markdown section (table, plot reference, command) and the SVG plot.
+// whole: the same replay with every fraction given a whole GPU (may be null).
 std::string OpenbMarkdown(const OpenbTrace& t, const OpenbSetup& s, const OpenbResult& r,
-                          const std::string& command, const std::string& plot_rel);
+                          const OpenbResult* whole, const std::string& command,
+                          const std::string& plot_rel);
 std::string OpenbPlot(const OpenbResult& r);
 
 // Load, set up, replay; *md is the section, the plot goes to plots/ (if not empty) and
