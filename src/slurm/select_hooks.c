@@ -127,6 +127,9 @@ static char *_pods_str(const hived_decision *d)
 		for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
 			xstrfmtcat(s, "%s%d", k ? "," : "",
 				   d->pods[p].leaves[k]);
+		for (int32_t k = 0; k < d->pods[p].n_fractions; k++)
+			xstrfmtcat(s, "%s%d", k ? "," : " fractions ",
+				   d->pods[p].fractions[k]);
 	}
 	return s;
 }
