@@ -52,22 +52,24 @@ static gres_job_state_t *_gpu_state(list_t *gres_list, int *entries)
  * --gres=shard:k: k of a GPU's shards on each node, one GPU each. A shard is
  * one smallest fraction of the engine's GPU cell (hived-topo derives one level
  * per halving down to one shard), so k shards ask for k fractions, which the
- * engine rounds up to the buddy cell holding them.
+ * engine rounds up to the buddy cell holding them. Other shard shapes are
+ * refused, not left to cons_tres: Slurm 22.05 would put them on GPUs HiveD gave
+ * out whole (fixed in 23.11.5).
  */
-static hived_job_kind_t _classify_shards(gres_job_state_t *shard,
+static hived_job_kind_t _classify_shards(gres_job_state_t *shard, bool gpus,
 					 hived_job_class_t *c, char **why)
 {
-	c->kind = HIVED_JOB_UNMANAGED;
+	c->kind = HIVED_JOB_REFUSE;
+	if (gpus) {
+		*why = xstrdup("whole GPUs and shards in one job: ask for one or the other");
+		return c->kind;
+	}
 	if (!shard) {
-		*why = xstrdup("several shard GRES requests in one job");
+		*why = xstrdup("several shard GRES requests in one job: ask for one --gres=shard:k");
 		return c->kind;
 	}
-	if (!shard->gres_per_node) {
-		*why = xstrdup("shards per job, socket or task are placed by cons_tres");
-		return c->kind;
-	}
-	if (shard->gres_per_node > INT32_MAX) {
-		*why = xstrdup("more shards per node than HiveD counts");
+	if (!shard->gres_per_node || (shard->gres_per_node > INT32_MAX)) {
+		*why = xstrdup("shards per job, socket or task: HiveD places shards per node only (--gres=shard:k)");
 		return c->kind;
 	}
 	c->gpu = shard;
@@ -285,16 +287,12 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 	c->nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
 	if (c->nodes < 1)
 		c->nodes = 1;
-	if (entries && shard_entries) {
-		*why = xstrdup("whole GPUs and shards in one job");
-		return c->kind;
-	}
 	if (!shard_entries && !gpu) {
 		*why = xstrdup("several gpu GRES requests in one job");
 		return c->kind;
 	}
 	if (shard_entries) {
-		if (_classify_shards(shard, c, why) != HIVED_JOB_ASK)
+		if (_classify_shards(shard, entries, c, why) != HIVED_JOB_ASK)
 			return c->kind;
 	} else if ((c->gpu = gpu)->gres_per_node) {
 		c->members[0].pod_number = c->nodes;

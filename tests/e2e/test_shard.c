@@ -174,6 +174,29 @@ START_TEST(test_guaranteed_shard)
 }
 END_TEST
 
+/*
+ * Shard shapes HiveD does not place are refused at submission, not left to
+ * cons_tres, which on 22.05 would put them on GPUs given out whole.
+ */
+START_TEST(test_other_shapes_refused)
+{
+	const char *shapes[] = {"--gres=gpu:1,shard:1", "--tres-per-task=gres/shard:1"};
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		char *out = NULL;
+		int rc = run(&out, "sbatch --parsable -o /dev/null -A vca %s --wrap 'sleep 1' 2>&1",
+			     shapes[i]);
+
+		ck_assert_msg(rc != 0 && out &&
+				      strstr(out, "Requested node configuration is not available"),
+			      "sbatch %s was not refused: %s", shapes[i], out ? out : "");
+		free(out);
+	}
+	ck_assert(e2e_log_has("whole GPUs and shards in one job"));
+	ck_assert(e2e_log_has("HiveD places shards per node only"));
+}
+END_TEST
+
 START_TEST(test_down)
 {
 	cancel_all();
@@ -195,6 +218,7 @@ int main(void)
 	tcase_add_test(tc, test_whole_node_beside);
 	tcase_add_test(tc, test_whole_gpu_excludes_shards);
 	tcase_add_test(tc, test_guaranteed_shard);
+	tcase_add_test(tc, test_other_shapes_refused);
 	tcase_add_test(tc, test_down);
 	return e2e_run("shard", tc);
 }
