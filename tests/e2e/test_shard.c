@@ -205,7 +205,7 @@ END_TEST
  */
 START_TEST(test_other_shapes_refused)
 {
-	const char *shapes[] = {"--gres=gpu:1,shard:1", "--tres-per-task=gres/shard:1"};
+	const char *shapes[] = {"--gres=gpu:1,shard:1", "-n1 --tres-per-task=gres/shard:1"};
 	const char *why[] = {"whole GPUs and shards in one job",
 			     "HiveD places shards per node only"};
 
