@@ -72,8 +72,9 @@ typedef enum {
 typedef enum {
 	HIVED_WAIT_NONE = 0,
 	HIVED_WAIT_VC_QUOTA = 1, /* the VC's free cells cannot hold it now */
-	HIVED_WAIT_NO_CELL = 2,  /* no free/healthy physical cells of that shape */
-	HIVED_WAIT_PRIORITY = 3, /* would need to preempt equal/higher priority */
+	HIVED_WAIT_NO_CELL = 2,  /* no free/healthy physical cells of that shape, or
+				  * enough free GPUs but scattered */
+	HIVED_WAIT_PRIORITY = 3, /* its pinned cell is held by equal/higher priority */
 	/* the VC's cells can never hold it as they are; its quota may grow (sacctmgr) */
 	HIVED_WAIT_VC_TOO_SMALL = 4
 } hived_wait_kind;

@@ -609,7 +609,19 @@ void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
   }
   Request above_all = req;
   above_all.priority = 1001;  // above every guaranteed priority: the VC's jobs all count as free
-  if (fits_if(above_all, true) && (pinned_root != kNone || free_v >= need)) {
+  const bool held = fits_if(above_all, true);
+  if (held && pinned_root == kNone && free_v >= need) {
+    // Enough free GPUs, scattered: the shape is the cause. Jobs of any priority
+    // split the cells; the job would wait the same behind lower ones it may not
+    // preempt for want of their GPUs.
+    d->wait = Wait::kNoCell;
+    d->reason = where + " has " + std::to_string(free_v) + " free " + unit +
+                " but not in cells of that shape (the job needs " + std::to_string(need) +
+                "; the cells it fits are partly held by the VC's jobs of priority " +
+                std::to_string(req.priority) + " or higher)";
+    return;
+  }
+  if (held && pinned_root != kNone) {
     d->wait = Wait::kPriority;
     d->reason = where + " has " + std::to_string(free_v) + " free " + unit + ", the job needs " +
                 std::to_string(need) + " in that shape; the cells it fits are held by jobs of " +
