@@ -282,6 +282,17 @@ void hived_strings_free(char **strings, size_t n);
 hived_rc hived_config_warnings(const char *config_json, char **warnings,
 			       char *errbuf, size_t errlen);
 
+/*
+ * The names a user may type in job options, as hived.conf text spells them (the
+ * whole text is validated as the engine reads it): the cell types in config order
+ * and every pinnedCellId (physical cells and VCs, once each). Cells hived.conf
+ * leaves to be derived from slurm.conf are not there (0 cell types). Free both
+ * arrays with hived_strings_free. On error errbuf names the key and the reason.
+ */
+hived_rc hived_config_names(const char *config_json, char ***cell_types,
+			    size_t *n_cell_types, char ***pinned_ids,
+			    size_t *n_pinned_ids, char *errbuf, size_t errlen);
+
 /* --- hived.conf settings only a host (the Slurm plugin) uses ------------ */
 
 typedef struct {

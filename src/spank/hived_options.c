@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "hived_options.h"
 
+#include "hived.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -83,77 +85,26 @@ static int _push(char ***list, size_t *n, const char *s)
 	return 0;
 }
 
-/* Physical cells and their children, any depth. */
-static int _physical_pinned(json_t *cells, hived_conf_names *out)
-{
-	size_t i;
-	json_t *c;
-
-	if (!json_is_array(cells))
-		return 0;
-	json_array_foreach(cells, i, c) {
-		json_t *id = json_object_get(c, "pinnedCellId");
-
-		if (json_is_string(id) &&
-		    _push(&out->pinned_ids, &out->n_pinned_ids,
-			  json_string_value(id)))
-			return -1;
-		if (_physical_pinned(json_object_get(c, "cellChildren"), out))
-			return -1;
-	}
-	return 0;
-}
-
+/*
+ * hived.conf through the engine's own reader (include/hived.h), so that the
+ * plugin and select/hived agree on what the file says and on its errors.
+ */
 int hived_opt_names_parse(const char *text, hived_conf_names *out,
 			  char *err, size_t errlen)
 {
-	json_error_t jerr;
-	json_t *root, *types, *vcs, *vc, *pc;
-	const char *key;
-	int rc = -1;
-
 	memset(out, 0, sizeof(*out));
-	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		snprintf(err, errlen, "line %d: %s", jerr.line, jerr.text);
+	if (hived_config_names(text, &out->cell_types, &out->n_cell_types,
+			       &out->pinned_ids, &out->n_pinned_ids, err,
+			       errlen) != HIVED_OK)
+		return -1;
+	if (!out->n_cell_types) {
+		/* Everything derived: only hived_status.json has the names. */
+		snprintf(err, errlen,
+			 "physicalCluster.cellTypes: none given (cells derived from slurm.conf; their names are in hived_status.json)");
+		hived_opt_names_free(out);
 		return -1;
 	}
-	pc = json_object_get(root, "physicalCluster");
-	types = json_object_get(pc, "cellTypes");
-	if (!json_is_object(types)) {
-		snprintf(err, errlen, "physicalCluster.cellTypes: missing");
-		goto out;
-	}
-	json_object_foreach(types, key, vc)
-		if (_push(&out->cell_types, &out->n_cell_types, key))
-			goto nomem;
-	if (_physical_pinned(json_object_get(pc, "physicalCells"), out))
-		goto nomem;
-	vcs = json_object_get(root, "virtualClusters");
-	if (json_is_object(vcs)) {
-		json_object_foreach(vcs, key, vc) {
-			json_t *pins = json_object_get(vc, "pinnedCells"), *p;
-			size_t i;
-
-			if (!json_is_array(pins))
-				continue;
-			json_array_foreach(pins, i, p) {
-				json_t *id = json_object_get(p, "pinnedCellId");
-				if (json_is_string(id) &&
-				    _push(&out->pinned_ids, &out->n_pinned_ids,
-					  json_string_value(id)))
-					goto nomem;
-			}
-		}
-	}
-	rc = 0;
-	goto out;
-nomem:
-	snprintf(err, errlen, "out of memory");
-	hived_opt_names_free(out);
-out:
-	json_decref(root);
-	return rc;
+	return 0;
 }
 
 int hived_opt_names_parse_status(const char *text, hived_conf_names *out,
