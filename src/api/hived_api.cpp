@@ -698,8 +698,7 @@ bool DupList(const std::vector<std::string>& v, char*** out, size_t* n) {
 }  // namespace
 
 hived_rc hived_config_names(const char* config_json, char*** cell_types, size_t* n_cell_types,
-                            char*** pinned_ids, size_t* n_pinned_ids, char* errbuf,
-                            size_t errlen) {
+                            char*** pinned_ids, size_t* n_pinned_ids, char* errbuf, size_t errlen) {
   if (cell_types) *cell_types = nullptr;
   if (pinned_ids) *pinned_ids = nullptr;
   if (n_cell_types) *n_cell_types = 0;
