@@ -247,10 +247,12 @@ static void _join(char **list, size_t n, char *buf, size_t len)
 	}
 }
 
-static const char *_case_match(char **list, size_t n, const char *v)
+/* The entry of list equal to v under cmp (strcmp, strcasecmp), or NULL. */
+static const char *_find(char **list, size_t n, const char *v,
+			 int (*cmp)(const char *, const char *))
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcasecmp(list[i], v))
+		if (!cmp(list[i], v))
 			return list[i];
 	return NULL;
 }
@@ -270,11 +272,11 @@ int hived_opt_check_within(const char *value, const hived_conf_names *names,
 	}
 	if (!names)
 		return 0;
-	for (size_t i = 0; i < names->n_cell_types; i++)
-		if (!strcmp(names->cell_types[i], value))
-			return 0;
+	if (_find(names->cell_types, names->n_cell_types, value, strcmp))
+		return 0;
 	_join(names->cell_types, names->n_cell_types, list, sizeof(list));
-	near = _case_match(names->cell_types, names->n_cell_types, value);
+	near = _find(names->cell_types, names->n_cell_types, value,
+		     strcasecmp);
 	if (near)
 		snprintf(err, errlen,
 			 "--hived-within=%s: unknown cell type (names are case-sensitive: did you mean %s?); this cluster's cell types (%s): %s",
@@ -300,9 +302,8 @@ int hived_opt_check_pinned(const char *value, const hived_conf_names *names,
 	}
 	if (!names)
 		return 0;
-	for (size_t i = 0; i < names->n_pinned_ids; i++)
-		if (!strcmp(names->pinned_ids[i], value))
-			return 0;
+	if (_find(names->pinned_ids, names->n_pinned_ids, value, strcmp))
+		return 0;
 	if (!names->n_pinned_ids) {
 		snprintf(err, errlen,
 			 "--hived-pinned=%s: this cluster has no pinned cells (%s)",
