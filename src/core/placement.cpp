@@ -486,7 +486,10 @@ class Placer {
   // nothing else fits does it rely on the binder finding them different nodes.
   bool Assign(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
               std::vector<std::vector<CellId>>* leaves) {
-    if (distinct_ && AssignOnce(pods, units, leaves, /*one_blind=*/true)) return true;
+    if (!distinct_ ||
+        std::count_if(units.begin(), units.end(), [&](CellId u) { return Blind(u); }) < 2)
+      return AssignOnce(pods, units, leaves, /*one_blind=*/false);
+    if (AssignOnce(pods, units, leaves, /*one_blind=*/true)) return true;
     return AssignOnce(pods, units, leaves, /*one_blind=*/false);
   }
 

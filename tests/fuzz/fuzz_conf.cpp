@@ -55,8 +55,8 @@ HIVED_FUZZ_TARGET(conf) {
   char **types = nullptr, **pinned = nullptr;
   size_t n_types = 0, n_pinned = 0;
   errbuf[0] = '\0';
-  hived_rc names = hived_config_names(c_text.c_str(), &types, &n_types, &pinned, &n_pinned,
-                                      errbuf, sizeof errbuf);
+  hived_rc names = hived_config_names(c_text.c_str(), &types, &n_types, &pinned, &n_pinned, errbuf,
+                                      sizeof errbuf);
   Require((names == HIVED_OK) == parse_ok);
   Require(names == HIVED_OK || errbuf[0] != '\0');
   hived_strings_free(types, n_types);
