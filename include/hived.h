@@ -72,8 +72,9 @@ typedef enum {
 typedef enum {
 	HIVED_WAIT_NONE = 0,
 	HIVED_WAIT_VC_QUOTA = 1, /* the VC's free cells cannot hold it now */
-	HIVED_WAIT_NO_CELL = 2,  /* no free/healthy physical cells of that shape */
-	HIVED_WAIT_PRIORITY = 3, /* would need to preempt equal/higher priority */
+	HIVED_WAIT_NO_CELL = 2,  /* no free/healthy physical cells of that shape, or
+				  * enough free GPUs but scattered */
+	HIVED_WAIT_PRIORITY = 3, /* its pinned cell is held by equal/higher priority */
 	/* the VC's cells can never hold it as they are; its quota may grow (sacctmgr) */
 	HIVED_WAIT_VC_TOO_SMALL = 4
 } hived_wait_kind;
@@ -280,6 +281,17 @@ void hived_strings_free(char **strings, size_t n);
  * errors (HIVED_ECONFIG, errbuf names the key and the section meant). */
 hived_rc hived_config_warnings(const char *config_json, char **warnings,
 			       char *errbuf, size_t errlen);
+
+/*
+ * The names a user may type in job options, as hived.conf text spells them (the
+ * whole text is validated as the engine reads it): the cell types in config order
+ * and every pinnedCellId (physical cells and VCs, once each). Cells hived.conf
+ * leaves to be derived from slurm.conf are not there (0 cell types). Free both
+ * arrays with hived_strings_free. On error errbuf names the key and the reason.
+ */
+hived_rc hived_config_names(const char *config_json, char ***cell_types,
+			    size_t *n_cell_types, char ***pinned_ids,
+			    size_t *n_pinned_ids, char *errbuf, size_t errlen);
 
 /* --- hived.conf settings only a host (the Slurm plugin) uses ------------ */
 

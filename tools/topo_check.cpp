@@ -15,8 +15,9 @@
 
 #include <sys/stat.h>
 
-#include "config/hived_conf.h"
+#include "api/effective_config.h"
 #include "hived.h"
+#include "topo/summary.h"
 
 namespace hived_topo {
 
@@ -112,54 +113,42 @@ int check_mode(const CheckArgs& a) {
   bool quotas_used = settings->quota_from_sacctmgr != 0;
   hived_settings_free(settings);
 
-  int problems = 0;
-  hived::Config parsed;
-  if (hived::parse_hived_conf(hived_text, &parsed).empty())
-    for (const auto& w : parsed.warnings) {
-      fprintf(stderr, "hived-topo: %s: %s (select/hived loads the file without it)\n",
-              hived_path.c_str(), w.c_str());
-      problems++;
-    }
-
   std::vector<std::pair<std::string, std::string>> quotas = a.quotas;
   if (a.sacctmgr && quotas_used && !sacctmgr_quotas(&quotas, &err)) return fail(err);
-  std::vector<hived_account_quota> q;
+  std::vector<hived::topo::AccountQuota> q;
   if (quotas_used)
-    for (const auto& x : quotas) q.push_back({x.first.c_str(), x.second.c_str()});
+    for (const auto& x : quotas) q.push_back({x.first, x.second});
+  hived::topo::ConfTexts texts;
+  texts.slurm_conf = slurm_text;
+  texts.gres_conf = gres_text;
+  texts.topology_conf = topo_text;
+  hived::EffectiveConfig eff;
+  err = hived::effective_config(hived_text, texts, q, &eff);
+  if (!err.empty()) return fail(err);
 
-  char *json = nullptr, *summary = nullptr, **refused = nullptr;
-  size_t n_refused = 0;
-  if (hived_effective_config(hived_text.c_str(), slurm_text.c_str(),
-                             have_gres ? gres_text.c_str() : nullptr,
-                             have_topo ? topo_text.c_str() : nullptr, q.data(), q.size(), &json,
-                             &summary, &refused, &n_refused, ebuf, sizeof ebuf) != HIVED_OK)
-    return fail(ebuf);
-  for (size_t i = 0; i < n_refused; i++) {
-    fprintf(stderr, "hived-topo: sacctmgr quota refused: %s\n", refused[i]);
+  int problems = 0;
+  for (const auto& w : eff.hived_conf_warnings) {
+    fprintf(stderr, "hived-topo: %s: %s (select/hived loads the file without it)\n",
+            hived_path.c_str(), w.c_str());
     problems++;
   }
-  hived_strings_free(refused, n_refused);
-  // Warnings and the fractions below GPUs are told with the verdict; refusals
-  // come as data above.
-  std::istringstream lines(summary ? summary : "");
-  std::string line;
-  std::string fractions;  // MIG slices and shards
-  bool in_shards = false;
-  while (std::getline(lines, line)) {
-    if (line.rfind("quota warning:", 0) == 0) {
-      fprintf(stderr, "hived-topo: sacctmgr %s\n", line.c_str());
-      problems++;
-    }
-    if (line.rfind("MIG slices:", 0) == 0) fractions += "hived-topo: " + line + "\n";
-    if (in_shards && line.rfind("  ", 0) == 0)
-      fractions += "hived-topo: shards: " + line.substr(2) + "\n";
-    in_shards = line == "shards:" || (in_shards && line.rfind("  ", 0) == 0);
+  for (const auto& r : eff.cluster.quota_errors) {
+    fprintf(stderr, "hived-topo: sacctmgr quota refused: %s\n", r.c_str());
+    problems++;
   }
-  free(summary);
+  for (const auto& w : eff.cluster.quota_warnings) {
+    fprintf(stderr, "hived-topo: sacctmgr quota warning: %s\n", w.c_str());
+    problems++;
+  }
+  // The fractions below GPUs are told with the verdict.
+  std::string fractions;
+  const hived::topo::DeriveReport& report = eff.cluster.report;
+  if (!report.mig_gpus.empty())
+    fractions += "hived-topo: " + hived::topo::mig_slices_line(report) + "\n";
+  for (const auto& f : report.fractions) fractions += "hived-topo: shards: " + f + "\n";
 
   hived_engine* e = nullptr;
-  hived_rc rc = hived_engine_new(json, &e, ebuf, sizeof ebuf);
-  free(json);
+  hived_rc rc = hived_engine_new(eff.cluster.hived_conf_json.c_str(), &e, ebuf, sizeof ebuf);
   if (rc != HIVED_OK) return fail(hived_path + ": " + ebuf);
   size_t nodes = hived_node_count(e), vcs = hived_vc_count(e);
   hived_engine_free(e);

@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "api/effective_config.h"
+
 #include "config/hived_conf.h"
 #include "hived.h"
-#include "topo/cluster.h"
 
 namespace {
 
@@ -26,6 +27,27 @@ void CopyErr(char* buf, size_t len, const std::string& msg) {
 }
 
 }  // namespace
+
+namespace hived {
+
+std::string effective_config(const std::string& hived_conf, const topo::ConfTexts& texts,
+                             const std::vector<topo::AccountQuota>& quotas, EffectiveConfig* out) {
+  Config explicit_cfg;
+  std::string err = parse_hived_conf(hived_conf, &explicit_cfg);
+  if (!err.empty()) return "hived.conf: " + err;
+  std::vector<topo::NodeFacts> nodes;
+  topo::TopologyFacts topology;
+  EffectiveConfig r;
+  err = topo::facts_from_conf(texts, &nodes, &topology, &r.notes);
+  if (!err.empty()) return err;
+  err = topo::build_cluster_config(nodes, topology, explicit_cfg.cluster, quotas, &r.cluster);
+  if (!err.empty()) return err;
+  r.hived_conf_warnings = std::move(explicit_cfg.warnings);
+  *out = std::move(r);
+  return "";
+}
+
+}  // namespace hived
 
 extern "C" void hived_strings_free(char** strings, size_t n) {
   for (size_t i = 0; strings && i < n; i++) free(strings[i]);
@@ -46,40 +68,27 @@ extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* s
     return HIVED_EINVAL;
   }
   try {
-    hived::Config explicit_cfg;
-    std::string err = hived::parse_hived_conf(hived_conf ? hived_conf : "", &explicit_cfg);
-    if (!err.empty()) {
-      CopyErr(errbuf, errlen, "hived.conf: " + err);
-      return HIVED_ECONFIG;
-    }
     hived::topo::ConfTexts texts;
     texts.slurm_conf = slurm_conf;
     texts.gres_conf = gres_conf ? gres_conf : "";
     texts.topology_conf = topology_conf ? topology_conf : "";
-    std::vector<hived::topo::NodeFacts> nodes;
-    hived::topo::TopologyFacts topology;
-    std::vector<std::string> notes;
-    err = hived::topo::facts_from_conf(texts, &nodes, &topology, &notes);
-    if (!err.empty()) {
-      CopyErr(errbuf, errlen, err);
-      return HIVED_ECONFIG;
-    }
     std::vector<hived::topo::AccountQuota> q;
     for (size_t i = 0; i < n_quotas; i++)
       if (quotas[i].account && quotas[i].grptres)
         q.push_back({quotas[i].account, quotas[i].grptres});
-    hived::topo::ClusterConfig out;
-    err = hived::topo::build_cluster_config(nodes, topology, explicit_cfg.cluster, q, &out);
+    hived::EffectiveConfig eff;
+    std::string err = hived::effective_config(hived_conf ? hived_conf : "", texts, q, &eff);
     if (!err.empty()) {
       CopyErr(errbuf, errlen, err);
       return HIVED_ECONFIG;
     }
+    const hived::topo::ClusterConfig& out = eff.cluster;
     // The "slurm" settings are not part of it: the plugin reads them from hived.conf
     // itself (hived_settings_load), the engine never needs them.
     const std::string& json = out.hived_conf_json;
     std::string sum = out.summary;
-    for (const auto& w : explicit_cfg.warnings) sum += "warning: hived.conf: " + w + "\n";
-    for (const auto& n : notes) sum += "note: " + n + "\n";
+    for (const auto& w : eff.hived_conf_warnings) sum += "warning: hived.conf: " + w + "\n";
+    for (const auto& n : eff.notes) sum += "note: " + n + "\n";
     for (const auto& p : out.report.problems) sum += "not derived: " + p + "\n";
     for (const auto& e : out.quota_errors) sum += "quota refused: " + e + "\n";
     if (refused && n_refused && !out.quota_errors.empty()) {

@@ -2,6 +2,7 @@
 // The extern "C" face of the engine (include/hived.h): converts C structs to engine
 // requests, keeps the last decision alive for the caller, and turns Status into
 // hived_rc + a message. Nothing may throw across this boundary.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -669,6 +670,63 @@ void hived_settings_free(hived_settings* s) {
   free(s->allow_removing_vcs);
   free(s->state_file);
   free(s);
+}
+
+namespace {
+void PinnedIds(const std::vector<hived::PhysicalCellSpec>& cells, std::vector<std::string>* out) {
+  for (const auto& c : cells) {
+    if (!c.pinned_id.empty() && std::find(out->begin(), out->end(), c.pinned_id) == out->end())
+      out->push_back(c.pinned_id);
+    PinnedIds(c.children, out);
+  }
+}
+// malloc()ed copy of v for hived_strings_free; false when out of memory (nothing kept).
+bool DupList(const std::vector<std::string>& v, char*** out, size_t* n) {
+  *out = static_cast<char**>(calloc(v.size() + 1, sizeof(char*)));
+  if (!*out) return false;
+  for (const auto& x : v) {
+    if (!((*out)[*n] = Dup(x))) {
+      hived_strings_free(*out, *n);
+      *out = nullptr;
+      *n = 0;
+      return false;
+    }
+    (*n)++;
+  }
+  return true;
+}
+}  // namespace
+
+hived_rc hived_config_names(const char* config_json, char*** cell_types, size_t* n_cell_types,
+                            char*** pinned_ids, size_t* n_pinned_ids, char* errbuf, size_t errlen) {
+  if (cell_types) *cell_types = nullptr;
+  if (pinned_ids) *pinned_ids = nullptr;
+  if (n_cell_types) *n_cell_types = 0;
+  if (n_pinned_ids) *n_pinned_ids = 0;
+  if (!cell_types || !pinned_ids || !n_cell_types || !n_pinned_ids)
+    return ParseConfigArg(nullptr, nullptr, errbuf, errlen);
+  try {
+    hived::Config cfg;
+    hived_rc rc = ParseConfigArg(config_json, &cfg, errbuf, errlen);
+    if (rc != HIVED_OK) return rc;
+    std::vector<std::string> types, pinned;
+    for (const auto& t : cfg.cluster.cell_types) types.push_back(t.name);
+    PinnedIds(cfg.cluster.physical_cells, &pinned);
+    for (const auto& vc : cfg.cluster.vcs)
+      for (const auto& id : vc.pinned_cells)
+        if (std::find(pinned.begin(), pinned.end(), id) == pinned.end()) pinned.push_back(id);
+    if (!DupList(types, cell_types, n_cell_types) || !DupList(pinned, pinned_ids, n_pinned_ids)) {
+      hived_strings_free(*cell_types, *n_cell_types);
+      *cell_types = nullptr;
+      *n_cell_types = 0;
+      CopyErr(errbuf, errlen, "out of memory");
+      return HIVED_ENOMEM;
+    }
+    return HIVED_OK;
+  } catch (...) {
+    CopyErr(errbuf, errlen, "out of memory");
+    return HIVED_ENOMEM;
+  }
 }
 
 hived_rc hived_config_warnings(const char* config_json, char** warnings, char* errbuf,

@@ -4,5 +4,6 @@ libhived_la_SOURCES += \
 	src/api/hived_api.cpp \
 	src/api/snapshot_load.h \
 	src/api/snapshot_load.cpp \
+	src/api/effective_config.h \
 	src/api/effective_config.cpp \
 	src/api/whatif.cpp

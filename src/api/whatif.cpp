@@ -48,15 +48,10 @@ int64_t NeededLeaves(const hived_job_request* req) {
   return n;
 }
 
-bool EndsWith(const std::string& s, const char* tail) {
-  size_t n = strlen(tail);
-  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
-}
-
 // One word per cause a user can act on. The engine's wait kinds are coarser (a
 // shape that does not fit and GPUs that are bad are both "no cell"); its reasons
 // name the finer cause in fixed words (src/core/schedule.cpp WaitReason).
-const char* Cause(const hived_decision* d, const hived_job_request* req, bool guaranteed) {
+const char* Cause(const hived_decision* d, bool guaranteed) {
   if (d->outcome == HIVED_PLACED) return "none";
   if (d->outcome == HIVED_REJECTED) return "rejected";
   const std::string r = d->reason ? d->reason : "";
@@ -64,9 +59,7 @@ const char* Cause(const hived_decision* d, const hived_job_request* req, bool gu
     case HIVED_WAIT_VC_QUOTA:
       return "vcQuotaInUse";
     case HIVED_WAIT_PRIORITY:
-      // Outside a pinned cell the engine says this only when the VC has enough
-      // free GPUs: they are scattered among cells its own jobs hold.
-      return req->pinned_cell_id ? "higherPriority" : "fragmented";
+      return "higherPriority";
     case HIVED_WAIT_VC_TOO_SMALL:
       return "largerThanVc";
     default:
@@ -75,7 +68,7 @@ const char* Cause(const hived_decision* d, const hived_job_request* req, bool gu
   if (!guaranteed) return "noIdleCell";
   if (r.find("no healthy, allowed physical GPUs") != std::string::npos) return "noHealthyCell";
   if (r.find("only on nodes it may not use") != std::string::npos) return "nodesNotAllowed";
-  if (EndsWith(r, "but not in cells of that shape")) return "fragmented";
+  if (r.find("but not in cells of that shape") != std::string::npos) return "fragmented";
   return "noCell";
 }
 
@@ -213,7 +206,7 @@ extern "C" hived_rc hived_whatif(const hived_engine* e, const hived_job_request*
       return *json ? rc : HIVED_ENOMEM;
     }
     const bool guaranteed = req->priority >= 0 && req->vc;
-    const char* cause = Cause(d, req, guaranteed);
+    const char* cause = Cause(d, guaranteed);
     hived::JsonOut j;
     j.Open('{').Key("job").Val(req->job ? req->job : "");
     j.Key("vc").Val(req->vc ? req->vc : "");

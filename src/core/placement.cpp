@@ -427,11 +427,12 @@ class Placer {
   // counts per unit are not enough: pods are picked one by one and the cells
   // they take count for the next.
   bool AssignBound(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
-                   std::vector<std::vector<CellId>>* leaves) {
+                   std::vector<std::vector<CellId>>* leaves, bool one_blind = false) {
     auto keys = taken_keys_;
     auto vals = taken_vals_;
     size_t n = taken_n_;
     std::vector<int32_t> nodes_used;
+    std::vector<CellId> units_used;
     for (const auto& p : pods) {
       CellId best = kNone;
       CellId best_unit = kNone;
@@ -440,6 +441,11 @@ class Placer {
         int32_t node = v_.UnitNode(u);
         if (distinct_ && node >= 0 &&
             std::find(nodes_used.begin(), nodes_used.end(), node) != nodes_used.end())
+          continue;
+        // An unbound unit has no node yet: not twice, and not a second blind one.
+        if (distinct_ && node < 0 &&
+            std::any_of(units_used.begin(), units_used.end(),
+                        [&](CellId x) { return x == u || (one_blind && Blind(u) && Blind(x)); }))
           continue;
         CellId c = BestCellAt(u, pod_level_, p.size);
         if (c == kNone) continue;
@@ -465,26 +471,44 @@ class Placer {
         return false;
       }
       if (v_.UnitNode(best_unit) >= 0) nodes_used.push_back(v_.UnitNode(best_unit));
+      units_used.push_back(best_unit);
       Pick(best, p.size, &(*leaves)[p.index]);
     }
     return true;
   }
 
-  // Greedy: biggest pod first, each to the best-fitting unit among `units`.
+  // A VC cell below the node size that is not bound yet: its node is the binder's
+  // choice, and a full cluster's buddy rule may put two such cells on one node.
+  bool Blind(CellId u) const { return v_.UnitNode(u) < 0 && v_.Level(u) < v_.UnitLevel(); }
+
+  // Distinct nodes: a gang takes at most one blind unit while other units fit it, so
+  // two socket cells that must share a node are not given to two pods; only when
+  // nothing else fits does it rely on the binder finding them different nodes.
   bool Assign(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
               std::vector<std::vector<CellId>>* leaves) {
-    if (pod_level_) return AssignBound(pods, units, leaves);
+    if (!distinct_ ||
+        std::count_if(units.begin(), units.end(), [&](CellId u) { return Blind(u); }) < 2)
+      return AssignOnce(pods, units, leaves, /*one_blind=*/false);
+    if (AssignOnce(pods, units, leaves, /*one_blind=*/true)) return true;
+    return AssignOnce(pods, units, leaves, /*one_blind=*/false);
+  }
+
+  // Greedy: biggest pod first, each to the best-fitting unit among `units`.
+  bool AssignOnce(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
+                  std::vector<std::vector<CellId>>* leaves, bool one_blind) {
+    if (pod_level_) return AssignBound(pods, units, leaves, one_blind);
     std::vector<int> rem(units.size());
     std::vector<uint8_t> used(units.size(), 0);
     std::vector<int32_t> nodes_used;
     for (size_t i = 0; i < units.size(); i++) rem[i] = v_.UnitOk(units[i]) ? Eff(units[i]) : 0;
     std::vector<int> choice(pods.size(), -1);
+    bool blind_used = false;
     for (size_t p = 0; p < pods.size(); p++) {
       int best = -1;
       for (size_t i = 0; i < units.size(); i++) {
         if (rem[i] < pods[p].size) continue;
         if (distinct_) {
-          if (used[i]) continue;
+          if (used[i] || (one_blind && blind_used && Blind(units[i]))) continue;
           int32_t n = v_.UnitNode(units[i]);
           if (n >= 0 && std::find(nodes_used.begin(), nodes_used.end(), n) != nodes_used.end())
             continue;
@@ -501,6 +525,7 @@ class Placer {
       if (best < 0) return false;
       rem[best] -= pods[p].size;
       used[best] = 1;
+      blind_used |= Blind(units[best]);
       if (v_.UnitNode(units[best]) >= 0) nodes_used.push_back(v_.UnitNode(units[best]));
       choice[p] = best;
     }

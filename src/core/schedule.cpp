@@ -461,8 +461,21 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   // Pods bind near each other: inside the cell just above the node of the first one,
   // or of a rack chosen up front with room for them all.
   CellId near = GangRack(chain, vleaves, req.allowed);
-  for (CellId v : vleaves) {
-    CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, req.allowed, near);
+  // Distinct nodes: a pod's unbound cells bind off the nodes earlier pods took, so two
+  // VC cells below the node size (two sockets) do not land on one node.
+  std::vector<int> pod_of;  // pod index of each virtual leaf, request order
+  for (const auto& m : req.members)
+    for (int k = 0; k < m.pods; k++) {
+      int pod = pod_of.empty() ? 0 : pod_of.back() + 1;
+      pod_of.insert(pod_of.end(), m.leaves, pod);
+    }
+  if (pod_of.size() != vleaves.size()) pod_of.assign(vleaves.size(), 0);
+  std::vector<uint8_t> pod_allowed = req.allowed;
+  if (req.distinct_nodes && pod_allowed.empty()) pod_allowed.assign(node_bad_.size(), 1);
+  for (size_t i = 0; i < vleaves.size(); i++) {
+    CellId v = vleaves[i];
+    const std::vector<uint8_t>& allowed = req.distinct_nodes ? pod_allowed : req.allowed;
+    CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, allowed, near);
     if (p != kNone && near == kNone) {
       int above = chains_[chain].node_level + 1;
       CellId a = p;
@@ -476,6 +489,9 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
     jobs_[slot].vleaves.push_back(v);
     SetVleafJob(v, slot);
     pleaves.push_back(p);
+    if (req.distinct_nodes && (i + 1 == vleaves.size() || pod_of[i + 1] != pod_of[i]))
+      for (size_t k = i + 1; k-- > 0 && pod_of[k] == pod_of[i];)
+        if (pcells_[pleaves[k]].node >= 0) pod_allowed[pcells_[pleaves[k]].node] = 0;
   }
   std::vector<int32_t> nodes;
   for (size_t i = 0; ok && i < pleaves.size(); i++) {
@@ -593,7 +609,19 @@ void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
   }
   Request above_all = req;
   above_all.priority = 1001;  // above every guaranteed priority: the VC's jobs all count as free
-  if (fits_if(above_all, true) && (pinned_root != kNone || free_v >= need)) {
+  const bool held = fits_if(above_all, true);
+  if (held && pinned_root == kNone && free_v >= need) {
+    // Enough free GPUs, scattered: the shape is the cause. Jobs of any priority
+    // split the cells; the job would wait the same behind lower ones it may not
+    // preempt for want of their GPUs.
+    d->wait = Wait::kNoCell;
+    d->reason = where + " has " + std::to_string(free_v) + " free " + unit +
+                " but not in cells of that shape (the job needs " + std::to_string(need) +
+                "; the cells it fits are partly held by the VC's jobs of priority " +
+                std::to_string(req.priority) + " or higher)";
+    return;
+  }
+  if (held && pinned_root != kNone) {
     d->wait = Wait::kPriority;
     d->reason = where + " has " + std::to_string(free_v) + " free " + unit + ", the job needs " +
                 std::to_string(need) + " in that shape; the cells it fits are held by jobs of " +

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "hived_options.h"
 
+#include "hived.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -83,77 +85,26 @@ static int _push(char ***list, size_t *n, const char *s)
 	return 0;
 }
 
-/* Physical cells and their children, any depth. */
-static int _physical_pinned(json_t *cells, hived_conf_names *out)
-{
-	size_t i;
-	json_t *c;
-
-	if (!json_is_array(cells))
-		return 0;
-	json_array_foreach(cells, i, c) {
-		json_t *id = json_object_get(c, "pinnedCellId");
-
-		if (json_is_string(id) &&
-		    _push(&out->pinned_ids, &out->n_pinned_ids,
-			  json_string_value(id)))
-			return -1;
-		if (_physical_pinned(json_object_get(c, "cellChildren"), out))
-			return -1;
-	}
-	return 0;
-}
-
+/*
+ * hived.conf through the engine's own reader (include/hived.h), so that the
+ * plugin and select/hived agree on what the file says and on its errors.
+ */
 int hived_opt_names_parse(const char *text, hived_conf_names *out,
 			  char *err, size_t errlen)
 {
-	json_error_t jerr;
-	json_t *root, *types, *vcs, *vc, *pc;
-	const char *key;
-	int rc = -1;
-
 	memset(out, 0, sizeof(*out));
-	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		snprintf(err, errlen, "line %d: %s", jerr.line, jerr.text);
+	if (hived_config_names(text, &out->cell_types, &out->n_cell_types,
+			       &out->pinned_ids, &out->n_pinned_ids, err,
+			       errlen) != HIVED_OK)
+		return -1;
+	if (!out->n_cell_types) {
+		/* Everything derived: only hived_status.json has the names. */
+		snprintf(err, errlen,
+			 "physicalCluster.cellTypes: none given (cells derived from slurm.conf; their names are in hived_status.json)");
+		hived_opt_names_free(out);
 		return -1;
 	}
-	pc = json_object_get(root, "physicalCluster");
-	types = json_object_get(pc, "cellTypes");
-	if (!json_is_object(types)) {
-		snprintf(err, errlen, "physicalCluster.cellTypes: missing");
-		goto out;
-	}
-	json_object_foreach(types, key, vc)
-		if (_push(&out->cell_types, &out->n_cell_types, key))
-			goto nomem;
-	if (_physical_pinned(json_object_get(pc, "physicalCells"), out))
-		goto nomem;
-	vcs = json_object_get(root, "virtualClusters");
-	if (json_is_object(vcs)) {
-		json_object_foreach(vcs, key, vc) {
-			json_t *pins = json_object_get(vc, "pinnedCells"), *p;
-			size_t i;
-
-			if (!json_is_array(pins))
-				continue;
-			json_array_foreach(pins, i, p) {
-				json_t *id = json_object_get(p, "pinnedCellId");
-				if (json_is_string(id) &&
-				    _push(&out->pinned_ids, &out->n_pinned_ids,
-					  json_string_value(id)))
-					goto nomem;
-			}
-		}
-	}
-	rc = 0;
-	goto out;
-nomem:
-	snprintf(err, errlen, "out of memory");
-	hived_opt_names_free(out);
-out:
-	json_decref(root);
-	return rc;
+	return 0;
 }
 
 int hived_opt_names_parse_status(const char *text, hived_conf_names *out,
@@ -296,10 +247,12 @@ static void _join(char **list, size_t n, char *buf, size_t len)
 	}
 }
 
-static const char *_case_match(char **list, size_t n, const char *v)
+/* The entry of list equal to v under cmp (strcmp, strcasecmp), or NULL. */
+static const char *_find(char **list, size_t n, const char *v,
+			 int (*cmp)(const char *, const char *))
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcasecmp(list[i], v))
+		if (!cmp(list[i], v))
 			return list[i];
 	return NULL;
 }
@@ -319,11 +272,11 @@ int hived_opt_check_within(const char *value, const hived_conf_names *names,
 	}
 	if (!names)
 		return 0;
-	for (size_t i = 0; i < names->n_cell_types; i++)
-		if (!strcmp(names->cell_types[i], value))
-			return 0;
+	if (_find(names->cell_types, names->n_cell_types, value, strcmp))
+		return 0;
 	_join(names->cell_types, names->n_cell_types, list, sizeof(list));
-	near = _case_match(names->cell_types, names->n_cell_types, value);
+	near = _find(names->cell_types, names->n_cell_types, value,
+		     strcasecmp);
 	if (near)
 		snprintf(err, errlen,
 			 "--hived-within=%s: unknown cell type (names are case-sensitive: did you mean %s?); this cluster's cell types (%s): %s",
@@ -349,9 +302,8 @@ int hived_opt_check_pinned(const char *value, const hived_conf_names *names,
 	}
 	if (!names)
 		return 0;
-	for (size_t i = 0; i < names->n_pinned_ids; i++)
-		if (!strcmp(names->pinned_ids[i], value))
-			return 0;
+	if (_find(names->pinned_ids, names->n_pinned_ids, value, strcmp))
+		return 0;
 	if (!names->n_pinned_ids) {
 		snprintf(err, errlen,
 			 "--hived-pinned=%s: this cluster has no pinned cells (%s)",

@@ -16,8 +16,11 @@ src_spank_hived_spank_la_CPPFLAGS = $(SLURM_INCLUDE) $(AM_CPPFLAGS) $(JANSSON_CF
 src_spank_hived_spank_la_CFLAGS = -Wall
 src_spank_hived_spank_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/src/spank/spank.map
-src_spank_hived_spank_la_LIBADD = $(JANSSON_LIBS)
-src_spank_hived_spank_la_DEPENDENCIES = src/spank/spank.map
+# hived.conf is read by the engine's reader (hived_config_names): C++, so link
+# with the C++ driver for libstdc++.
+src_spank_hived_spank_la_LIBADD = libhived.la $(JANSSON_LIBS)
+nodist_EXTRA_src_spank_hived_spank_la_SOURCES = src/spank/cxx_link.cxx
+src_spank_hived_spank_la_DEPENDENCIES = libhived.la src/spank/spank.map
 EXTRA_DIST += src/spank/spank.map
 
 # The option checks on their own (no Slurm needed).
@@ -29,4 +32,5 @@ tests_spank_test_spank_options_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS) \
 	-I$(top_srcdir)/src/spank \
 	-DHIVED_STATUS_FIXTURE='"$(abs_top_srcdir)/tests/hivedctl/status.json"'
 tests_spank_test_spank_options_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_spank_test_spank_options_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS)
+tests_spank_test_spank_options_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+nodist_EXTRA_tests_spank_test_spank_options_SOURCES = src/spank/cxx_link.cxx

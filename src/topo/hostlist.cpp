@@ -22,14 +22,29 @@ std::string pad(long v, size_t width) {
   return s;
 }
 
-// One bracket body ("1-4,7,09-11") -> its values as text, zero-padded like Slurm does
-// (to the width of the range's first number).
-std::string expand_bracket(const std::string& body, std::vector<std::string>* out) {
+// Sorted distinct numbers -> "1-4,7,9-11", each zero-padded to width.
+std::string join_runs(const std::vector<long>& nums, size_t width) {
+  std::string out;
+  for (size_t i = 0; i < nums.size();) {
+    size_t j = i;
+    while (j + 1 < nums.size() && nums[j + 1] == nums[j] + 1) j++;
+    if (i) out += ',';
+    out += pad(nums[i], width);
+    if (j > i) out += "-" + pad(nums[j], width);
+    i = j + 1;
+  }
+  return out;
+}
+
+// Walks "1-4,7,09-11": f(item, first number's text, first, last) for each item once
+// both ends are numbers in order; the first error (f's or the walk's) is returned.
+template <class F>
+std::string for_each_range(const std::string& text, F f) {
   size_t start = 0;
   for (;;) {
-    size_t comma = body.find(',', start);
+    size_t comma = text.find(',', start);
     std::string item =
-        body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t dash = item.find('-');
     std::string lo = item.substr(0, dash);
     std::string hi = dash == std::string::npos ? lo : item.substr(dash + 1);
@@ -37,13 +52,23 @@ std::string expand_bracket(const std::string& body, std::vector<std::string>* ou
       return "'" + item + "' is not a number or a range of numbers";
     long a = std::stol(lo), b = std::stol(hi);
     if (b < a) return "range '" + item + "' runs backwards";
-    if (static_cast<size_t>(b - a) >= kMaxHostlistNames) return "range '" + item + "' is too large";
-    for (long v = a; v <= b; v++) out->push_back(pad(v, lo.size()));
-    if (out->size() > kMaxHostlistNames) return "more than a million names";
-    if (comma == std::string::npos) break;
+    std::string err = f(item, lo, a, b);
+    if (!err.empty() || comma == std::string::npos) return err;
     start = comma + 1;
   }
-  return "";
+}
+
+// One bracket body ("1-4,7,09-11") -> its values as text, zero-padded like Slurm does
+// (to the width of the range's first number).
+std::string expand_bracket(const std::string& body, std::vector<std::string>* out) {
+  return for_each_range(
+      body, [&](const std::string& item, const std::string& lo, long a, long b) -> std::string {
+        if (static_cast<size_t>(b - a) >= kMaxHostlistNames)
+          return "range '" + item + "' is too large";
+        for (long v = a; v <= b; v++) out->push_back(pad(v, lo.size()));
+        if (out->size() > kMaxHostlistNames) return "more than a million names";
+        return "";
+      });
 }
 
 // One top-level item ("rack[1-2]-n[1-4]") -> the cartesian product of its brackets.
@@ -164,55 +189,25 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
       out += g.prefix + pad(g.nums[0], g.width);
       continue;
     }
-    out += g.prefix + "[";
-    for (size_t i = 0; i < g.nums.size();) {
-      size_t j = i;
-      while (j + 1 < g.nums.size() && g.nums[j + 1] == g.nums[j] + 1) j++;
-      if (i) out += ',';
-      out += pad(g.nums[i], g.width);
-      if (j > i) out += "-" + pad(g.nums[j], g.width);
-      i = j + 1;
-    }
-    out += "]";
+    out += g.prefix + "[" + join_runs(g.nums, g.width) + "]";
   }
   return out;
 }
 
 std::string parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out) {
   if (text.empty()) return "empty list";
-  size_t start = 0;
-  for (;;) {
-    size_t comma = text.find(',', start);
-    std::string item =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    size_t dash = item.find('-');
-    std::string lo = item.substr(0, dash);
-    std::string hi = dash == std::string::npos ? lo : item.substr(dash + 1);
-    if (!all_digits(lo) || !all_digits(hi))
-      return "'" + item + "' is not a number or a range of numbers";
-    long a = std::stol(lo), b = std::stol(hi);
-    if (b < a) return "range '" + item + "' runs backwards";
-    if (b > max_value) return "'" + item + "' is above " + std::to_string(max_value);
-    for (long v = a; v <= b; v++) out->push_back(static_cast<int>(v));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return "";
+  return for_each_range(
+      text, [&](const std::string& item, const std::string&, long a, long b) -> std::string {
+        if (b > max_value) return "'" + item + "' is above " + std::to_string(max_value);
+        for (long v = a; v <= b; v++) out->push_back(static_cast<int>(v));
+        return "";
+      });
 }
 
 std::string format_int_ranges(std::vector<int> values) {
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  std::string out;
-  for (size_t i = 0; i < values.size();) {
-    size_t j = i;
-    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) j++;
-    if (i) out += ',';
-    out += std::to_string(values[i]);
-    if (j > i) out += "-" + std::to_string(values[j]);
-    i = j + 1;
-  }
-  return out;
+  return join_runs(std::vector<long>(values.begin(), values.end()), 0);
 }
 
 }  // namespace topo

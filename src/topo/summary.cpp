@@ -130,9 +130,7 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
       o += "hived.conf cell types used for derived nodes: " + s + "\n";
     }
     if (!report->mig_gpus.empty()) {
-      o += "MIG slices: " + plural(report->mig_slices, "slice", "slices") + " on " +
-           plural(static_cast<int64_t>(report->mig_gpus.size()), "GPU", "GPUs") +
-           " (each such GPU is one cell; slices are not cells yet)\n";
+      o += mig_slices_line(*report) + "\n";
       for (const auto& m : report->mig_gpus) o += "  " + m + "\n";
     }
     list("shards", report->fractions, &o);
@@ -143,6 +141,13 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
     list("notes", report->notes, &o);
   }
   return o;
+}
+
+std::string mig_slices_line(const DeriveReport& report) {
+  if (report.mig_gpus.empty()) return "";
+  return "MIG slices: " + plural(report.mig_slices, "slice", "slices") + " on " +
+         plural(static_cast<int64_t>(report.mig_gpus.size()), "GPU", "GPUs") +
+         " (each such GPU is one cell; slices are not cells yet)";
 }
 
 }  // namespace topo

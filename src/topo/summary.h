@@ -16,5 +16,8 @@ namespace topo {
 // problems, nodes whose GRES disagrees and notes. Lines end in '\n'.
 std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* report = nullptr);
 
+// "MIG slices: 6 slices on 2 GPUs (...)", the line of the summary above; "" when none.
+std::string mig_slices_line(const DeriveReport& report);
+
 }  // namespace topo
 }  // namespace hived

@@ -48,5 +48,18 @@ HIVED_FUZZ_TARGET(conf) {
     Require(s != nullptr && s->priority_scale >= 1);
     hived_settings_free(s);
   }
+
+  // The SPANK plugin's names: accepted exactly when the engine's reader accepts.
+  hived::Config c_cfg;
+  const bool parse_ok = hived::parse_hived_conf(c_text, &c_cfg).empty();
+  char **types = nullptr, **pinned = nullptr;
+  size_t n_types = 0, n_pinned = 0;
+  errbuf[0] = '\0';
+  hived_rc names = hived_config_names(c_text.c_str(), &types, &n_types, &pinned, &n_pinned, errbuf,
+                                      sizeof errbuf);
+  Require((names == HIVED_OK) == parse_ok);
+  Require(names == HIVED_OK || errbuf[0] != '\0');
+  hived_strings_free(types, n_types);
+  hived_strings_free(pinned, n_pinned);
   return 0;
 }

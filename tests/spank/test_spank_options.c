@@ -2,6 +2,7 @@
 /*
  * test_spank_options.c - the --hived-* option checks against hived.conf text.
  */
+#define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,36 @@ START_TEST(test_names)
 					       err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "cellTypes"));
 	ck_assert_int_eq(hived_opt_names_parse("{", &n, err, sizeof(err)), -1);
+}
+END_TEST
+
+/*
+ * hived.conf is read by the engine's reader: what select/hived refuses is refused
+ * here with the engine's words, not accepted by a second, looser parser.
+ */
+START_TEST(test_names_engine_reader)
+{
+	hived_conf_names n;
+	char err[512], *typo;
+	const char *at = strstr(conf, "\"virtualClusters\"");
+	int rc;
+
+	/* A misspelt section: the engine names it and the section meant. */
+	ck_assert_int_ne(asprintf(&typo, "%.*s\"virtualCluster\"%s",
+				  (int) (at - conf), conf,
+				  at + strlen("\"virtualClusters\"")), -1);
+	rc = hived_opt_names_parse(typo, &n, err, sizeof(err));
+	free(typo);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_msg(strstr(err, "virtualCluster"), "%s", err);
+	/* Duplicate keys, which JSON parsers differ on. */
+	ck_assert_int_eq(hived_opt_names_parse(
+		"{\"physicalCluster\": {}, \"physicalCluster\": {}}", &n, err,
+		sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "physicalCluster"), "%s", err);
+	/* Everything derived from slurm.conf: valid, but no names to check. */
+	ck_assert_int_eq(hived_opt_names_parse("", &n, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "hived_status.json"), "%s", err);
 }
 END_TEST
 
@@ -178,6 +209,7 @@ int main(void)
 	TCase *tc = tcase_create("options");
 
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_names_engine_reader);
 	tcase_add_test(tc, test_within);
 	tcase_add_test(tc, test_pinned);
 	tcase_add_test(tc, test_combination);

@@ -74,6 +74,36 @@ std::string run_topo(const std::string& args, int* status) {
   return out;
 }
 
+// hived-topo --check tells MIG slices, shards and quota warnings from the derived
+// config's data (not by reading them back out of the summary text).
+START_TEST(hived_topo_check_fractions_and_quota_warnings) {
+  const std::string mig = topo_test::fixture_path("tests/topo/mig/slurm.conf");
+  const std::string shard = topo_test::fixture_path("tests/topo/shard/slurm.conf");
+  int rc = -1;
+  std::string out = run_topo("--check --slurm-conf '" + mig + "'", &rc);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_msg(out.find("hived-topo: MIG slices: 6 slices on 2 GPUs (each such GPU is one "
+                         "cell; slices are not cells yet)\nhived-topo: OK: ") == 0,
+                "%s", out.c_str());
+  out = run_topo("--check --slurm-conf '" + shard + "'", &rc);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_msg(
+      out.find("hived-topo: shards: a100: 8 shards per GPU on s[1-2,4]: ") == 0 &&
+          out.find("\nhived-topo: shards: l40s: 4 shards per GPU on s3: ") != std::string::npos,
+      "%s", out.c_str());
+  // A MIG typed limit gets no cells: a problem for --check (stderr), no OK line.
+  const std::string quota = " --quota A=gres/gpu:1g.5gb=2,gres/gpu=2";
+  run_topo("--check --slurm-conf '" + mig + "'" + quota, &rc);
+  ck_assert_int_eq(rc, 1);
+  out = run_topo("--check --slurm-conf '" + mig + "'" + quota + " 2>&1 | cat", &rc);
+  ck_assert_msg(out.find("hived-topo: sacctmgr quota warning: account 'A': GrpTRES "
+                         "gres/gpu:1g.5gb=2: MIG slices") != std::string::npos &&
+                    out.find("1 problem(s)") != std::string::npos &&
+                    out.find("OK:") == std::string::npos,
+                "%s", out.c_str());
+}
+END_TEST
+
 START_TEST(hwloc_a100_8gpu_pcie_pairs) {
   HwlocNode n = read_xml("a100-8gpu-2socket.xml");
   const NodeFacts& f = n.facts;
@@ -238,6 +268,7 @@ Suite* hwloc_suite() {
   tcase_add_test(t, gpu_type_names);
   tcase_add_test(t, gres_lines_with_links);
   tcase_add_test(t, hived_topo_outputs);
+  tcase_add_test(t, hived_topo_check_fractions_and_quota_warnings);
   suite_add_tcase(s, t);
   return s;
 }
