@@ -212,13 +212,30 @@ GpuCount CountGpus(const Status& s) {
     for (const auto& g : n.gpus) {
       c.total++;
       const bool bad = g.bad || n.bad;
+      c.bad += bad;
+      if (g.Split()) {
+        const double part = 1.0 / static_cast<double>(g.slots.size());
+        double free_part = 0;
+        c.split++;
+        for (const auto& sl : g.slots) {
+          if (sl.job.empty())
+            free_part += bad ? 0 : part;
+          else
+            (sl.cls == "opportunistic" ? c.split_opportunistic : c.split_guaranteed) += part;
+        }
+        c.split_free += free_part;
+        if (g.SlotsUsed() > 0 && free_part > 0) {
+          c.fragmented++;
+          c.stranded += free_part;
+        }
+        continue;
+      }
       if (g.job.empty())
         c.idle += !bad;
       else if (g.cls == "opportunistic")
         c.opportunistic++;
       else
         c.guaranteed++;
-      c.bad += bad;
     }
   if (s.nodes.empty()) {  // no topology: the engine's totals
     c.total = s.total_leaves;
@@ -254,6 +271,15 @@ std::string StatusText(const Status& s, int64_t now) {
     << " opportunistic, " << g.idle << " idle";
   if (g.bad) o << "; " << g.bad << " on bad nodes";
   o << "\n";
+  if (g.split) {
+    char buf[160];
+    snprintf(buf, sizeof(buf),
+             "Split GPUs: %lld (in GPUs: %.3g guaranteed, %.3g opportunistic, %.3g free); "
+             "%lld partly used, %.3g GPUs free on them\n",
+             static_cast<long long>(g.split), g.split_guaranteed, g.split_opportunistic,
+             g.split_free, static_cast<long long>(g.fragmented), g.stranded);
+    o << buf;
+  }
   if (s.reload_refused)
     o << "Last reload REFUSED" << (s.reload_time ? " at " + TimeText(s.reload_time) : "")
       << " (the previous configuration stays in force): " << s.reload_reason << "\n";

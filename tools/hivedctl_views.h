@@ -29,6 +29,12 @@ Counts CountCells(const Status& s);
 // Whole-cluster GPU numbers.
 struct GpuCount {
   int64_t total = 0, guaranteed = 0, opportunistic = 0, idle = 0, bad = 0;
+  // GPUs split into fractions (of several jobs, or partly idle): in none of the
+  // counts above; their fractions in GPU units, and those of them partly used.
+  int64_t split = 0, fragmented = 0;
+  double split_guaranteed = 0, split_opportunistic = 0, split_free = 0;
+  // Free fractions on partly used GPUs, in GPU units (FGD's fragmentation).
+  double stranded = 0;
 };
 GpuCount CountGpus(const Status& s);
 

@@ -8,6 +8,8 @@
 //   frag:  a1 and a2 (A, 2 GPUs each) share one of A's node cells: 12 of A's
 //          GPUs free, but only one node cell with 6 free
 //   bad:   busy with r1n0 and r1n1 drained
+//   fractions: another cluster (fractions-packing's, in eighths of an A100): shard
+//          jobs of VC A and an opportunistic quarter split two GPUs; a6 waits
 // They were written by this program (test_whatif --write-fixtures DIR) from the
 // engine itself, in the format src/slurm/hived_status.c writes.
 #include <jansson.h>
@@ -300,10 +302,35 @@ struct JobSpec {
   const char* vc;
   int priority;
   int pods, per_pod;
+  int fractions = 0;  // > 0: smallest fractions of one GPU per pod instead of per_pod GPUs
 };
 
+// A guaranteed job that must wait: its engine reason, as "pending" in the status.
+std::string Waits(hived_engine* e, const JobSpec& j) {
+  hived_member m{j.pods, j.per_pod, j.fractions};
+  hived_job_request r{};
+  r.job = j.job;
+  r.vc = j.vc;
+  r.priority = j.priority;
+  r.members = &m;
+  r.n_members = 1;
+  r.distinct_nodes = 1;
+  const hived_decision* d = nullptr;
+  if (hived_submit(e, &r, 0, &d) != HIVED_OK || d->outcome != HIVED_WAITING) {
+    fprintf(stderr, "fixture job %s does not wait\n", j.job);
+    exit(2);
+  }
+  json_t* w = json_pack("{s:s,s:s,s:s,s:s}", "job", j.job, "vc", j.vc, "reason", d->reason, "class",
+                        "guaranteed");
+  char* text = json_dumps(w, JSON_COMPACT);
+  std::string out = text;
+  free(text);
+  json_decref(w);
+  return out;
+}
+
 void Submit(hived_engine* e, const JobSpec& j) {
-  hived_member m{j.pods, j.per_pod};
+  hived_member m{j.pods, j.per_pod, j.fractions};
   hived_job_request r{};
   r.job = j.job;
   r.vc = j.vc;
@@ -325,7 +352,7 @@ std::string Take(char* s) {
 }
 
 // As src/slurm/hived_status.c composes it.
-std::string StatusOf(hived_engine* e) {
+std::string StatusOf(hived_engine* e, const std::string& pending = "") {
   char* s = nullptr;
   std::string out = "{\"version\":1,\"written\":" + std::to_string(kWritten) +
                     ",\"slurmVersion\":\"22.05.8\",\"cluster\":";
@@ -341,7 +368,8 @@ std::string StatusOf(hived_engine* e) {
     (void)hived_inspect_job(e, names[i], &s);
     out += std::string(i ? "," : "") + Take(s);
   }
-  out += "],\"pending\":[],\"refused\":[],\"lastReload\":{\"time\":" + std::to_string(kWritten) +
+  out += "],\"pending\":[" + pending +
+         "],\"refused\":[],\"lastReload\":{\"time\":" + std::to_string(kWritten) +
          ",\"refused\":false}}\n";
   return out;
 }
@@ -380,6 +408,29 @@ int WriteFixtures(const std::string& dir) {
   Submit(e, {"a1", "A", 0, 1, 2});
   Submit(e, {"a2", "A", 0, 1, 2});
   Write(dir, "status-frag.json", StatusOf(e));
+  hived_engine_free(e);
+
+  // Fractions (for hivedctl map and metrics): the cluster of the fractions-packing
+  // scenario (2 nodes x 4 A100 in eighths; A owns 2 halves and 2 eighths, B an A100,
+  // C a node). A's shard jobs and an opportunistic quarter split GPUs 0 and 1 of n0.
+  std::ifstream conf(std::string(HIVEDCTL_FIXTURES) +
+                     "/../scenarios/fractions-packing/config.json");
+  std::ostringstream conf_text;
+  conf_text << conf.rdbuf();
+  if (hived_engine_new(conf_text.str().c_str(), &e, err, sizeof(err)) != HIVED_OK) {
+    fprintf(stderr, "fractions-packing config: %s\n", err);
+    return 2;
+  }
+  Submit(e, {"a1", "A", 0, 1, 0, 1});
+  Submit(e, {"a2", "A", 0, 1, 0, 1});
+  Submit(e, {"a3", "A", 0, 1, 0, 2});
+  Submit(e, {"a4", "A", 0, 1, 0, 3});
+  Submit(e, {"a5", "A", 0, 1, 0, 1});
+  Submit(e, {"b1", "B", 0, 1, 1});
+  Submit(e, {"c1", "C", 0, 1, 4});
+  Submit(e, {"o3", nullptr, HIVED_PRIORITY_OPPORTUNISTIC, 1, 0, 2});
+  const std::string pending = Waits(e, {"a6", "A", 0, 1, 0, 2});
+  Write(dir, "status-fractions.json", StatusOf(e, pending));
   hived_engine_free(e);
   return 0;
 }
