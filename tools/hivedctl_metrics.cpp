@@ -120,14 +120,7 @@ std::string Metrics(const Status& s) {
       m.Sample("hived_vc_doomed_cells", CellLabels(vc.name, c), c.doomed);
   m.Family("hived_vc_quota_gpus", "gauge",
            "GPUs in the VC's quota cells (a fractional cell counts its part of a GPU).");
-  for (const auto& vc : s.vcs) {
-    double n = 0;
-    for (const auto& c : vc.cells) {
-      const Chain* ch = s.FindChain(c.chain);
-      if (ch) n += static_cast<double>(c.total) * ch->GpusPerCell(c.level);
-    }
-    m.Sample("hived_vc_quota_gpus", VcLabel(vc.name), n);
-  }
+  for (const auto& vc : s.vcs) m.Sample("hived_vc_quota_gpus", VcLabel(vc.name), QuotaGpus(s, vc));
   FractionalMetrics(s, m);
   m.Family("hived_vc_used_gpus", "gauge", "GPUs used by the VC's guaranteed jobs.");
   for (const auto& vc : s.vcs) m.Sample("hived_vc_used_gpus", VcLabel(vc.name), vc.used_gpus);

@@ -210,6 +210,10 @@ void ReadJob(Reader& r, json_t* o, const std::string& p, Job* job) {
       if (leaves)
         json_array_foreach(leaves, k, leaf) if (json_is_integer(leaf))
             pd.leaves.push_back(static_cast<int>(json_integer_value(leaf)));
+      json_t* fr = r.Arr(pod, "fractions", q, false);
+      if (fr)
+        json_array_foreach(fr, k, leaf) if (json_is_integer(leaf))
+            pd.fractions.push_back(static_cast<int>(json_integer_value(leaf)));
       job->placement.push_back(pd);
     }
 }
@@ -281,6 +285,16 @@ int64_t Job::Gpus() const {
   return n;
 }
 
+int64_t Job::Fractions() const {
+  int64_t n = 0;
+  for (const auto& p : placement) n += static_cast<int64_t>(p.fractions.size());
+  return n;
+}
+
+std::string Pod::GpuText() const {
+  return Ranges(leaves) + (fractions.empty() ? "" : "[" + Ranges(fractions) + "]");
+}
+
 const Chain* Status::FindChain(const std::string& name) const {
   for (const auto& c : chains)
     if (c.chain == name) return &c;
@@ -320,7 +334,7 @@ std::string Status::NodeCellType(const std::string& chain) const {
     if (n.chain != chain) continue;
     // The one level that is neither above the node, inside it, nor a GPU.
     for (const auto& l : ch->levels) {
-      if (l.level == 1) continue;
+      if (ch->LeavesPerCell(l.level) <= ch->leaves_per_gpu) continue;  // a GPU or below
       bool used = false;
       for (const auto& a : n.above) used |= a.cell_type == l.cell_type;
       if (!n.gpus.empty())

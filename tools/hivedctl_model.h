@@ -92,6 +92,9 @@ struct Node {
 struct Pod {
   std::string node;
   std::vector<int> leaves;
+  std::vector<int> fractions;  // slots of its one GPU when it holds part of it
+  // "0-3", or "0[4-5]" for fraction slots 4-5 of GPU 0.
+  std::string GpuText() const;
 };
 
 struct Job {
@@ -102,6 +105,7 @@ struct Job {
   std::string asked_vc;            // its VC when the config no longer has it
   std::vector<Pod> placement;
   int64_t Gpus() const;
+  int64_t Fractions() const;  // fraction slots held (0: whole GPUs)
 };
 
 struct Waiting {

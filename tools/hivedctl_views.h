@@ -37,6 +37,8 @@ struct GpuCount {
   double stranded = 0;
 };
 GpuCount CountGpus(const Status& s);
+// GPUs in a VC's quota cells (a fractional cell counts its part of a GPU).
+double QuotaGpus(const Status& s, const Vc& vc);
 
 // "2026-11-21 15:40:38 UTC (3 s ago)" style header line.
 std::string AsOf(const Status& s, int64_t now);

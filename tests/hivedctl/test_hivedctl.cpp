@@ -400,9 +400,29 @@ START_TEST(test_fractions_parse) {
   ck_assert_double_eq(c.split_guaranteed, 9.0 / 8);
   ck_assert_double_eq(c.split_opportunistic, 2.0 / 8);
   ck_assert_double_eq(c.stranded, 5.0 / 8);
+  // Cells below the GPU counted from the fractions: eighths in use are 7 on n0 GPU 0,
+  // 4 on GPU 1, all of b1's GPU 2 and of c1's four GPUs on n1.
+  Counts cc = CountCells(s);
+  const auto& levels = cc[ch.chain];
+  ck_assert_int_eq(levels.at(1).cells, 64);
+  ck_assert_int_eq(levels.at(1).in_use, 7 + 4 + 8 + 32);
+  ck_assert_int_eq(levels.at(3).cells, 16);              // halves
+  ck_assert_int_eq(levels.at(3).in_use, 2 + 1 + 2 + 8);  // GPU 0, 1, 2 of n0; n1
+  ck_assert_int_eq(levels.at(4).cells, 8);               // GPUs
+  ck_assert_int_eq(levels.at(4).idle, 1);
   ck_has(StatusText(s, s.written),
          "Split GPUs: 2 (in GPUs: 1.12 guaranteed, 0.25 opportunistic, 0.625 free); 2 partly "
          "used, 0.625 GPUs free on them\n");
+  std::string vc_text, err;
+  ck_assert(VcText(s, "A", &vc_text, &err));
+  ck_has(vc_text, "(1.25 GPUs)");
+  ck_has(vc_text, "In use: 1.125 GPUs guaranteed, 0 GPUs opportunistic");
+  ck_has(vc_text, "Bound GPUs: n0:0-1\n");
+  ck_has(Squeeze(vc_text), "a3 guaranteed 0 1 n0:0[4-5]\n");
+  std::string job_text;
+  ck_assert(JobText(s, "a4", &job_text, &err));
+  ck_has(job_text, "HiveD priority 0, 4 fractions of a GPU");
+  ck_has(Squeeze(job_text), "n0 1[0-3] within A100-NODE n0 A\n");
   // A shard job's reason names the cell it waits for and the VC's cells.
   ck_has(s.pending[0].reason,
          "the job needs 2: one 'A100-QUARTER' cell per pod; its cells: 2 'A100-HALF', 2 "
