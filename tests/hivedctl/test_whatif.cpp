@@ -305,8 +305,8 @@ struct JobSpec {
   int fractions = 0;  // > 0: smallest fractions of one GPU per pod instead of per_pod GPUs
 };
 
-// A guaranteed job that must wait: its engine reason, as "pending" in the status.
-std::string Waits(hived_engine* e, const JobSpec& j) {
+// Submits a fixture job; exits unless the engine decides `want`.
+const hived_decision* Decide(hived_engine* e, const JobSpec& j, hived_outcome want) {
   hived_member m{j.pods, j.per_pod, j.fractions};
   hived_job_request r{};
   r.job = j.job;
@@ -316,10 +316,19 @@ std::string Waits(hived_engine* e, const JobSpec& j) {
   r.n_members = 1;
   r.distinct_nodes = 1;
   const hived_decision* d = nullptr;
-  if (hived_submit(e, &r, 0, &d) != HIVED_OK || d->outcome != HIVED_WAITING) {
-    fprintf(stderr, "fixture job %s does not wait\n", j.job);
+  if (hived_submit(e, &r, 0, &d) != HIVED_OK || d->outcome != want) {
+    fprintf(stderr, "fixture job %s: not the expected outcome: %s\n", j.job,
+            d ? d->reason : hived_last_error(e));
     exit(2);
   }
+  return d;
+}
+
+void Submit(hived_engine* e, const JobSpec& j) { Decide(e, j, HIVED_PLACED); }
+
+// A guaranteed job that must wait: its engine reason, as "pending" in the status.
+std::string Waits(hived_engine* e, const JobSpec& j) {
+  const hived_decision* d = Decide(e, j, HIVED_WAITING);
   json_t* w = json_pack("{s:s,s:s,s:s,s:s}", "job", j.job, "vc", j.vc, "reason", d->reason, "class",
                         "guaranteed");
   char* text = json_dumps(w, JSON_COMPACT);
@@ -327,22 +336,6 @@ std::string Waits(hived_engine* e, const JobSpec& j) {
   free(text);
   json_decref(w);
   return out;
-}
-
-void Submit(hived_engine* e, const JobSpec& j) {
-  hived_member m{j.pods, j.per_pod, j.fractions};
-  hived_job_request r{};
-  r.job = j.job;
-  r.vc = j.vc;
-  r.priority = j.priority;
-  r.members = &m;
-  r.n_members = 1;
-  r.distinct_nodes = 1;
-  const hived_decision* d = nullptr;
-  if (hived_submit(e, &r, 0, &d) != HIVED_OK || d->outcome != HIVED_PLACED) {
-    fprintf(stderr, "fixture job %s not placed: %s\n", j.job, d ? d->reason : hived_last_error(e));
-    exit(2);
-  }
 }
 
 std::string Take(char* s) {
