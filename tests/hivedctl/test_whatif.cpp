@@ -295,6 +295,41 @@ START_TEST(test_config_from_status) {
 }
 END_TEST
 
+START_TEST(test_fractions_rebuilt) {
+  // whatif's private engine holds the shard jobs on their fraction slots, so a
+  // quarter for VC A waits (one eighth left in A's cells) as in the real engine.
+  std::ifstream conf(std::string(HIVEDCTL_FIXTURES) +
+                     "/../scenarios/fractions-packing/config.json");
+  std::ostringstream ct;
+  ct << conf.rdbuf();
+  std::string text = Read("status-fractions.json");
+  text = "{\"config\":" + ct.str() + "," + text.substr(1);
+  Status st;
+  std::string err;
+  ck_assert_msg(Parse(text, &st, &err), "%s", err.c_str());
+  const std::string config = WhatifConfig(st, "", &err);
+  ck_assert_msg(!config.empty(), "%s", err.c_str());
+  hived_engine* e = nullptr;
+  ck_assert_msg(WhatifEngine(st, config, &e, &err), "%s", err.c_str());
+  char* job = nullptr;
+  ck_assert_int_eq(hived_inspect_job(e, "a3", &job), HIVED_OK);
+  ck_has(std::string(job), "\"leaves\":[0],\"fractions\":[4,5]");
+  free(job);
+  hived_member m{1, 0, 2};
+  hived_job_request r{};
+  r.job = "q";
+  r.vc = "A";
+  r.members = &m;
+  r.n_members = 1;
+  r.distinct_nodes = 1;
+  const hived_decision* d = nullptr;
+  ck_assert_int_eq(hived_submit(e, &r, 1, &d), HIVED_OK);
+  ck_assert_int_eq(d->outcome, HIVED_WAITING);
+  ck_has(std::string(d->reason), "1 free 'A100-EIGHTH' fractions");
+  hived_engine_free(e);
+}
+END_TEST
+
 // --- writing the fixtures --------------------------------------------------
 
 struct JobSpec {
@@ -445,6 +480,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
+  tcase_add_test(tc, test_fractions_rebuilt);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
