@@ -119,6 +119,76 @@ int NodeWidth(const NodeView& n) {
   return std::max(w, 60);
 }
 
+// A GPU split into fractions: its square cut into a grid of one box per fraction
+// (two rows; 8 eighths are 4 x 2), each box coloured as a whole GPU would be, and
+// the shares by VC in the hover text and data-shares ("A:3,B:2,free:3").
+template <typename Color>
+std::string SplitGpu(const std::string& node, const Gpu& g, bool bad, int gx, int gy,
+                     std::map<std::string, const Job*>& jobs, const Color& vc_color,
+                     bool* any_no_vc, const std::map<std::string, size_t>* vc_index) {
+  const int n = static_cast<int>(g.slots.size());
+  const int rows = n >= 4 ? 2 : 1, cols = (n + rows - 1) / rows;
+  const double w = static_cast<double>(kGpu) / cols, h = static_cast<double>(kGpu) / rows;
+  std::map<std::string, int> shares;  // "VC" or "free" or "idle (bound to VC)"
+  std::vector<std::string> order;
+  std::ostringstream boxes;
+  for (int i = 0; i < n; i++) {
+    const Slot& sl = g.slots[i];
+    const Job* job = sl.job.empty() ? nullptr : (jobs.count(sl.job) ? jobs[sl.job] : nullptr);
+    const bool opp = sl.cls == "opportunistic";
+    const std::string job_vc = job ? job->vc : sl.vc;
+    std::string state, fill, key, stroke = "#ffffff";
+    if (!sl.job.empty()) {
+      state = opp ? "opportunistic" : "guaranteed";
+      fill = vc_color(job_vc, opp);
+      *any_no_vc |= !vc_index->count(job_vc);
+      key = (job_vc.empty() ? "no VC" : job_vc) + (opp ? " opportunistic" : "");
+    } else if (bad) {
+      state = key = "bad";
+      fill = MapColors::kBad;
+    } else if (!sl.vc.empty()) {
+      state = "bound";
+      fill = MapColors::kBoundIdleFill;
+      stroke = vc_color(sl.vc, false);
+      key = "idle (" + sl.vc + ")";
+    } else {
+      state = key = "free";
+      fill = MapColors::kFree;
+    }
+    if (!shares.count(key)) order.push_back(key);
+    shares[key]++;
+    char xy[64];
+    snprintf(xy, sizeof(xy), "x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"",
+             gx + (i % cols) * w, gy + (i / cols) * h, w, h);
+    boxes << "<rect class=\"slot " << state << "\" " << xy << " fill=\"" << fill << "\" stroke=\""
+          << stroke << "\" stroke-width=\"0.4\" data-slot=\"" << i << "\" data-state=\"" << state
+          << "\" data-vc=\"" << Xml(sl.vc) << "\" data-job=\"" << Xml(sl.job) << "\"/>";
+  }
+  std::string share_text, share_data;
+  for (const auto& k : order) {
+    share_text += (share_text.empty() ? "" : ", ") + std::to_string(shares[k]) + "/" +
+                  std::to_string(n) + " " + k;
+    share_data += (share_data.empty() ? "" : ",") + k + ":" + std::to_string(shares[k]);
+  }
+  std::set<std::string> job_names;
+  for (const auto& sl : g.slots)
+    if (!sl.job.empty()) job_names.insert(sl.job);
+  std::string jobs_text;
+  for (const auto& j : job_names) jobs_text += (jobs_text.empty() ? "" : ", ") + j;
+  std::string title = node + " GPU " + std::to_string(g.gpu) + ": split in " + std::to_string(n) +
+                      " fractions: " + share_text;
+  if (!jobs_text.empty()) title += "; jobs " + jobs_text;
+  if (bad) title += "; bad";
+  std::ostringstream o;
+  o << "<g class=\"gpu split\" data-node=\"" << Xml(node) << "\" data-gpu=\"" << g.gpu
+    << "\" data-state=\"split\" data-fractions=\"" << n << "\" data-used=\"" << g.SlotsUsed()
+    << "\" data-shares=\"" << Xml(share_data) << "\"><title>" << Xml(title) << "</title>"
+    << boxes.str() << "<rect x=\"" << gx << "\" y=\"" << gy << "\" width=\"" << kGpu
+    << "\" height=\"" << kGpu << "\" fill=\"none\" stroke=\"#333333\" stroke-width=\"1\""
+    << " pointer-events=\"none\"/></g>";
+  return o.str();
+}
+
 struct Legend {
   std::string fill, stroke, text;
   double stroke_width = 1;
@@ -148,7 +218,7 @@ std::string MapSvg(const Status& s, int64_t now) {
   std::vector<RackView> racks = Racks(s);
   std::ostringstream body;
   int y = 28, width = 400;
-  bool any_no_vc = false;
+  bool any_no_vc = false, any_split = false;
   for (const auto& rack : racks) {
     // Lay nodes out in rows no wider than kMaxWidth.
     int x = kRackPad, row_y = y + kRackLabel, row_h = 0, rack_w = 0;
@@ -177,6 +247,12 @@ std::string MapSvg(const Status& s, int64_t now) {
           prev_group = grp;
           count++;
           const bool bad = g.bad || c->bad;
+          if (g.Split()) {
+            nodes << SplitGpu(n.name, g, bad, gx, gy, jobs, vc_color, &any_no_vc, &vc_index);
+            any_split = true;
+            gx += kGpu;
+            continue;
+          }
           const Job* job = g.job.empty() ? nullptr : (jobs.count(g.job) ? jobs[g.job] : nullptr);
           const bool opp = g.cls == "opportunistic";
           std::string job_vc = job ? job->vc : g.vc;
@@ -253,6 +329,9 @@ std::string MapSvg(const Status& s, int64_t now) {
          vc.name + " opportunistic" + (doomed.empty() ? "" : "  \u2014 doomed: " + doomed), 0.5});
   }
   if (any_no_vc) legend.push_back({MapColors::kNoVc, "#9a9a9a", "no VC (opportunistic)", 0.5});
+  if (any_split)
+    legend.push_back({"url(#hived-split)", "#333333",
+                      "split GPU: one box per fraction, coloured as above (hover: shares)", 1});
   std::ostringstream leg;
   int ly = y + 6;
   leg << "<g class=\"legend\">";
@@ -273,6 +352,10 @@ std::string MapSvg(const Status& s, int64_t now) {
   int height = ly + 6;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
     << "\" viewBox=\"0 0 " << width << " " << height << "\" font-family=\"sans-serif\">\n";
+  if (any_split)  // the legend's swatch for split GPUs: a GPU in four fractions
+    o << "<defs><pattern id=\"hived-split\" width=\"7\" height=\"7\" "
+         "patternUnits=\"userSpaceOnUse\"><rect width=\"7\" height=\"7\" fill=\""
+      << MapColors::kFree << "\" stroke=\"#333333\" stroke-width=\"0.5\"/></pattern></defs>\n";
   o << "<rect x=\"0\" y=\"0\" width=\"" << width << "\" height=\"" << height
     << "\" fill=\"#ffffff\"/>\n";
   o << "<text x=\"0\" y=\"16\" font-size=\"14\" font-weight=\"bold\">" << Xml(title) << "</text>\n";
@@ -322,9 +405,9 @@ std::string MapHtml(const Status& s, int64_t now) {
       << "</td><td><span class=\"sw\" style=\"background:" << MapColors::Vc(i)
       << "\"></span><span class=\"sw\" style=\"background:" << MapColors::VcOpportunistic(i)
       << "\"></span></td><td>" << Xml(quota) << "</td><td>" << Xml(bound) << "</td><td"
-      << (doomed_n ? " class=\"doomed\"" : "") << ">" << Xml(doomed) << "</td><td>"
-      << vc.used_leaves << "</td><td>" << vc.opp_leaves << "</td><td>"
-      << s.WaitingGuaranteed(vc.name) << "</td></tr>\n";
+      << (doomed_n ? " class=\"doomed\"" : "") << ">" << Xml(doomed) << "</td><td>" << vc.used_gpus
+      << "</td><td>" << vc.opp_gpus << "</td><td>" << s.WaitingGuaranteed(vc.name)
+      << "</td></tr>\n";
   }
   o << "</table>\n<p style=\"font-size:12px;color:#555\">Doomed: quota cells of a VC that no "
        "healthy free "

@@ -3,6 +3,7 @@
 // HELP/TYPE block, suitable for node_exporter's textfile collector.
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "hivedctl_views.h"
@@ -53,6 +54,53 @@ std::string CellLabels(const std::string& vc, const VcCell& c) {
          "\",level=\"" + std::to_string(c.level) + "\"";
 }
 
+// Cells below the GPU level and split GPUs, in GPU units: per VC what it owns and
+// uses in fractions, and for the cluster how much free fraction is stranded on
+// partly used GPUs (FGD's fragmentation).
+void FractionalMetrics(const Status& s, Out& m) {
+  std::map<std::string, std::string> job_vc;
+  for (const auto& j : s.jobs) job_vc[j.job] = j.vc;
+  std::map<std::string, std::map<std::string, double>> used;  // vc -> class -> GPUs
+  for (const auto& n : s.nodes)
+    for (const auto& g : n.gpus) {
+      if (!g.Split()) continue;
+      for (const auto& sl : g.slots)
+        if (!sl.job.empty())
+          used[job_vc.count(sl.job) ? job_vc[sl.job] : ""]
+              [sl.cls == "opportunistic" ? "opportunistic" : "guaranteed"] +=
+              1.0 / static_cast<double>(g.slots.size());
+    }
+  m.Family("hived_vc_fractional_quota_gpus", "gauge",
+           "GPUs in the VC's quota cells below the GPU level (half, quarter, ... cells).");
+  for (const auto& vc : s.vcs) {
+    double n = 0;
+    for (const auto& c : vc.cells) {
+      const Chain* ch = s.FindChain(c.chain);
+      if (ch && ch->GpusPerCell(c.level) < 1)
+        n += static_cast<double>(c.total) * ch->GpusPerCell(c.level);
+    }
+    m.Sample("hived_vc_fractional_quota_gpus", VcLabel(vc.name), n);
+  }
+  m.Family("hived_vc_fractional_used_gpus", "gauge",
+           "GPUs the VC's jobs use in fractions of split GPUs, by class.");
+  for (const auto& vc : s.vcs)
+    for (const char* cls : {"guaranteed", "opportunistic"})
+      m.Sample("hived_vc_fractional_used_gpus", VcLabel(vc.name) + ",class=\"" + cls + "\"",
+               used[vc.name][cls]);
+  GpuCount g = CountGpus(s);
+  m.Family("hived_fractional_gpus", "gauge",
+           "Fractions of split GPUs (held by several jobs or partly idle), in GPUs, by state.");
+  m.Sample("hived_fractional_gpus", "state=\"guaranteed\"", g.split_guaranteed);
+  m.Sample("hived_fractional_gpus", "state=\"opportunistic\"", g.split_opportunistic);
+  m.Sample("hived_fractional_gpus", "state=\"free\"", g.split_free);
+  m.Family("hived_fragmented_gpus", "gauge",
+           "GPUs partly used by fractional jobs with a free fraction left.");
+  m.Sample("hived_fragmented_gpus", "", static_cast<double>(g.fragmented));
+  m.Family("hived_stranded_free_gpus", "gauge",
+           "Free fractions on partly used GPUs, in GPUs: idle capacity no whole-GPU job can use.");
+  m.Sample("hived_stranded_free_gpus", "", g.stranded);
+}
+
 }  // namespace
 
 std::string Metrics(const Status& s) {
@@ -70,20 +118,15 @@ std::string Metrics(const Status& s) {
   for (const auto& vc : s.vcs)
     for (const auto& c : vc.cells)
       m.Sample("hived_vc_doomed_cells", CellLabels(vc.name, c), c.doomed);
-  m.Family("hived_vc_quota_gpus", "gauge", "GPUs in the VC's quota cells.");
-  for (const auto& vc : s.vcs) {
-    int64_t n = 0;
-    for (const auto& c : vc.cells) {
-      const Chain* ch = s.FindChain(c.chain);
-      if (ch) n += c.total * ch->LeavesPerCell(c.level);
-    }
-    m.Sample("hived_vc_quota_gpus", VcLabel(vc.name), n);
-  }
+  m.Family("hived_vc_quota_gpus", "gauge",
+           "GPUs in the VC's quota cells (a fractional cell counts its part of a GPU).");
+  for (const auto& vc : s.vcs) m.Sample("hived_vc_quota_gpus", VcLabel(vc.name), QuotaGpus(s, vc));
+  FractionalMetrics(s, m);
   m.Family("hived_vc_used_gpus", "gauge", "GPUs used by the VC's guaranteed jobs.");
-  for (const auto& vc : s.vcs) m.Sample("hived_vc_used_gpus", VcLabel(vc.name), vc.used_leaves);
+  for (const auto& vc : s.vcs) m.Sample("hived_vc_used_gpus", VcLabel(vc.name), vc.used_gpus);
   m.Family("hived_vc_opportunistic_gpus", "gauge", "GPUs used by the VC's opportunistic jobs.");
   for (const auto& vc : s.vcs)
-    m.Sample("hived_vc_opportunistic_gpus", VcLabel(vc.name), vc.opp_leaves);
+    m.Sample("hived_vc_opportunistic_gpus", VcLabel(vc.name), vc.opp_gpus);
   m.Family("hived_vc_running_jobs", "gauge", "Jobs of the VC holding cells.");
   for (const auto& vc : s.vcs)
     m.Sample("hived_vc_running_jobs", VcLabel(vc.name), static_cast<double>(vc.jobs.size()));
@@ -101,6 +144,7 @@ std::string Metrics(const Status& s) {
   m.Sample("hived_gpus", "state=\"opportunistic\"", g.opportunistic);
   m.Sample("hived_gpus", "state=\"idle\"", g.idle);
   m.Sample("hived_gpus", "state=\"bad\"", g.bad);
+  m.Sample("hived_gpus", "state=\"split\"", g.split);
   Counts counts = CountCells(s);
   m.Family("hived_cells", "gauge", "Physical cells by chain, cell type and state.");
   for (const auto& ch : s.chains)

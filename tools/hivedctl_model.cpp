@@ -169,8 +169,24 @@ void ReadTopology(Reader& r, json_t* o, Status* s) {
           gp.job = r.Str(gpu, "job", gq, false);
           gp.cls = r.Str(gpu, "class", gq, false);
           gp.bad = r.Bool(gpu, "bad", gq);
+          // Fractional chains list each smallest fraction: fold them into their GPU.
+          if (json_object_get(gpu, "fraction")) {
+            r.Int(gpu, "fraction", gq);  // checks that it is a number
+            Slot slot{gp.vc, gp.job, gp.cls};
+            if (node.gpus.empty() || node.gpus.back().slots.empty() ||
+                node.gpus.back().gpu != gp.gpu) {
+              gp.slots.push_back(slot);
+              node.gpus.push_back(gp);
+            } else {
+              node.gpus.back().slots.push_back(slot);
+              node.gpus.back().bad |= gp.bad;
+            }
+            continue;
+          }
           node.gpus.push_back(gp);
         }
+      for (auto& g : node.gpus)
+        if (g.Split()) g.vc = g.job = g.cls = "";
       s->nodes.push_back(node);
     }
 }
@@ -194,11 +210,61 @@ void ReadJob(Reader& r, json_t* o, const std::string& p, Job* job) {
       if (leaves)
         json_array_foreach(leaves, k, leaf) if (json_is_integer(leaf))
             pd.leaves.push_back(static_cast<int>(json_integer_value(leaf)));
+      json_t* fr = r.Arr(pod, "fractions", q, false);
+      if (fr)
+        json_array_foreach(fr, k, leaf) if (json_is_integer(leaf))
+            pd.fractions.push_back(static_cast<int>(json_integer_value(leaf)));
       job->placement.push_back(pd);
     }
 }
 
+// Each VC's use in GPUs. The engine counts leaf cells, which in a chain with levels
+// below the GPU are fractions: then the jobs' GPUs and fractions in the topology say
+// it (a job of a VC counts for that VC, by its class).
+void VcGpus(Status* s) {
+  bool fractional = false;
+  for (const auto& ch : s->chains) fractional |= ch.leaves_per_gpu > 1;
+  for (auto& vc : s->vcs) {
+    vc.used_gpus = fractional ? 0 : static_cast<double>(vc.used_leaves);
+    vc.opp_gpus = fractional ? 0 : static_cast<double>(vc.opp_leaves);
+  }
+  if (!fractional) return;
+  std::map<std::string, Vc*> by_job;
+  for (auto& vc : s->vcs)
+    for (const auto& j : vc.jobs) by_job[j] = &vc;
+  auto add = [&](const std::string& job, const std::string& cls, double gpus) {
+    auto it = by_job.find(job);
+    if (it == by_job.end()) return;
+    (cls == "opportunistic" ? it->second->opp_gpus : it->second->used_gpus) += gpus;
+  };
+  for (const auto& n : s->nodes)
+    for (const auto& g : n.gpus) {
+      if (!g.Split()) {
+        if (!g.job.empty()) add(g.job, g.cls, 1);
+        continue;
+      }
+      for (const auto& sl : g.slots)
+        if (!sl.job.empty()) add(sl.job, sl.cls, 1.0 / static_cast<double>(g.slots.size()));
+    }
+}
+
 }  // namespace
+
+bool Gpu::Split() const {
+  for (const auto& sl : slots)
+    if (sl.vc != slots[0].vc || sl.job != slots[0].job || sl.cls != slots[0].cls) return true;
+  return false;
+}
+
+int64_t Gpu::SlotsUsed() const {
+  int64_t n = 0;
+  for (const auto& sl : slots) n += !sl.job.empty();
+  return n;
+}
+
+double Chain::GpusPerCell(int level) const {
+  return static_cast<double>(LeavesPerCell(level)) / static_cast<double>(leaves_per_gpu);
+}
 
 int64_t Chain::LeavesPerCell(int level) const {
   const Level* leaf = At(1);
@@ -217,6 +283,16 @@ int64_t Job::Gpus() const {
   int64_t n = 0;
   for (const auto& p : placement) n += static_cast<int64_t>(p.leaves.size());
   return n;
+}
+
+int64_t Job::Fractions() const {
+  int64_t n = 0;
+  for (const auto& p : placement) n += static_cast<int64_t>(p.fractions.size());
+  return n;
+}
+
+std::string Pod::GpuText() const {
+  return Ranges(leaves) + (fractions.empty() ? "" : "[" + Ranges(fractions) + "]");
 }
 
 const Chain* Status::FindChain(const std::string& name) const {
@@ -258,7 +334,7 @@ std::string Status::NodeCellType(const std::string& chain) const {
     if (n.chain != chain) continue;
     // The one level that is neither above the node, inside it, nor a GPU.
     for (const auto& l : ch->levels) {
-      if (l.level == 1) continue;
+      if (ch->LeavesPerCell(l.level) <= ch->leaves_per_gpu) continue;  // a GPU or below
       bool used = false;
       for (const auto& a : n.above) used |= a.cell_type == l.cell_type;
       if (!n.gpus.empty())
@@ -306,6 +382,11 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
     r.Fail("cluster", "not an object (select/hived has no valid hived.conf loaded)");
   json_t* topo = r.Obj(root, "topology", "status", false);
   if (topo && json_is_object(topo)) ReadTopology(r, topo, out);
+  for (const auto& n : out->nodes)
+    for (auto& ch : out->chains)
+      if (ch.chain == n.chain && !n.gpus.empty() && !n.gpus[0].slots.empty())
+        ch.leaves_per_gpu = static_cast<int64_t>(n.gpus[0].slots.size());
+  VcGpus(out);
   json_t* jobs = r.Arr(root, "jobs", "status", false);
   size_t i;
   json_t* j;

@@ -22,9 +22,14 @@ struct Level {
 
 struct Chain {
   std::string chain, leaf_type;
-  std::vector<Level> levels;  // level 1 (GPU) first
-  // GPUs in one cell of `level` (chains are uniform trees).
+  std::vector<Level> levels;  // level 1 (GPU, or its smallest fraction) first
+  // Leaf cells per GPU: 1, or in a chain with levels below the GPU its smallest
+  // fractions per GPU (from the topology's fraction slots).
+  int64_t leaves_per_gpu = 1;
+  // Leaf cells in one cell of `level` (chains are uniform trees).
   int64_t LeavesPerCell(int level) const;
+  // GPUs in one cell of `level`: below 1 for a fractional cell.
+  double GpusPerCell(int level) const;
   const Level* At(int level) const;
 };
 
@@ -43,7 +48,9 @@ struct Vc {
   std::string name;
   std::vector<VcCell> cells;
   std::vector<Pinned> pinned;
-  int64_t used_leaves = 0, opp_leaves = 0;
+  int64_t used_leaves = 0, opp_leaves = 0;  // leaf cells: fractions in fractional chains
+  // The same in GPUs (a fraction counts its part of a GPU).
+  double used_gpus = 0, opp_gpus = 0;
   std::vector<std::string> jobs;
 };
 
@@ -52,11 +59,22 @@ struct Group {
   int index = 0;
 };
 
+// One smallest fraction of a GPU (a leaf cell below the GPU level).
+struct Slot {
+  std::string vc, job, cls;  // as for a whole GPU
+};
+
 struct Gpu {
   int gpu = 0;
   std::vector<Group> groups;  // node's child cell first, GPU's parent last
   std::string vc, job, cls;   // bound VC, job on it, "guaranteed"/"opportunistic"
   bool bad = false;
+  // A GPU of a chain with levels below the GPU: its fractions by slot. When all
+  // say the same (one job holds the whole GPU, or none), vc/job/cls say it too;
+  // else the GPU is split and those are empty.
+  std::vector<Slot> slots;
+  bool Split() const;
+  int64_t SlotsUsed() const;
 };
 
 struct Above {
@@ -74,6 +92,9 @@ struct Node {
 struct Pod {
   std::string node;
   std::vector<int> leaves;
+  std::vector<int> fractions;  // slots of its one GPU when it holds part of it
+  // "0-3", or "0[4-5]" for fraction slots 4-5 of GPU 0.
+  std::string GpuText() const;
 };
 
 struct Job {
@@ -84,6 +105,7 @@ struct Job {
   std::string asked_vc;            // its VC when the config no longer has it
   std::vector<Pod> placement;
   int64_t Gpus() const;
+  int64_t Fractions() const;  // fraction slots held (0: whole GPUs)
 };
 
 struct Waiting {

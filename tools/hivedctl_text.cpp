@@ -61,6 +61,12 @@ class Table {
 };
 
 std::string N(int64_t v) { return std::to_string(v); }
+// GPU amounts, which fractional cells make fractional: "16", "1.25".
+std::string G(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
 
 std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   std::string s;
@@ -74,15 +80,6 @@ std::string Quota(const Vc& vc) {
   for (const auto& c : vc.cells) parts.push_back(N(c.total) + " " + c.cell_type);
   for (const auto& p : vc.pinned) parts.push_back("pinned " + p.id);
   return parts.empty() ? "-" : Join(parts, " + ");
-}
-
-int64_t QuotaGpus(const Status& s, const Vc& vc) {
-  int64_t n = 0;
-  for (const auto& c : vc.cells) {
-    const Chain* ch = s.FindChain(c.chain);
-    if (ch) n += c.total * ch->LeavesPerCell(c.level);
-  }
-  return n;
 }
 
 std::string Dump(json_t* j) {
@@ -149,7 +146,7 @@ std::string ClassText(const Job& j) {
 
 std::string PlacementText(const Job& j) {
   std::vector<std::string> parts;
-  for (const auto& p : j.placement) parts.push_back(p.node + ":" + Ranges(p.leaves));
+  for (const auto& p : j.placement) parts.push_back(p.node + ":" + p.GpuText());
   return parts.empty() ? "-" : Join(parts, " ");
 }
 
@@ -158,6 +155,15 @@ std::string Clip(const std::string& s, size_t n) {
 }
 
 }  // namespace
+
+double QuotaGpus(const Status& s, const Vc& vc) {
+  double n = 0;
+  for (const auto& c : vc.cells) {
+    const Chain* ch = s.FindChain(c.chain);
+    if (ch) n += static_cast<double>(c.total) * ch->GpusPerCell(c.level);
+  }
+  return n;
+}
 
 Counts CountCells(const Status& s) {
   // Per chain and level: cell key -> (used, bad).
@@ -172,14 +178,29 @@ Counts CountCells(const Status& s) {
     };
     const int node_level = level_of(s.NodeCellType(n.chain));
     for (const auto& g : n.gpus) {
-      const bool used = !g.job.empty(), bad = g.bad || n.bad;
+      const bool bad = g.bad || n.bad;
+      bool used = !g.job.empty() || g.SlotsUsed() > 0;
       auto mark = [&](int level, const std::string& key) {
         if (level <= 0) return;
         auto& cell = seen[n.chain][level][key];
         cell.first |= used;
         cell.second |= bad;
       };
-      mark(1, n.name + "#" + std::to_string(g.gpu));
+      const std::string gpu_key = n.name + "#" + std::to_string(g.gpu);
+      if (g.slots.empty()) {
+        mark(1, gpu_key);
+      } else {
+        // The GPU's level and those below it, from its fractions.
+        for (const auto& l : ch->levels) {
+          const int64_t per = ch->LeavesPerCell(l.level);
+          if (per <= 0 || per > ch->leaves_per_gpu) continue;
+          for (size_t i = 0; i < g.slots.size(); i++) {
+            used = !g.slots[i].job.empty();
+            mark(l.level, gpu_key + "/" + std::to_string(static_cast<int64_t>(i) / per));
+          }
+        }
+        used = g.SlotsUsed() > 0;
+      }
       std::string path = n.name;
       for (const auto& grp : g.groups) {
         path += "/" + std::to_string(grp.index);
@@ -212,13 +233,30 @@ GpuCount CountGpus(const Status& s) {
     for (const auto& g : n.gpus) {
       c.total++;
       const bool bad = g.bad || n.bad;
+      c.bad += bad;
+      if (g.Split()) {
+        const double part = 1.0 / static_cast<double>(g.slots.size());
+        double free_part = 0;
+        c.split++;
+        for (const auto& sl : g.slots) {
+          if (sl.job.empty())
+            free_part += bad ? 0 : part;
+          else
+            (sl.cls == "opportunistic" ? c.split_opportunistic : c.split_guaranteed) += part;
+        }
+        c.split_free += free_part;
+        if (g.SlotsUsed() > 0 && free_part > 0) {
+          c.fragmented++;
+          c.stranded += free_part;
+        }
+        continue;
+      }
       if (g.job.empty())
         c.idle += !bad;
       else if (g.cls == "opportunistic")
         c.opportunistic++;
       else
         c.guaranteed++;
-      c.bad += bad;
     }
   if (s.nodes.empty()) {  // no topology: the engine's totals
     c.total = s.total_leaves;
@@ -254,6 +292,15 @@ std::string StatusText(const Status& s, int64_t now) {
     << " opportunistic, " << g.idle << " idle";
   if (g.bad) o << "; " << g.bad << " on bad nodes";
   o << "\n";
+  if (g.split) {
+    char buf[160];
+    snprintf(buf, sizeof(buf),
+             "Split GPUs: %lld (in GPUs: %.3g guaranteed, %.3g opportunistic, %.3g free); "
+             "%lld partly used, %.3g GPUs free on them\n",
+             static_cast<long long>(g.split), g.split_guaranteed, g.split_opportunistic,
+             g.split_free, static_cast<long long>(g.fragmented), g.stranded);
+    o << buf;
+  }
   if (s.reload_refused)
     o << "Last reload REFUSED" << (s.reload_time ? " at " + TimeText(s.reload_time) : "")
       << " (the previous configuration stays in force): " << s.reload_reason << "\n";
@@ -279,8 +326,8 @@ std::string StatusText(const Status& s, int64_t now) {
   for (const auto& vc : s.vcs) {
     int64_t bound = 0, doomed = 0;
     for (const auto& c : vc.cells) bound += c.bound, doomed += c.doomed;
-    v.Row({vc.name, Quota(vc), N(QuotaGpus(s, vc)), N(bound), N(doomed), N(vc.used_leaves),
-           N(vc.opp_leaves), N(static_cast<int64_t>(vc.jobs.size())),
+    v.Row({vc.name, Quota(vc), G(QuotaGpus(s, vc)), N(bound), N(doomed), G(vc.used_gpus),
+           G(vc.opp_gpus), N(static_cast<int64_t>(vc.jobs.size())),
            N(s.WaitingGuaranteed(vc.name))});
   }
   o << v.Str();
@@ -347,8 +394,8 @@ bool VcText(const Status& s, const std::string& name, std::string* out, std::str
     for (const auto& vc : s.vcs) {
       int64_t bound = 0, doomed = 0;
       for (const auto& c : vc.cells) bound += c.bound, doomed += c.doomed;
-      v.Row({vc.name, Quota(vc), N(QuotaGpus(s, vc)), N(bound), N(doomed), N(vc.used_leaves),
-             N(vc.opp_leaves), N(static_cast<int64_t>(vc.jobs.size())),
+      v.Row({vc.name, Quota(vc), G(QuotaGpus(s, vc)), N(bound), N(doomed), G(vc.used_gpus),
+             G(vc.opp_gpus), N(static_cast<int64_t>(vc.jobs.size())),
              N(s.WaitingGuaranteed(vc.name))});
     }
     o << v.Str();
@@ -367,13 +414,13 @@ bool VcText(const Status& s, const std::string& name, std::string* out, std::str
   o << "VC " << vc->name << " as of " << AsOf(s, 0) << "\n";
   o << "Quota: " << Quota(*vc) << " (" << QuotaGpus(s, *vc) << " GPUs); " << bound << " bound, "
     << doomed << " doomed\n";
-  o << "In use: " << vc->used_leaves << " GPUs guaranteed, " << vc->opp_leaves
+  o << "In use: " << G(vc->used_gpus) << " GPUs guaranteed, " << G(vc->opp_gpus)
     << " GPUs opportunistic\n\n";
   Table cells({"CHAIN", "LEVEL", "CELL TYPE", "QUOTA", "BOUND", "DOOMED", "GPUS/CELL"});
   for (const auto& c : vc->cells) {
     const Chain* ch = s.FindChain(c.chain);
     cells.Row({c.chain, N(c.level), c.cell_type, N(c.total), N(c.bound), N(c.doomed),
-               N(ch ? ch->LeavesPerCell(c.level) : 0)});
+               G(ch ? ch->GpusPerCell(c.level) : 0)});
   }
   o << cells.Str();
   if (!vc->pinned.empty()) {
@@ -385,8 +432,11 @@ bool VcText(const Status& s, const std::string& name, std::string* out, std::str
   std::vector<std::string> bound_gpus;
   for (const auto& n : s.nodes) {
     std::vector<int> mine;
-    for (const auto& g : n.gpus)
-      if (g.vc == vc->name) mine.push_back(g.gpu);
+    for (const auto& g : n.gpus) {
+      bool bound = g.vc == vc->name;
+      for (const auto& sl : g.slots) bound |= sl.vc == vc->name;  // part of a split GPU
+      if (bound) mine.push_back(g.gpu);
+    }
     if (!mine.empty()) bound_gpus.push_back(n.name + ":" + Ranges(mine));
   }
   o << "\nBound GPUs: " << (bound_gpus.empty() ? "none" : Join(bound_gpus, " ")) << "\n";
@@ -475,7 +525,10 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
   }
   o << "Job " << j->job << ": VC " << (j->vc.empty() ? "-" : j->vc)
     << (j->asked_vc.empty() ? "" : " (asked " + j->asked_vc + ")") << ", " << ClassText(*j)
-    << ", HiveD priority " << j->priority << ", " << j->Gpus() << " GPUs\n";
+    << ", HiveD priority " << j->priority << ", "
+    << (j->Fractions() ? N(j->Fractions()) + " fractions of a GPU (GPU[slots] below)"
+                       : N(j->Gpus()) + " GPUs")
+    << "\n";
   if (j->lazy_preempted && j->demoted_by_config)
     o << "Demoted by the config: "
       << (j->asked_vc.empty() ? "its VC's cells in hived.conf do not hold it"
@@ -490,9 +543,16 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
     const Node* n = NodeOf(s, p.node);
     std::vector<const Gpu*> gpus = GpusOf(s, p.node, p.leaves);
     std::set<std::string> vcs;
-    for (const Gpu* g : gpus) vcs.insert(g->vc.empty() ? "-" : g->vc);
+    for (const Gpu* g : gpus) {
+      std::vector<std::string> by;  // a split GPU: the VCs of the job's fractions
+      for (int f : p.fractions)
+        if (g->Split() && f >= 0 && f < static_cast<int>(g->slots.size()))
+          by.push_back(g->slots[f].vc);
+      if (by.empty()) by.push_back(g->vc);
+      for (const auto& v : by) vcs.insert(v.empty() ? "-" : v);
+    }
     std::vector<std::string> bound(vcs.begin(), vcs.end());
-    t.Row({p.node, Ranges(p.leaves), n ? CellOf(s, *n, gpus) : "-",
+    t.Row({p.node, p.GpuText(), n ? CellOf(s, *n, gpus) : "-",
            bound.empty() ? "-" : Join(bound, ",")});
   }
   o << t.Str();

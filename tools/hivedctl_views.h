@@ -29,8 +29,16 @@ Counts CountCells(const Status& s);
 // Whole-cluster GPU numbers.
 struct GpuCount {
   int64_t total = 0, guaranteed = 0, opportunistic = 0, idle = 0, bad = 0;
+  // GPUs split into fractions (of several jobs, or partly idle): in none of the
+  // counts above; their fractions in GPU units, and those of them partly used.
+  int64_t split = 0, fragmented = 0;
+  double split_guaranteed = 0, split_opportunistic = 0, split_free = 0;
+  // Free fractions on partly used GPUs, in GPU units (FGD's fragmentation).
+  double stranded = 0;
 };
 GpuCount CountGpus(const Status& s);
+// GPUs in a VC's quota cells (a fractional cell counts its part of a GPU).
+double QuotaGpus(const Status& s, const Vc& vc);
 
 // "2026-11-21 15:40:38 UTC (3 s ago)" style header line.
 std::string AsOf(const Status& s, int64_t now);

@@ -51,24 +51,33 @@ const char* Str(json_t* o, const char* key) {
 
 // Engine node index of a status node name, with its GPUs.
 struct PodStore {
-  std::vector<std::vector<int32_t>> leaves;
+  std::vector<std::vector<int32_t>> leaves, fractions;
   std::vector<hived_pod> pods;
 };
 
 bool AddJob(hived_engine* e, const Job& j, std::string* err) {
   PodStore ps;
   ps.leaves.reserve(j.placement.size());
+  ps.fractions.reserve(j.placement.size());
+  std::vector<hived_member> members;
   for (const auto& p : j.placement) {
     ps.leaves.emplace_back(p.leaves.begin(), p.leaves.end());
+    ps.fractions.emplace_back(p.fractions.begin(), p.fractions.end());
     hived_pod pod{};
     pod.node = hived_node_index(e, p.node.c_str());
     pod.node_name = p.node.c_str();
     pod.leaves = ps.leaves.back().data();
     pod.n_leaves = static_cast<int32_t>(ps.leaves.back().size());
+    // A shard job: its fraction slots of its one GPU, asked as that many fractions.
+    if (!p.fractions.empty()) {
+      pod.fractions = ps.fractions.back().data();
+      pod.n_fractions = static_cast<int32_t>(p.fractions.size());
+      members.push_back({1, 0, pod.n_fractions});
+    } else {
+      members.push_back({1, pod.n_leaves, 0});
+    }
     ps.pods.push_back(pod);
   }
-  std::vector<hived_member> members;
-  for (const auto& p : j.placement) members.push_back({1, static_cast<int32_t>(p.leaves.size())});
   hived_job_request req{};
   req.job = j.job.c_str();
   req.vc = j.vc.empty() ? nullptr : j.vc.c_str();

@@ -211,6 +211,9 @@ class Engine {
   PlacedPod RunningPod(const Pod& p, const std::vector<CellId>& vleaves, size_t at,
                        std::vector<CellId>* out) const;
   int GrainOf(int chain, const std::vector<CellId>& pod_leaves) const;
+  // For wait reasons of a fractional request: ": one 'X' cell; its cells: 2 'A', 1 'B'"
+  // (the cell each pod takes, and the VC's quota cells in those chains); "" otherwise.
+  std::string FractionalNeedText(const Request& req, int vc, const std::vector<int>& chains) const;
   int NewJobSlot();
   int64_t ShapedNeed(const Request& req, const std::vector<int>& chains) const;
   std::string LeafWord(const std::vector<int>& chains) const;

@@ -48,6 +48,32 @@ bool Engine::ShapeFor(const Request& req, int chain, Request* out, std::string* 
   return true;
 }
 
+std::string Engine::FractionalNeedText(const Request& req, int vc,
+                                       const std::vector<int>& chains) const {
+  int fractions = 0;
+  for (const auto& m : req.members) fractions = std::max(fractions, m.fractions);
+  if (fractions == 0) return "";
+  std::string cell, owned;
+  for (int c : chains) {
+    const Chain& ch = chains_[c];
+    if (ch.gpu_level == 1 || fractions > ch.desc[ch.gpu_level][1]) continue;
+    if (cell.empty()) {
+      int level = 1;
+      while (ch.desc[level][1] < fractions) level++;
+      cell = "'" + ch.level_type[level] + "'";
+    }
+    for (const VcChain& vch : vcs_[vc].chains) {
+      if (vch.chain != c) continue;
+      for (int l = ch.levels; l >= 1; l--)
+        if (vch.quota[l])
+          owned += (owned.empty() ? "" : ", ") + std::to_string(vch.quota[l]) + " '" +
+                   ch.level_type[l] + "'";
+    }
+  }
+  if (cell.empty()) return "";
+  return ": one " + cell + " cell per pod" + (owned.empty() ? "" : "; its cells: " + owned);
+}
+
 int32_t Engine::LeafSlot(CellId leaf) const {
   const Chain& ch = chains_[pcells_[leaf].chain];
   int64_t slot = 0;

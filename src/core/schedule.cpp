@@ -584,6 +584,8 @@ void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
                                 ? "VC '" + req.vc + "' pinned cell '" + req.pinned_id + "'"
                                 : "VC '" + req.vc + "'";
   const int64_t free_v = pinned_root != kNone ? vcells_[pinned_root].vfree : vcs_[vc].free_leaves;
+  // Shard jobs: which cell type they wait for, and which the VC owns.
+  const std::string shape = FractionalNeedText(req, vc, chains);
   auto fits_if = [&](const Request& r, bool preempt) {
     std::vector<CellId> vleaves;
     for (int c : chains)
@@ -624,19 +626,20 @@ void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
   if (held && pinned_root != kNone) {
     d->wait = Wait::kPriority;
     d->reason = where + " has " + std::to_string(free_v) + " free " + unit + ", the job needs " +
-                std::to_string(need) + " in that shape; the cells it fits are held by jobs of " +
-                "priority " + std::to_string(req.priority) + " or higher, which it may not preempt";
+                std::to_string(need) + " in that shape" + shape +
+                "; the cells it fits are held by jobs of priority " + std::to_string(req.priority) +
+                " or higher, which it may not preempt";
     return;
   }
   if (free_v < need) {
     d->wait = Wait::kVcQuota;
     d->reason = where + " quota is in use: " + std::to_string(free_v) + " free " + unit +
-                " in its cells, the job needs " + std::to_string(need);
+                " in its cells, the job needs " + std::to_string(need) + shape;
     return;
   }
   d->wait = Wait::kNoCell;
   d->reason = where + " has " + std::to_string(free_v) + " free " + unit +
-              " but not in cells of that shape";
+              " but not in cells of that shape" + shape;
 }
 
 Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {

@@ -361,6 +361,129 @@ START_TEST(test_map) {
 }
 END_TEST
 
+// whatif/status-fractions.json: written from the engine by test_whatif
+// --write-fixtures on fractions-packing's cluster (2 nodes x 4 A100 in eighths).
+// n0 GPU 0: a1, a2, a3 (2), a5 of VC A, o3 (opportunistic, no VC, 2), one eighth of
+// A's idle; GPU 1: a4 (A, a half), the other half free; GPU 2: b1 (B, whole);
+// GPU 3 free; n1: c1 (C, whole node). a6 (A, a quarter) waits.
+Status Fractions() {
+  Status s;
+  std::string err;
+  ck_assert_msg(Parse(ReadFixture("whatif/status-fractions.json"), &s, &err), "fixture: %s",
+                err.c_str());
+  return s;
+}
+
+START_TEST(test_fractions_parse) {
+  Status s = Fractions();
+  ck_assert_int_eq(s.nodes.size(), 2);
+  ck_assert_int_eq(s.nodes[0].gpus.size(), 4);  // eighths folded into their GPU
+  const Chain& ch = s.chains[0];
+  ck_assert_int_eq(ch.leaves_per_gpu, 8);
+  ck_assert(ch.GpusPerCell(ch.levels[1].level) == 0.25);   // a quarter
+  ck_assert(ch.GpusPerCell(ch.levels.back().level) == 4);  // a node
+  const Gpu& g0 = s.nodes[0].gpus[0];
+  ck_assert(g0.Split());
+  ck_assert_int_eq(g0.SlotsUsed(), 7);
+  ck_assert(g0.job.empty() && g0.vc.empty());
+  ck_assert(g0.slots[2].job == "o3" && g0.slots[2].cls == "opportunistic");
+  const Gpu& g2 = s.nodes[0].gpus[2];
+  ck_assert(!g2.Split());
+  ck_assert(g2.job == "b1" && g2.vc == "B");
+  ck_assert(!s.nodes[1].gpus[0].Split());
+  GpuCount c = CountGpus(s);
+  ck_assert_int_eq(c.total, 8);
+  ck_assert_int_eq(c.split, 2);
+  ck_assert_int_eq(c.guaranteed, 5);  // b1 and c1's four
+  ck_assert_int_eq(c.idle, 1);
+  ck_assert_int_eq(c.fragmented, 2);
+  ck_assert_double_eq(c.split_guaranteed, 9.0 / 8);
+  ck_assert_double_eq(c.split_opportunistic, 2.0 / 8);
+  ck_assert_double_eq(c.stranded, 5.0 / 8);
+  // Cells below the GPU counted from the fractions: eighths in use are 7 on n0 GPU 0,
+  // 4 on GPU 1, all of b1's GPU 2 and of c1's four GPUs on n1.
+  Counts cc = CountCells(s);
+  const auto& levels = cc[ch.chain];
+  ck_assert_int_eq(levels.at(1).cells, 64);
+  ck_assert_int_eq(levels.at(1).in_use, 7 + 4 + 8 + 32);
+  ck_assert_int_eq(levels.at(3).cells, 16);              // halves
+  ck_assert_int_eq(levels.at(3).in_use, 2 + 1 + 2 + 8);  // GPU 0, 1, 2 of n0; n1
+  ck_assert_int_eq(levels.at(4).cells, 8);               // GPUs
+  ck_assert_int_eq(levels.at(4).idle, 1);
+  ck_has(StatusText(s, s.written),
+         "Split GPUs: 2 (in GPUs: 1.12 guaranteed, 0.25 opportunistic, 0.625 free); 2 partly "
+         "used, 0.625 GPUs free on them\n");
+  std::string vc_text, err;
+  ck_assert(VcText(s, "A", &vc_text, &err));
+  ck_has(vc_text, "(1.25 GPUs)");
+  ck_has(vc_text, "In use: 1.125 GPUs guaranteed, 0 GPUs opportunistic");
+  ck_has(vc_text, "Bound GPUs: n0:0-1\n");
+  ck_has(Squeeze(vc_text), "a3 guaranteed 0 1 n0:0[4-5]\n");
+  std::string job_text;
+  ck_assert(JobText(s, "a4", &job_text, &err));
+  ck_has(job_text, "HiveD priority 0, 4 fractions of a GPU");
+  ck_has(Squeeze(job_text), "n0 1[0-3] within A100-NODE n0 A\n");
+  // A shard job's reason names the cell it waits for and the VC's cells.
+  ck_has(s.pending[0].reason,
+         "the job needs 2: one 'A100-QUARTER' cell per pod; its cells: 2 'A100-HALF', 2 "
+         "'A100-EIGHTH'");
+}
+END_TEST
+
+START_TEST(test_fractions_map) {
+  Status s = Fractions();
+  std::string svg = MapSvg(s, s.written);
+  ck_assert_int_eq(Count(svg, "class=\"gpu "), 8);
+  ck_assert_int_eq(Count(svg, "class=\"gpu split\""), 2);
+  ck_assert_int_eq(Count(svg, "class=\"slot "), 16);
+  ck_has(svg,
+         "data-gpu=\"0\" data-state=\"split\" data-fractions=\"8\" data-used=\"7\" "
+         "data-shares=\"A:5,no VC opportunistic:2,idle (A):1\">");
+  ck_has(svg,
+         "<title>n0 GPU 0: split in 8 fractions: 5/8 A, 2/8 no VC opportunistic, 1/8 idle (A); "
+         "jobs a1, a2, a3, a5, o3</title>");
+  ck_has(svg, "<title>n0 GPU 1: split in 8 fractions: 4/8 A, 4/8 free; jobs a4</title>");
+  // Each fraction is coloured as a whole GPU would be.
+  ck_has(svg, "fill=\"" + MapColors::Vc(0) +
+                  "\" stroke=\"#ffffff\" stroke-width=\"0.4\" "
+                  "data-slot=\"0\" data-state=\"guaranteed\" data-vc=\"A\" data-job=\"a1\"");
+  ck_has(svg, "data-slot=\"2\" data-state=\"opportunistic\" data-vc=\"\" data-job=\"o3\"");
+  // Whole GPUs are drawn as before.
+  ck_has(svg, "<title>n0 GPU 2: job b1 (B, guaranteed); cell bound to B</title>");
+  ck_has(svg, "<title>n0 GPU 3: idle; cell not bound to a VC</title>");
+  ck_has(svg, "split GPU: one box per fraction");
+  // Without split GPUs, no legend entry for them.
+  ck_assert(!Has(MapSvg(fixture, fixture.written), "split GPU"));
+}
+END_TEST
+
+START_TEST(test_fractions_metrics) {
+  Status s = Fractions();
+  std::string m = Metrics(s);
+  ck_has(m, "hived_vc_quota_gpus{vc=\"A\"} 1.25\n");
+  ck_has(m, "hived_vc_quota_gpus{vc=\"C\"} 4\n");
+  // In GPUs, not in the engine's leaf cells (eighths): c1 holds 4 GPUs, A 9 eighths.
+  ck_has(m, "hived_vc_used_gpus{vc=\"C\"} 4\n");
+  ck_has(m, "hived_vc_used_gpus{vc=\"A\"} 1.125\n");
+  ck_has(m, "hived_vc_fractional_quota_gpus{vc=\"A\"} 1.25\n");
+  ck_has(m, "hived_vc_fractional_quota_gpus{vc=\"B\"} 0\n");
+  ck_has(m, "hived_vc_fractional_used_gpus{vc=\"A\",class=\"guaranteed\"} 1.125\n");
+  ck_has(m, "hived_vc_fractional_used_gpus{vc=\"A\",class=\"opportunistic\"} 0\n");
+  ck_has(m, "hived_vc_fractional_used_gpus{vc=\"C\",class=\"guaranteed\"} 0\n");
+  ck_has(m, "hived_fractional_gpus{state=\"guaranteed\"} 1.125\n");
+  ck_has(m, "hived_fractional_gpus{state=\"opportunistic\"} 0.25\n");
+  ck_has(m, "hived_fractional_gpus{state=\"free\"} 0.625\n");
+  ck_has(m, "hived_fragmented_gpus 2\n");
+  ck_has(m, "hived_stranded_free_gpus 0.625\n");
+  ck_has(m, "hived_gpus{state=\"split\"} 2\n");
+  ck_has(m, "# TYPE hived_stranded_free_gpus gauge\n");
+  // The whole-GPU fixture: no fraction anywhere.
+  std::string whole = Metrics(fixture);
+  ck_has(whole, "hived_fragmented_gpus 0\n");
+  ck_has(whole, "hived_vc_fractional_quota_gpus{vc=\"vc1\"} 0\n");
+}
+END_TEST
+
 START_TEST(test_ranges) {
   ck_assert(Ranges({3, 0, 1, 2, 6}) == "0-3,6");
   ck_assert(Ranges({}).empty());
@@ -387,6 +510,9 @@ int main() {
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_metrics);
   tcase_add_test(tc, test_map);
+  tcase_add_test(tc, test_fractions_parse);
+  tcase_add_test(tc, test_fractions_map);
+  tcase_add_test(tc, test_fractions_metrics);
   tcase_add_test(tc, test_ranges);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);

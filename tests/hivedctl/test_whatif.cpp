@@ -8,6 +8,8 @@
 //   frag:  a1 and a2 (A, 2 GPUs each) share one of A's node cells: 12 of A's
 //          GPUs free, but only one node cell with 6 free
 //   bad:   busy with r1n0 and r1n1 drained
+//   fractions: another cluster (fractions-packing's, in eighths of an A100): shard
+//          jobs of VC A and an opportunistic quarter split two GPUs; a6 waits
 // They were written by this program (test_whatif --write-fixtures DIR) from the
 // engine itself, in the format src/slurm/hived_status.c writes.
 #include <jansson.h>
@@ -293,6 +295,41 @@ START_TEST(test_config_from_status) {
 }
 END_TEST
 
+START_TEST(test_fractions_rebuilt) {
+  // whatif's private engine holds the shard jobs on their fraction slots, so a
+  // quarter for VC A waits (one eighth left in A's cells) as in the real engine.
+  std::ifstream conf(std::string(HIVEDCTL_FIXTURES) +
+                     "/../scenarios/fractions-packing/config.json");
+  std::ostringstream ct;
+  ct << conf.rdbuf();
+  std::string text = Read("status-fractions.json");
+  text = "{\"config\":" + ct.str() + "," + text.substr(1);
+  Status st;
+  std::string err;
+  ck_assert_msg(Parse(text, &st, &err), "%s", err.c_str());
+  const std::string config = WhatifConfig(st, "", &err);
+  ck_assert_msg(!config.empty(), "%s", err.c_str());
+  hived_engine* e = nullptr;
+  ck_assert_msg(WhatifEngine(st, config, &e, &err), "%s", err.c_str());
+  char* job = nullptr;
+  ck_assert_int_eq(hived_inspect_job(e, "a3", &job), HIVED_OK);
+  ck_has(std::string(job), "\"leaves\":[0],\"fractions\":[4,5]");
+  free(job);
+  hived_member m{1, 0, 2};
+  hived_job_request r{};
+  r.job = "q";
+  r.vc = "A";
+  r.members = &m;
+  r.n_members = 1;
+  r.distinct_nodes = 1;
+  const hived_decision* d = nullptr;
+  ck_assert_int_eq(hived_submit(e, &r, 1, &d), HIVED_OK);
+  ck_assert_int_eq(d->outcome, HIVED_WAITING);
+  ck_has(std::string(d->reason), "1 free 'A100-EIGHTH' fractions");
+  hived_engine_free(e);
+}
+END_TEST
+
 // --- writing the fixtures --------------------------------------------------
 
 struct JobSpec {
@@ -300,10 +337,12 @@ struct JobSpec {
   const char* vc;
   int priority;
   int pods, per_pod;
+  int fractions = 0;  // > 0: smallest fractions of one GPU per pod instead of per_pod GPUs
 };
 
-void Submit(hived_engine* e, const JobSpec& j) {
-  hived_member m{j.pods, j.per_pod};
+// Submits a fixture job; exits unless the engine decides `want`.
+const hived_decision* Decide(hived_engine* e, const JobSpec& j, hived_outcome want) {
+  hived_member m{j.pods, j.per_pod, j.fractions};
   hived_job_request r{};
   r.job = j.job;
   r.vc = j.vc;
@@ -312,10 +351,26 @@ void Submit(hived_engine* e, const JobSpec& j) {
   r.n_members = 1;
   r.distinct_nodes = 1;
   const hived_decision* d = nullptr;
-  if (hived_submit(e, &r, 0, &d) != HIVED_OK || d->outcome != HIVED_PLACED) {
-    fprintf(stderr, "fixture job %s not placed: %s\n", j.job, d ? d->reason : hived_last_error(e));
+  if (hived_submit(e, &r, 0, &d) != HIVED_OK || d->outcome != want) {
+    fprintf(stderr, "fixture job %s: not the expected outcome: %s\n", j.job,
+            d ? d->reason : hived_last_error(e));
     exit(2);
   }
+  return d;
+}
+
+void Submit(hived_engine* e, const JobSpec& j) { Decide(e, j, HIVED_PLACED); }
+
+// A guaranteed job that must wait: its engine reason, as "pending" in the status.
+std::string Waits(hived_engine* e, const JobSpec& j) {
+  const hived_decision* d = Decide(e, j, HIVED_WAITING);
+  json_t* w = json_pack("{s:s,s:s,s:s,s:s}", "job", j.job, "vc", j.vc, "reason", d->reason, "class",
+                        "guaranteed");
+  char* text = json_dumps(w, JSON_COMPACT);
+  std::string out = text;
+  free(text);
+  json_decref(w);
+  return out;
 }
 
 std::string Take(char* s) {
@@ -325,7 +380,7 @@ std::string Take(char* s) {
 }
 
 // As src/slurm/hived_status.c composes it.
-std::string StatusOf(hived_engine* e) {
+std::string StatusOf(hived_engine* e, const std::string& pending = "") {
   char* s = nullptr;
   std::string out = "{\"version\":1,\"written\":" + std::to_string(kWritten) +
                     ",\"slurmVersion\":\"22.05.8\",\"cluster\":";
@@ -341,7 +396,8 @@ std::string StatusOf(hived_engine* e) {
     (void)hived_inspect_job(e, names[i], &s);
     out += std::string(i ? "," : "") + Take(s);
   }
-  out += "],\"pending\":[],\"refused\":[],\"lastReload\":{\"time\":" + std::to_string(kWritten) +
+  out += "],\"pending\":[" + pending +
+         "],\"refused\":[],\"lastReload\":{\"time\":" + std::to_string(kWritten) +
          ",\"refused\":false}}\n";
   return out;
 }
@@ -381,6 +437,29 @@ int WriteFixtures(const std::string& dir) {
   Submit(e, {"a2", "A", 0, 1, 2});
   Write(dir, "status-frag.json", StatusOf(e));
   hived_engine_free(e);
+
+  // Fractions (for hivedctl map and metrics): the cluster of the fractions-packing
+  // scenario (2 nodes x 4 A100 in eighths; A owns 2 halves and 2 eighths, B an A100,
+  // C a node). A's shard jobs and an opportunistic quarter split GPUs 0 and 1 of n0.
+  std::ifstream conf(std::string(HIVEDCTL_FIXTURES) +
+                     "/../scenarios/fractions-packing/config.json");
+  std::ostringstream conf_text;
+  conf_text << conf.rdbuf();
+  if (hived_engine_new(conf_text.str().c_str(), &e, err, sizeof(err)) != HIVED_OK) {
+    fprintf(stderr, "fractions-packing config: %s\n", err);
+    return 2;
+  }
+  Submit(e, {"a1", "A", 0, 1, 0, 1});
+  Submit(e, {"a2", "A", 0, 1, 0, 1});
+  Submit(e, {"a3", "A", 0, 1, 0, 2});
+  Submit(e, {"a4", "A", 0, 1, 0, 3});
+  Submit(e, {"a5", "A", 0, 1, 0, 1});
+  Submit(e, {"b1", "B", 0, 1, 1});
+  Submit(e, {"c1", "C", 0, 1, 4});
+  Submit(e, {"o3", nullptr, HIVED_PRIORITY_OPPORTUNISTIC, 1, 0, 2});
+  const std::string pending = Waits(e, {"a6", "A", 0, 1, 0, 2});
+  Write(dir, "status-fractions.json", StatusOf(e, pending));
+  hived_engine_free(e);
   return 0;
 }
 
@@ -401,6 +480,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
+  tcase_add_test(tc, test_fractions_rebuilt);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
