@@ -94,6 +94,18 @@ class Engine {
 
   Status Submit(const Request& req, bool dry_run, Decision* out);
   Status Finish(const std::string& job);
+  // Backfill's "when and where" (will_run.cpp): the running jobs in `ends` end
+  // tentatively, earliest end time first (a group of equal end times at once), and
+  // after each group the job is tried as a dry run; the first placement is *out and
+  // its end time *start (0: it fits with no job ended, -1: it never fits). Ends of 0
+  // or less and unknown jobs are ignored. Every change is undone before it returns:
+  // the state afterwards is exactly the state before.
+  struct JobEnd {
+    std::string job;
+    int64_t end = 0;
+  };
+  Status WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
+                 int64_t* start);
   // GPUs of the placement the config does not have (an unknown node or GPU index) are
   // left out and the job is demoted; each is named in *dropped (may be null). Only a job
   // with no known GPU at all is refused.
@@ -237,6 +249,7 @@ class Engine {
   std::unordered_map<std::string, int> job_index_;
   std::map<std::string, int> waiting_;  // job -> VC, see WaitingJobs()
   uint64_t next_seq_ = 1;
+  bool trial_ = false;  // inside WillRun: decisions leave no waiting marks
   // Scratch for the preemption search: per-virtual-cell counts valid for one epoch.
   mutable std::vector<uint32_t> scratch_stamp_;
   mutable std::vector<std::pair<int32_t, int32_t>> scratch_count_;

@@ -1051,6 +1051,7 @@ void Engine::NoteWaiting(const std::string& job, const std::string& vc) {
 // select hook then): past a bound, every mark goes, and the jobs that really wait
 // mark themselves again at their next decision.
 void Engine::MarkWaiting(const std::string& job, int vc) {
+  if (trial_) return;  // a job only asked about waits nowhere
   constexpr size_t kMaxWaitingMarks = 10000;
   if (waiting_.size() >= kMaxWaitingMarks && !waiting_.count(job)) waiting_.clear();
   waiting_[job] = vc;
