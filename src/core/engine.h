@@ -101,7 +101,7 @@ class Engine {
   // or less and unknown jobs are ignored. Every change is undone before it returns:
   // the state afterwards is exactly the state before.
   struct JobEnd {
-    std::string job;
+    const char* job = nullptr;  // the caller's text, not copied: backfill passes thousands
     int64_t end = 0;
   };
   Status WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
@@ -250,6 +250,9 @@ class Engine {
   std::map<std::string, int> waiting_;  // job -> VC, see WaitingJobs()
   uint64_t next_seq_ = 1;
   bool trial_ = false;  // inside WillRun: decisions leave no waiting marks
+  // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,
+  // preemption included); only the last decision, if it waits, is asked with one.
+  bool no_reason_ = false;
   // Scratch for the preemption search: per-virtual-cell counts valid for one epoch.
   mutable std::vector<uint32_t> scratch_stamp_;
   mutable std::vector<std::pair<int32_t, int32_t>> scratch_count_;

@@ -703,7 +703,8 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
         }
         if (placed) break;
       }
-    if (!placed) WaitReason(req, vc, pinned_root, chains, found_virtual, &d);
+    if (!placed && no_reason_) d.wait = Wait::kNoCell;
+    if (!placed && !no_reason_) WaitReason(req, vc, pinned_root, chains, found_virtual, &d);
   } else {
     int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
     for (int c : chains) {
