@@ -224,6 +224,11 @@ class Engine {
                        std::vector<CellId>* out) const;
   int GrainOf(int chain, const std::vector<CellId>& pod_leaves) const;
   int NewJobSlot();
+  // Interned strings of job records (VC asked for, pinned cell, GPU model): a handful
+  // of distinct values shared by every job. Never shrinks; every value is one the
+  // config knows (requests naming others are refused before a job is recorded).
+  StrId Intern(const std::string& s);
+  const std::string& Str(StrId id) const { return strings_[static_cast<size_t>(id)]; }
   int64_t ShapedNeed(const Request& req, const std::vector<int>& chains) const;
   std::string LeafWord(const std::vector<int>& chains) const;
   void FillDecisionPods(const Job& j, Decision* d) const;
@@ -245,6 +250,8 @@ class Engine {
   std::unordered_map<std::string, int> vc_index_;
   std::unordered_map<std::string, CellId> pinned_physical_;  // pinnedCellId -> cell
   std::vector<Job> jobs_;
+  std::vector<std::string> strings_{std::string()};  // StrId -> text; 0 is ""
+  std::unordered_map<std::string, StrId> string_ids_;
   std::vector<int> free_slots_;
   std::unordered_map<std::string, int> job_index_;
   std::map<std::string, int> waiting_;  // job -> VC, see WaitingJobs()
