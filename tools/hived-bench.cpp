@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -263,7 +264,20 @@ class Churn {
 struct WillRunStats {
   long asked = 0, later = 0, never = 0, quota = 0, mismatches = 0;
   std::vector<uint32_t> trial_ns, copy_ns;
+  // The same calls in the thread's CPU time: on a shared machine a wall-clock tail
+  // of milliseconds is mostly time spent descheduled.
+  std::vector<uint32_t> trial_cpu_ns, copy_cpu_ns;
 };
+
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint32_t CpuNs(uint64_t a, uint64_t b) {
+  return static_cast<uint32_t>(std::min<uint64_t>(b - a, UINT32_MAX));
+}
 
 uint32_t NsBetween(Clock::time_point a, Clock::time_point b) {
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
@@ -319,20 +333,26 @@ WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
       continue;
     }
     if (d->wait_kind == HIVED_WAIT_VC_TOO_SMALL) continue;
+    const uint64_t u0 = ThreadCpuNs();
     auto t0 = Clock::now();
     hived_rc rc = hived_will_run(e, &req, ends.data(), ends.size(), &start, &d);
     auto t1 = Clock::now();
+    const uint64_t u1 = ThreadCpuNs();
     if (rc != HIVED_OK || !d) continue;
     w.trial_ns.push_back(NsBetween(t0, t1));
+    w.trial_cpu_ns.push_back(CpuNs(u0, u1));
     w.asked++;
     (d->outcome == HIVED_PLACED ? w.later : w.never)++;
     if (w.copy_ns.size() < 200) {
       std::string mine, theirs;
       for (size_t p = 0; p < d->n_pods; p++) mine += std::to_string(d->pods[p].node) + ",";
+      const uint64_t v0 = ThreadCpuNs();
       auto c0 = Clock::now();
       int64_t copy_start = CopyAnswer(e, &req, sorted, &theirs);
       auto c1 = Clock::now();
+      const uint64_t v1 = ThreadCpuNs();
       w.copy_ns.push_back(NsBetween(c0, c1));
+      w.copy_cpu_ns.push_back(CpuNs(v0, v1));
       if (copy_start != start || mine != theirs) w.mismatches++;
     }
   }
@@ -464,10 +484,15 @@ int RunSize(const Options &opt, int size) {
     num("will_run_p50_us", Percentile(w.trial_ns, 0.50));
     num("will_run_p99_us", Percentile(w.trial_ns, 0.99));
     num("will_run_max_us", Max(w.trial_ns));
+    num("will_run_cpu_p50_us", Percentile(w.trial_cpu_ns, 0.50));
+    num("will_run_cpu_p99_us", Percentile(w.trial_cpu_ns, 0.99));
+    num("will_run_cpu_max_us", Max(w.trial_cpu_ns));
     integer("willRunCopyAsked", static_cast<long>(w.copy_ns.size()));
     num("copy_p50_us", Percentile(w.copy_ns, 0.50));
     num("copy_p99_us", Percentile(w.copy_ns, 0.99));
     num("copy_max_us", Max(w.copy_ns));
+    num("copy_cpu_p50_us", Percentile(w.copy_cpu_ns, 0.50));
+    num("copy_cpu_p99_us", Percentile(w.copy_cpu_ns, 0.99));
     integer("willRunMismatches", w.mismatches);
   }
   char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
