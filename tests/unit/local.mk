@@ -41,6 +41,15 @@ tests_unit_test_sim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/sim $(CHECK_
 tests_unit_test_sim_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
 EXTRA_DIST += tests/sim
 
+# --- tools/sim: the openb loader and saturation study (fixtures in tests/sim/openb)
+check_PROGRAMS += tests/unit/test_sim_openb
+TESTS += tests/unit/test_sim_openb
+tests_unit_test_sim_openb_SOURCES = tests/unit/test_sim_openb.cpp tools/sim/load_openb.cpp \
+	tools/sim/openb_study.cpp tools/sim/csv_reader.cpp tools/sim/cluster.cpp
+tests_unit_test_sim_openb_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/sim $(CHECK_CFLAGS) \
+	-DHIVED_SIM_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_sim_openb_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
 # --- tools/soak: the engine soak in-process, a few fixed seeds (doc/reliability.md)
 check_PROGRAMS += tests/unit/test_soak
 TESTS += tests/unit/test_soak

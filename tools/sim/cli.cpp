@@ -12,7 +12,10 @@ const char kUsage[] =
     "       hived-sim plan    --trace SPEC [cluster] [quotas] [window] [--rounds N] [--rebalance]\n"
     "                         [--plan-start T] [--plan-duration T] [--plan-jobs N] [--out FILE]\n"
     "       hived-sim conf    --trace SPEC [cluster] [quotas] [window]\n"
-    "       hived-sim results --itp DIR --philly DIR --out FILE.md --plots DIR [--quick]\n"
+    "       hived-sim results --itp DIR --philly DIR [--openb DIR] --out FILE.md --plots DIR\n"
+    "                         [--quick]\n"
+    "       hived-sim openb   [--dir DIR] [--vcs N] [--max-pods N] [--offered F] ...\n"
+    "                         (Alibaba openb, fractions of GPUs: hived-sim openb --help)\n"
     "\n"
     "Replays GPU job traces through the HiveD engine (hived), a Slurm-like quota\n"
     "baseline (quota) and each VC's private cluster (private), and reports queuing\n"
@@ -204,6 +207,8 @@ bool ParseCli(int argc, char** argv, Cli* c, std::string* err) {
       c->itp_dir = v;
     else if (a == "--philly")
       c->philly_dir = v;
+    else if (a == "--openb")
+      c->openb_dir = v;
     else {
       *err = "unknown option '" + a + "' (see hived-sim --help)";
       return false;

@@ -19,7 +19,7 @@ struct Cli {
   Selection plan_sel;  // window of the planner's short simulations
   bool plan_sel_set = false;
   // results
-  std::string itp_dir, philly_dir;
+  std::string itp_dir, philly_dir, openb_dir;  // openb: optional
   bool quick = false;
   bool help = false;
 };

@@ -11,6 +11,8 @@ hived_sim_core = \
 	tools/sim/trace.h tools/sim/trace.cpp \
 	tools/sim/csv_reader.h tools/sim/csv_reader.cpp \
 	tools/sim/loaders.h tools/sim/load_itp.cpp tools/sim/load_philly.cpp tools/sim/load_sacct.cpp \
+	tools/sim/openb.h tools/sim/load_openb.cpp tools/sim/openb_study.h tools/sim/openb_study.cpp \
+	tools/sim/openb_report.cpp \
 	tools/sim/selection.h tools/sim/selection.cpp \
 	tools/sim/quota.h tools/sim/quota.cpp \
 	tools/sim/cluster.h tools/sim/cluster.cpp \
@@ -42,6 +44,7 @@ EXTRA_DIST += doc/sim.md doc/results.md doc/results
 sim_traces = $(if $(TRACES),$(TRACES),$(abs_top_srcdir)/../shared/traces)
 sim-results: hived-sim$(EXEEXT)
 	./hived-sim$(EXEEXT) results --itp '$(sim_traces)/itp' --philly '$(sim_traces)/philly-vc' \
+	  --openb '$(sim_traces)/openb' \
 	  --out '$(abs_top_srcdir)/doc/results.md' --plots '$(abs_top_srcdir)/doc/results'
 
 .PHONY: sim-results

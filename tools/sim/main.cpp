@@ -3,9 +3,11 @@
 // Slurm-like quota baseline and every VC's private cluster (doc/sim.md, hived-sim(1)).
 #include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include "cli.h"
 #include "cluster.h"
+#include "openb_study.h"
 #include "planner.h"
 #include "plots.h"
 #include "report.h"
@@ -50,6 +52,8 @@ int Conf(const Cli& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // openb has its own options (heterogeneous nodes, fractions): doc/sim.md.
+  if (argc > 1 && std::string(argv[1]) == "openb") return RunOpenbCommand(argc, argv);
   Cli c;
   std::string err;
   if (!ParseCli(argc, argv, &c, &err)) return Fail(err);
