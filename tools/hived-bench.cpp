@@ -130,6 +130,18 @@ class JobMix {
   uint64_t next_id_ = 0;
 };
 
+// The request for a job of the mix (points into j).
+hived_job_request RequestOf(const Job &j) {
+  hived_job_request req{};
+  req.job = j.name.c_str();
+  req.vc = j.vc.c_str();
+  req.priority = j.priority;
+  req.lazy_preemption = j.lazy ? 1 : 0;
+  req.members = &j.member;
+  req.n_members = 1;
+  return req;
+}
+
 class Churn {
  public:
   Churn(hived_engine *e, const hived_tools::BenchCluster &c, uint64_t seed, long check_every)
@@ -160,13 +172,7 @@ class Churn {
 
  private:
   void Submit(const Job &j) {
-    hived_job_request req{};
-    req.job = j.name.c_str();
-    req.vc = j.vc.c_str();
-    req.priority = j.priority;
-    req.lazy_preemption = j.lazy ? 1 : 0;
-    req.members = &j.member;
-    req.n_members = 1;
+    const hived_job_request req = RequestOf(j);
     const hived_decision *d = nullptr;
     auto t0 = Clock::now();
     hived_rc rc = hived_submit(engine_, &req, 0, &d);
@@ -316,13 +322,7 @@ WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
                    [](const hived_job_end &a, const hived_job_end &b) { return a.end < b.end; });
   for (long tries = 0; w.asked < n && tries < 200 * n; tries++) {
     Job j = churn->mix().Next();
-    hived_job_request req{};
-    req.job = j.name.c_str();
-    req.vc = j.vc.c_str();
-    req.priority = j.priority;
-    req.lazy_preemption = j.lazy ? 1 : 0;
-    req.members = &j.member;
-    req.n_members = 1;
+    const hived_job_request req = RequestOf(j);
     const hived_decision *d = nullptr;
     int64_t start = -1;
     if (hived_will_run(e, &req, nullptr, 0, &start, &d) != HIVED_OK || !d ||
