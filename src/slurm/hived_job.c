@@ -21,8 +21,9 @@
 /* The longest cell type or pinned cell id hived_spank lets a user type. */
 #define HIVED_SPANK_NAME_MAX 63
 
-/* The job's single "gpu" GRES request, or NULL (none, or several). */
-static gres_job_state_t *_gpu_state(list_t *gres_list, int *entries)
+/* The job's single GRES request named `name`, or NULL (none, or several). */
+static gres_job_state_t *_gres_state(list_t *gres_list, const char *name,
+				     int *entries)
 {
 	list_itr_t *it;
 	gres_state_t *gs;
@@ -33,13 +34,51 @@ static gres_job_state_t *_gpu_state(list_t *gres_list, int *entries)
 		return NULL;
 	it = list_iterator_create(gres_list);
 	while ((gs = list_next(it))) {
-		if (xstrcmp(gs->gres_name, "gpu"))
+		if (xstrcmp(gs->gres_name, name))
 			continue;
 		(*entries)++;
 		found = gs->gres_data;
 	}
 	list_iterator_destroy(it);
 	return (*entries == 1) ? found : NULL;
+}
+
+static gres_job_state_t *_gpu_state(list_t *gres_list, int *entries)
+{
+	return _gres_state(gres_list, "gpu", entries);
+}
+
+/*
+ * --gres=shard:k: k of a GPU's shards on each node, one GPU each. A shard is
+ * one smallest fraction of the engine's GPU cell (hived-topo derives one level
+ * per halving down to one shard), so k shards ask for k fractions, which the
+ * engine rounds up to the buddy cell holding them. Other shard shapes are
+ * refused, not left to cons_tres: Slurm 22.05 would put them on GPUs HiveD gave
+ * out whole (fixed in 23.11.5).
+ */
+static hived_job_kind_t _classify_shards(gres_job_state_t *shard, bool gpus,
+					 hived_job_class_t *c, char **why)
+{
+	c->kind = HIVED_JOB_REFUSE;
+	if (gpus) {
+		*why = xstrdup("whole GPUs and shards in one job: ask for one or the other");
+		return c->kind;
+	}
+	if (!shard) {
+		*why = xstrdup("several shard GRES requests in one job: ask for one --gres=shard:k");
+		return c->kind;
+	}
+	if (!shard->gres_per_node || (shard->gres_per_node > INT32_MAX)) {
+		*why = xstrdup("shards per job, socket or task: HiveD places shards per node only (--gres=shard:k)");
+		return c->kind;
+	}
+	c->gpu = shard;
+	c->shards = true;
+	c->members[0].pod_number = c->nodes;
+	c->members[0].leaf_cell_number = 0;
+	c->members[0].fraction_number = (int32_t) shard->gres_per_node;
+	c->n_members = 1;
+	return (c->kind = HIVED_JOB_ASK);
 }
 
 /* The VC named like the account, ignoring case (Slurm lower-cases accounts). */
@@ -236,23 +275,26 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 	hived_engine *e = hived_ctld_engine();
 	const hived_settings *s = hived_ctld_settings();
 	const char *qos_name = job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL;
-	gres_job_state_t *gpu;
-	int entries = 0;
+	gres_job_state_t *gpu, *shard;
+	int entries = 0, shard_entries = 0;
 
 	memset(c, 0, sizeof(*c));
 	gpu = _gpu_state(job_ptr->gres_list_req, &entries);
-	if (!entries)
+	shard = _gres_state(job_ptr->gres_list_req, "shard", &shard_entries);
+	if (!entries && !shard_entries)
 		return (c->kind = HIVED_JOB_NO_GPU);
 	c->kind = HIVED_JOB_UNMANAGED;
-	if (!gpu) {
-		*why = xstrdup("several gpu GRES requests in one job");
-		return c->kind;
-	}
-	c->gpu = gpu;
 	c->nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
 	if (c->nodes < 1)
 		c->nodes = 1;
-	if (gpu->gres_per_node) {
+	if (!shard_entries && !gpu) {
+		*why = xstrdup("several gpu GRES requests in one job");
+		return c->kind;
+	}
+	if (shard_entries) {
+		if (_classify_shards(shard, entries, c, why) != HIVED_JOB_ASK)
+			return c->kind;
+	} else if ((c->gpu = gpu)->gres_per_node) {
 		c->members[0].pod_number = c->nodes;
 		c->members[0].leaf_cell_number = gpu->gres_per_node;
 		c->n_members = 1;
@@ -351,7 +393,7 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->within_type = xstrdup(hived_node_parent_type(e, 0));
 		ask->req.within_cell_type = ask->within_type;
 	}
-	if (job_ptr->bit_flags & GRES_ENFORCE_BIND) {
+	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) && !c.shards) {
 		int32_t biggest = 0;
 		const char *t;
 
@@ -397,29 +439,63 @@ extern void hived_job_ask_free(hived_job_ask_t *ask)
 	xfree(ask->allowed);
 }
 
+/*
+ * A shard job gets its shards on the one GPU of each pod: the node's shard
+ * bitmap has a bit per GPU (the GPU's index), the count is the job's shards per
+ * node. Slurm counts shards, not which of a GPU's shards: the fraction slots
+ * are the engine's alone.
+ */
+static int _select_shards(gres_job_state_t *js, int idx, const hived_pod *pod)
+{
+	bitstr_t *sel = js->gres_bit_select[idx];
+	int32_t g = pod->leaves[0];
+
+	if ((pod->n_leaves != 1) || (g < 0) || (g >= bit_size(sel)))
+		return SLURM_ERROR;
+	bit_clear_all(sel);
+	bit_set(sel, g);
+	js->gres_cnt_node_select[idx] = js->gres_per_node;
+#if HIVED_SELECT_GEN != 2205
+	/* 23.11+ counts a shared GRES per bit as well. */
+	if (!js->gres_per_bit_select || !js->gres_per_bit_select[idx])
+		return SLURM_ERROR;
+	memset(js->gres_per_bit_select[idx], 0,
+	       bit_size(sel) * sizeof(uint64_t));
+	js->gres_per_bit_select[idx][g] = js->gres_per_node;
+#endif
+	return SLURM_SUCCESS;
+}
+
 extern int hived_job_set_gres_select(job_record_t *job_ptr,
 				     const hived_decision *d)
 {
 	int entries = 0;
-	gres_job_state_t *gpu = _gpu_state(job_ptr->gres_list_req, &entries);
+	bool shards = d->n_pods && d->pods[0].n_fractions;
+	gres_job_state_t *js = _gres_state(job_ptr->gres_list_req,
+					   shards ? "shard" : "gpu", &entries);
 
-	if (!gpu || !gpu->gres_bit_select || !gpu->gres_cnt_node_select)
+	if (!js || !js->gres_bit_select || !js->gres_cnt_node_select)
 		return SLURM_ERROR;
 	for (size_t p = 0; p < d->n_pods; p++) {
 		int idx = hived_ctld_slurm_index(d->pods[p].node);
 		bitstr_t *sel;
 
-		if (idx < 0 || (uint32_t) idx >= gpu->total_node_cnt ||
-		    !gpu->gres_bit_select[idx])
+		if (idx < 0 || (uint32_t) idx >= js->total_node_cnt ||
+		    !js->gres_bit_select[idx])
 			return SLURM_ERROR;
-		sel = gpu->gres_bit_select[idx];
+		if (shards) {
+			if (_select_shards(js, idx, &d->pods[p]) != SLURM_SUCCESS)
+				return SLURM_ERROR;
+			continue;
+		}
+		sel = js->gres_bit_select[idx];
 		for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
 			if (d->pods[p].leaves[k] >= bit_size(sel))
 				return SLURM_ERROR;
 		bit_clear_all(sel);
 		for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
 			bit_set(sel, d->pods[p].leaves[k]);
-		gpu->gres_cnt_node_select[idx] = d->pods[p].n_leaves;
+		js->gres_cnt_node_select[idx] = d->pods[p].n_leaves;
 	}
 	return SLURM_SUCCESS;
 }
@@ -567,6 +643,11 @@ extern void hived_job_placed_comment(job_record_t *job_ptr,
 	for (size_t p = 0; p < d->n_pods; p++) {
 		xstrfmtcat(text, " %s:", d->pods[p].node_name);
 		_ranges(&text, d->pods[p].leaves, d->pods[p].n_leaves);
+		if (d->pods[p].n_fractions) {
+			xstrcat(text, " fractions ");
+			_ranges(&text, d->pods[p].fractions,
+				d->pods[p].n_fractions);
+		}
 	}
 	xstrfmtcat(text, " (%s, %s)", ask->vc ? ask->vc : "no VC",
 		   (ask->req.priority < 0) ? "opportunistic" : "guaranteed");

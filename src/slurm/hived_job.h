@@ -39,11 +39,14 @@ typedef struct {
  */
 typedef struct {
 	hived_job_kind_t kind;
-	gres_job_state_t *gpu;	/* the job's single gpu request (not NO_GPU) */
+	/* the job's single gpu (or shard) request (not NO_GPU) */
+	gres_job_state_t *gpu;
+	bool shards;		/* --gres=shard:k: members ask for fractions */
 	uint32_t nodes;		/* -N, at least 1 */
-	hived_member members[2];	/* the gang: pods x GPUs (ASK, REFUSE) */
+	/* the gang: pods x GPUs, or pods x shards of one GPU (ASK, REFUSE) */
+	hived_member members[2];
 	size_t n_members;
-	int64_t gpus;		/* all of them (ASK, REFUSE) */
+	int64_t gpus;		/* all of them (ASK, REFUSE); 0 with shards */
 	const char *vc;		/* the engine's spelling; NULL: no cells */
 	bool opportunistic;	/* ASK: by QOS, --hived-opportunistic or no VC */
 } hived_job_class_t;

@@ -127,6 +127,9 @@ static char *_pods_str(const hived_decision *d)
 		for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
 			xstrfmtcat(s, "%s%d", k ? "," : "",
 				   d->pods[p].leaves[k]);
+		for (int32_t k = 0; k < d->pods[p].n_fractions; k++)
+			xstrfmtcat(s, "%s%d", k ? "," : " fractions ",
+				   d->pods[p].fractions[k]);
 	}
 	return s;
 }
@@ -405,6 +408,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	bool quota_marked;
 	int rc, cnt;
 	hived_job_kind_t kind;
+	hived_rc submitted;
 
 	/* job_id 0: a reservation's stand-in job (23.11+), not HiveD's to place. */
 	if (!running_in_slurmctld() || !job_ptr->job_id)
@@ -440,7 +444,16 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	*asked = true;
-	if (hived_submit(e, &ask.req, 1, &d) != HIVED_OK) {
+	submitted = hived_submit(e, &ask.req, 1, &d);
+	if ((submitted != HIVED_OK) && ask.members[0].fraction_number) {
+		/* cons_tres could put the shards on a GPU HiveD gave out whole. */
+		why = xstrdup_printf("shards: %s", hived_last_error(e));
+		_refuse(job_ptr, ask.vc, why);
+		xfree(why);
+		hived_job_ask_free(&ask);
+		hived_ctld_unlock();
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	} else if (submitted != HIVED_OK) {
 		error("select/hived: %pJ: %s; leaving it to cons_tres",
 		      job_ptr, hived_last_error(e));
 		hived_job_ask_free(&ask);

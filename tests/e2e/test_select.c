@@ -76,7 +76,7 @@ START_TEST(test_vc_guarantee)
 	for (i = 0; i < 12; i++)
 		flood[i] = submit("-A vc3 -N1 --gres=gpu:1");
 	big = submit("-A vc1 -N1 --gres=gpu:8");
-	ck_assert_msg(wait_job(big, "JobState=RUNNING", 60),
+	ck_assert_msg(wait_job(big, "JobState=RUNNING", 180),
 		      "vc1's 8-GPU job did not start behind vc3's flood");
 	job_alloc(big, &a);
 	ck_assert_int_eq(a.n, 1);
@@ -146,7 +146,7 @@ START_TEST(test_opportunistic_preempted)
 	for (i = 0; i < NODES; i++)
 		opp[i] = submit("-A vc3 --qos=scavenger -N1 --gres=gpu:8");
 	for (i = 0; i < NODES; i++)
-		ck_assert_msg(wait_job(opp[i], "JobState=RUNNING", 60),
+		ck_assert_msg(wait_job(opp[i], "JobState=RUNNING", 180),
 			      "opportunistic job %d did not start on idle cells", opp[i]);
 	own = submit("-A vc2 -N1 --gres=gpu:8");
 	ck_assert_msg(wait_job(own, "JobState=RUNNING", 90),
@@ -168,7 +168,7 @@ START_TEST(test_priority_preemption)
 	for (i = 0; i < 2; i++)
 		low[i] = submit("-A vc1 -N1 --gres=gpu:8");
 	for (i = 0; i < 2; i++)
-		ck_assert(wait_job(low[i], "JobState=RUNNING", 60));
+		ck_assert(wait_job(low[i], "JobState=RUNNING", 180));
 	high = submit("-A vc1 --qos=high -N1 --gres=gpu:8");
 	ck_assert_msg(wait_job(high, "JobState=RUNNING", 90),
 		      "vc1's high-priority job did not preempt its own normal job");
@@ -192,12 +192,12 @@ START_TEST(test_backfill_estimate)
 	char *out = NULL;
 	long start = 0, now;
 
-	ck_assert(wait_job(run1, "JobState=RUNNING", 60));
-	ck_assert(wait_job(run2, "JobState=RUNNING", 60));
+	ck_assert(wait_job(run1, "JobState=RUNNING", 180));
+	ck_assert(wait_job(run2, "JobState=RUNNING", 180));
 	next = submit("-A vc1 -N1 --gres=gpu:8 -t 5");
 	/* Until backfill has planned it (bf_interval=5): the main scheduler may
 	 * show a provisional start time first. */
-	for (int i = 0; i < 40 && start < time(NULL) + 8 * 60; i++) {
+	for (int i = 0; i < 120 && start < time(NULL) + 8 * 60; i++) {
 		sleep(1);
 		free(out);
 		out = NULL;
@@ -220,7 +220,7 @@ START_TEST(test_rack_job)
 	int id = submit("-A vc1 -N2 --gres=gpu:8 --switches=1");
 	alloc_t a;
 
-	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	ck_assert(wait_job(id, "JobState=RUNNING", 180));
 	job_alloc(id, &a);
 	ck_assert_int_eq(a.n, 2);
 	ck_assert_msg(rack_of(a.node[0]) == rack_of(a.node[1]),
@@ -307,7 +307,7 @@ START_TEST(test_node_down_and_back)
 	for (i = 0; i < NODES; i++)
 		id[i] = submit("-A vc2 --qos=scavenger -N1 --gres=gpu:8");
 	for (i = 0; i < NODES - 1; i++)
-		ck_assert(wait_job(id[i], "JobState=RUNNING", 60));
+		ck_assert(wait_job(id[i], "JobState=RUNNING", 180));
 	sleep(3);
 	ck_assert_msg(!job_has(id[NODES - 1], "JobState=RUNNING"),
 		      "a job ran while only 3 nodes were healthy");
@@ -358,8 +358,8 @@ START_TEST(test_restart_keeps_cells)
 	int later;
 	alloc_t before_a, before_c, after, l;
 
-	ck_assert(wait_job(a1, "JobState=RUNNING", 60));
-	ck_assert(wait_job(c1, "JobState=RUNNING", 60));
+	ck_assert(wait_job(a1, "JobState=RUNNING", 180));
+	ck_assert(wait_job(c1, "JobState=RUNNING", 180));
 	job_alloc(a1, &before_a);
 	job_alloc(c1, &before_c);
 	/* A kill -9 before Slurm saved the jobs' start would lose it (Slurm's, not ours). */
@@ -379,7 +379,7 @@ START_TEST(test_restart_keeps_cells)
 		      before_a.node[0]);
 	/* vc3 has one socket left: a new 4-GPU job must not land on c1's GPUs. */
 	later = submit("-A vc3 -N1 --gres=gpu:4");
-	ck_assert(wait_job(later, "JobState=RUNNING", 60));
+	ck_assert(wait_job(later, "JobState=RUNNING", 180));
 	job_alloc(later, &l);
 	if (!strcmp(l.node[0], before_c.node[0]))
 		for (int i = 0; i < l.cnt[0]; i++)
@@ -445,7 +445,7 @@ START_TEST(test_reconfigure_bad_conf)
 		      "no log line about the refused hived.conf");
 	ck_assert(run(NULL, "scontrol ping | grep -q 'is UP'") == 0);
 	id = submit("-A vc2 -N1 --gres=gpu:2");
-	ck_assert(wait_job(id, "JobState=RUNNING", 60));
+	ck_assert(wait_job(id, "JobState=RUNNING", 180));
 	ck_assert_msg(e2e_log_has("VC=vc2 class=guaranteed"),
 		      "vc2's job was not placed by HiveD after the refused reload");
 	cancel_all();
@@ -477,7 +477,7 @@ START_TEST(test_derived_cells_and_sacctmgr)
 	ck_assert_int_eq(run(NULL, "sacctmgr -i modify account vc1 set GrpTRES=gres/gpu=24"), 0);
 	sleep(6);	/* limits are compared every 5 s, at a job_test */
 	small = submit("-A vc1 -N1 --gres=gpu:4");
-	ck_assert(wait_job(small, "JobState=RUNNING", 60));
+	ck_assert(wait_job(small, "JobState=RUNNING", 180));
 	ck_assert_msg(e2e_log_has("sacctmgr GPU limits changed (vc1=24;): applying"),
 		      "vc1's GrpTRES was not turned into cells");
 	job_alloc(small, &a);
@@ -487,7 +487,7 @@ START_TEST(test_derived_cells_and_sacctmgr)
 	ck_assert_msg(e2e_log_has("VC=vc1 class=guaranteed GPUs="),
 		      "vc1's job did not run in its derived cells");
 	pair = submit("-A vc1 -N2 --gres=gpu:8 --switches=1");
-	ck_assert_msg(wait_job(pair, "JobState=RUNNING", 60),
+	ck_assert_msg(wait_job(pair, "JobState=RUNNING", 180),
 		      "2-node job of vc1 did not start inside one rack");
 	job_alloc(pair, &a);
 	ck_assert_int_eq(a.n, 2);
