@@ -112,7 +112,7 @@ hived_rc hived_engine_new(const char *config_json, hived_engine **out,
 /* Rebuild an engine exactly from hived_snapshot() output. */
 hived_rc hived_engine_restore(const char *snapshot_json, hived_engine **out,
 			      char *errbuf, size_t errlen);
-/* A copy to try "what if" on (backfill estimates); free it with hived_engine_free. */
+/* A copy to try "what if" on; free it with hived_engine_free. */
 hived_rc hived_engine_clone(const hived_engine *e, hived_engine **out);
 void hived_engine_free(hived_engine *e);
 const char *hived_last_error(const hived_engine *e);
@@ -130,7 +130,8 @@ typedef struct {
 } hived_job_end;
 
 /*
- * "What if this job were submitted now?", answered on copies: e never changes. req
+ * "What if this job were submitted now?", answered by hived_will_run's self-undoing
+ * trials on e: e's state ends as it was (not safe beside other calls on e). req
  * as for hived_submit (req->job must not name a job the engine holds). ends: the
  * running jobs' expected end times, from which a job that waits gets a start
  * estimate the way backfill's WILL_RUN does (end jobs in that order until it fits).
@@ -150,6 +151,21 @@ typedef struct {
 hived_rc hived_whatif(const hived_engine *e, const hived_job_request *req,
 		      const hived_job_end *ends, size_t n_ends, int64_t now,
 		      char **json);
+/*
+ * Backfill's WILL_RUN: where and when could this job start? The running jobs in
+ * `ends` (any order; ends of 0 or less and names the engine does not hold are
+ * ignored) end tentatively, earliest end time first, all jobs of one end time
+ * together, and after each end time the job is tried as hived_submit's dry run.
+ * *out: the first decision that places it (or the last one, waiting or rejected);
+ * *start: the end time after which it fits (0: it fits now, -1: it never fits with
+ * these ends). Answered on e itself, not on a copy: every change is undone before
+ * the call returns (hived_snapshot and the invariants are as before) and the job
+ * leaves no waiting mark. Costs the released jobs' GPUs plus one decision per end
+ * time tried, not O(cluster). req->job must not name a job the engine holds.
+ */
+hived_rc hived_will_run(hived_engine *e, const hived_job_request *req,
+			const hived_job_end *ends, size_t n_ends, int64_t *start,
+			const hived_decision **out);
 /* Release a job's cells (it finished, was cancelled, or was preempted). */
 hived_rc hived_finish(hived_engine *e, const char *job);
 /* Record a job that already runs at a known placement (restart recovery). A guaranteed

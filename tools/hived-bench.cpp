@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -29,7 +30,7 @@ using Clock = std::chrono::steady_clock;
 
 const char kUsage[] =
     "Usage: hived-bench [--sizes N,N,...] [--decisions N] [--seed N] [--vcs N]\n"
-    "                   [--check-invariants-every N] [--print-config]\n"
+    "                   [--check-invariants-every N] [--will-run N] [--print-config]\n"
     "\n"
     "Generates clusters of N GPUs (default 1000,10000,100000; 8-GPU nodes, racks of\n"
     "32 nodes), fills them to ~90% with a mix of guaranteed and opportunistic jobs of\n"
@@ -43,6 +44,10 @@ const char kUsage[] =
     "  --vcs N                      virtual clusters (default 8)\n"
     "  --check-invariants-every N   run hived_check_invariants every N decisions\n"
     "                               (untimed; exit 3 on a violation)\n"
+    "  --will-run N                 then time N WILL_RUN questions (hived_will_run) for\n"
+    "                               jobs that wait, and up to 200 of them the old way\n"
+    "                               (a copy of the engine per question; default 1000,\n"
+    "                               0: none)\n"
     "  --print-config               print the generated hived.conf of the first size\n"
     "                               and exit\n"
     "  --help                       show this text\n";
@@ -53,6 +58,7 @@ struct Options {
   uint64_t seed = 1;
   int vcs = 8;
   long check_every = 0;
+  long will_run = 1000;
   bool print_config = false;
 };
 
@@ -124,6 +130,18 @@ class JobMix {
   uint64_t next_id_ = 0;
 };
 
+// The request for a job of the mix (points into j).
+hived_job_request RequestOf(const Job &j) {
+  hived_job_request req{};
+  req.job = j.name.c_str();
+  req.vc = j.vc.c_str();
+  req.priority = j.priority;
+  req.lazy_preemption = j.lazy ? 1 : 0;
+  req.members = &j.member;
+  req.n_members = 1;
+  return req;
+}
+
 class Churn {
  public:
   Churn(hived_engine *e, const hived_tools::BenchCluster &c, uint64_t seed, long check_every)
@@ -149,16 +167,12 @@ class Churn {
   }
   Stats &stats() { return stats_; }
   long used() const { return used_; }
+  const std::vector<std::string> &running() const { return running_names_; }
+  JobMix &mix() { return mix_; }
 
  private:
   void Submit(const Job &j) {
-    hived_job_request req{};
-    req.job = j.name.c_str();
-    req.vc = j.vc.c_str();
-    req.priority = j.priority;
-    req.lazy_preemption = j.lazy ? 1 : 0;
-    req.members = &j.member;
-    req.n_members = 1;
+    const hived_job_request req = RequestOf(j);
     const hived_decision *d = nullptr;
     auto t0 = Clock::now();
     hived_rc rc = hived_submit(engine_, &req, 0, &d);
@@ -249,6 +263,102 @@ class Churn {
   long used_ = 0;
 };
 
+// Backfill's WILL_RUN on the churned engine: questions about jobs that wait for
+// cells (not for their VC's quota, which the plugin answers from counters), timed
+// through hived_will_run and, for up to 200 of them, the way the plugin answered
+// before: a copy of the engine on which the jobs end for real.
+struct WillRunStats {
+  long asked = 0, later = 0, never = 0, quota = 0, mismatches = 0;
+  std::vector<uint32_t> trial_ns, copy_ns;
+  // The same calls in the thread's CPU time: on a shared machine a wall-clock tail
+  // of milliseconds is mostly time spent descheduled.
+  std::vector<uint32_t> trial_cpu_ns, copy_cpu_ns;
+};
+
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint32_t CpuNs(uint64_t a, uint64_t b) {
+  return static_cast<uint32_t>(std::min<uint64_t>(b - a, UINT32_MAX));
+}
+
+uint32_t NsBetween(Clock::time_point a, Clock::time_point b) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+  return static_cast<uint32_t>(std::min<int64_t>(ns, UINT32_MAX));
+}
+
+// The old answer: copy, end the jobs in end order (a group of equal ends at once),
+// ask after each group. Returns the start (-1: never).
+int64_t CopyAnswer(const hived_engine *e, const hived_job_request *req,
+                   const std::vector<hived_job_end> &sorted, std::string *pods) {
+  hived_engine *c = nullptr;
+  if (hived_engine_clone(e, &c) != HIVED_OK) return -2;
+  const hived_decision *d = nullptr;
+  int64_t at = 0;
+  (void)hived_submit(c, req, 1, &d);
+  for (size_t k = 0; d && d->outcome == HIVED_WAITING && k < sorted.size();) {
+    at = sorted[k].end;
+    for (; k < sorted.size() && sorted[k].end == at; k++) (void)hived_finish(c, sorted[k].job);
+    (void)hived_submit(c, req, 1, &d);
+  }
+  int64_t start = d && d->outcome == HIVED_PLACED ? at : -1;
+  for (size_t p = 0; d && p < d->n_pods; p++) *pods += std::to_string(d->pods[p].node) + ",";
+  hived_engine_free(c);
+  return start;
+}
+
+WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
+  WillRunStats w;
+  // Slurm's view: every running job ends at its start + time limit, up to a day away.
+  const std::vector<std::string> &names = churn->running();
+  std::uniform_int_distribution<int64_t> end(1, 86400);
+  std::vector<hived_job_end> ends;
+  for (const auto &name : names) ends.push_back({name.c_str(), 1000000 + end(churn->mix().rng())});
+  std::vector<hived_job_end> sorted(ends);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const hived_job_end &a, const hived_job_end &b) { return a.end < b.end; });
+  for (long tries = 0; w.asked < n && tries < 200 * n; tries++) {
+    Job j = churn->mix().Next();
+    const hived_job_request req = RequestOf(j);
+    const hived_decision *d = nullptr;
+    int64_t start = -1;
+    if (hived_will_run(e, &req, nullptr, 0, &start, &d) != HIVED_OK || !d ||
+        d->outcome != HIVED_WAITING)
+      continue;
+    if (d->wait_kind == HIVED_WAIT_VC_QUOTA) {
+      w.quota++;
+      continue;
+    }
+    if (d->wait_kind == HIVED_WAIT_VC_TOO_SMALL) continue;
+    const uint64_t u0 = ThreadCpuNs();
+    auto t0 = Clock::now();
+    hived_rc rc = hived_will_run(e, &req, ends.data(), ends.size(), &start, &d);
+    auto t1 = Clock::now();
+    const uint64_t u1 = ThreadCpuNs();
+    if (rc != HIVED_OK || !d) continue;
+    w.trial_ns.push_back(NsBetween(t0, t1));
+    w.trial_cpu_ns.push_back(CpuNs(u0, u1));
+    w.asked++;
+    (d->outcome == HIVED_PLACED ? w.later : w.never)++;
+    if (w.copy_ns.size() < 200) {
+      std::string mine, theirs;
+      for (size_t p = 0; p < d->n_pods; p++) mine += std::to_string(d->pods[p].node) + ",";
+      const uint64_t v0 = ThreadCpuNs();
+      auto c0 = Clock::now();
+      int64_t copy_start = CopyAnswer(e, &req, sorted, &theirs);
+      auto c1 = Clock::now();
+      const uint64_t v1 = ThreadCpuNs();
+      w.copy_ns.push_back(NsBetween(c0, c1));
+      w.copy_cpu_ns.push_back(CpuNs(v0, v1));
+      if (copy_start != start || mine != theirs) w.mismatches++;
+    }
+  }
+  return w;
+}
+
 double Percentile(std::vector<uint32_t> &v, double q) {
   if (v.empty()) return 0;
   size_t k = std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5));
@@ -293,6 +403,8 @@ int ParseArgs(int argc, char **argv, Options *opt) {
     } else if (value("--vcs")) {
       ok = ParseLong(v, 1, &x) && x <= 1000;
       opt->vcs = static_cast<int>(x);
+    } else if (value("--will-run")) {
+      ok = ParseLong(v, 0, &opt->will_run);
     } else if (value("--check-invariants-every")) {
       ok = ParseLong(v, 1, &opt->check_every);
     } else {
@@ -324,6 +436,9 @@ int RunSize(const Options &opt, int size) {
   Churn churn(engine, cluster, opt.seed, opt.check_every);
   bool ok = churn.Run(decisions);
   size_t bytes = hived_memory_bytes(engine);
+  const long running_jobs = static_cast<long>(churn.running().size());
+  WillRunStats w;
+  if (ok && opt.will_run > 0) w = BenchWillRun(engine, &churn, opt.will_run);
   hived_engine_free(engine);
   if (!ok) return 3;
 
@@ -360,6 +475,26 @@ int RunSize(const Options &opt, int size) {
   num("bytes_per_gpu", static_cast<double>(bytes) / cluster.gpus);
   num("idle_bytes_per_gpu", static_cast<double>(idle_bytes) / cluster.gpus);
   num("build_ms", std::chrono::duration<double, std::milli>(b1 - b0).count());
+  if (opt.will_run > 0) {
+    integer("runningJobs", running_jobs);
+    integer("willRunAsked", w.asked);
+    integer("willRunLater", w.later);
+    integer("willRunNever", w.never);
+    integer("willRunQuotaSkipped", w.quota);
+    num("will_run_p50_us", Percentile(w.trial_ns, 0.50));
+    num("will_run_p99_us", Percentile(w.trial_ns, 0.99));
+    num("will_run_max_us", Max(w.trial_ns));
+    num("will_run_cpu_p50_us", Percentile(w.trial_cpu_ns, 0.50));
+    num("will_run_cpu_p99_us", Percentile(w.trial_cpu_ns, 0.99));
+    num("will_run_cpu_max_us", Max(w.trial_cpu_ns));
+    integer("willRunCopyAsked", static_cast<long>(w.copy_ns.size()));
+    num("copy_p50_us", Percentile(w.copy_ns, 0.50));
+    num("copy_p99_us", Percentile(w.copy_ns, 0.99));
+    num("copy_max_us", Max(w.copy_ns));
+    num("copy_cpu_p50_us", Percentile(w.copy_cpu_ns, 0.50));
+    num("copy_cpu_p99_us", Percentile(w.copy_cpu_ns, 0.99));
+    integer("willRunMismatches", w.mismatches);
+  }
   char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
   std::cout << (text != nullptr ? text : "{}") << std::endl;
   free(text);

@@ -818,6 +818,91 @@ class Soak {
     return Sweep();
   }
 
+  // A decision as text, to compare two of them whole.
+  static std::string DecisionText(const hived_decision *d, int64_t start) {
+    std::string t = "outcome " + std::to_string(d->outcome) + " wait " +
+                    std::to_string(d->wait_kind) + " start " + std::to_string(start) + " reason '" +
+                    (d->reason ? d->reason : "") + "' pods";
+    for (size_t p = 0; p < d->n_pods; p++) {
+      t += " " + std::to_string(d->pods[p].node) + ":";
+      for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
+        t += std::to_string(d->pods[p].leaves[k]) + ",";
+      for (int32_t k = 0; k < d->pods[p].n_fractions; k++)
+        t += "f" + std::to_string(d->pods[p].fractions[k]) + ",";
+    }
+    t += " preempts";
+    for (size_t i = 0; i < d->n_preempted; i++) t += std::string(" ") + d->preempted[i];
+    t += " lazy";
+    for (size_t i = 0; i < d->n_lazy_preempted; i++) t += std::string(" ") + d->lazy_preempted[i];
+    return t;
+  }
+
+  // hived_will_run (a trial on the engine that undoes itself) against the answer of
+  // a copy on which the jobs really end: the same decision and start, and the
+  // engine's snapshot byte for byte as before.
+  bool WillRun() {
+    static const char *const kKinds[] = {"guaranteed",    "opportunistic", "high-priority",
+                                         "pinned",        "rack-gang",     "pod-within",
+                                         "allowed-nodes", "multi-member"};
+    std::string before, after;
+    if (!Snapshot(&before, engine_)) return false;
+    // Backfill asks about jobs that wait: a few draws to find one that does not fit now.
+    Req r;
+    for (int tries = 0; tries < 8; tries++) {
+      std::string kind = kKinds[U(8)];
+      if (opt_.fractions && P(0.3)) kind = "fraction";
+      r = MakeReq(kind);
+      const hived_decision *now = nullptr;
+      int64_t at = -2;
+      if (hived_will_run(engine_, r.Fill(), nullptr, 0, &at, &now) != HIVED_OK || !now ||
+          now->outcome != HIVED_PLACED)
+        break;
+    }
+    std::vector<std::string> keep;  // owns the names `ends` points to
+    for (const auto &name : names_)
+      if (P(0.9)) keep.push_back(name);
+    if (P(0.2)) keep.push_back("no-such-job");
+    if (!keep.empty() && P(0.2)) keep.push_back(keep[U(static_cast<int>(keep.size()))]);
+    std::vector<hived_job_end> ends;
+    for (const auto &name : keep) ends.push_back({name.c_str(), P(0.1) ? 0 : 1 + U(40)});
+    const hived_decision *d = nullptr;
+    int64_t start = -2;
+    hived_rc rc = hived_will_run(engine_, r.Fill(), ends.data(), ends.size(), &start, &d);
+    if (rc != HIVED_OK || !d)
+      return Fail(std::string("will_run: ") + hived_rc_str(rc) + ": " + Err());
+    std::string got = DecisionText(d, start);
+    if (!Snapshot(&after, engine_)) return false;
+    if (after != before) return Fail("will_run changed the engine's snapshot: " + Describe(r));
+    if (hived_job_exists(engine_, r.job.name.c_str())) return Fail("will_run left its job behind");
+    // The reference: a copy on which the jobs end for real, earliest end first.
+    hived_engine *c = nullptr;
+    if (hived_engine_clone(engine_, &c) != HIVED_OK || !c) return Fail("clone failed");
+    std::unique_ptr<hived_engine, void (*)(hived_engine *)> guard(c, hived_engine_free);
+    std::vector<hived_job_end> order;
+    for (const auto &e : ends)
+      if (e.end > 0) order.push_back(e);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const hived_job_end &a, const hived_job_end &b) { return a.end < b.end; });
+    const hived_decision *w = nullptr;
+    if (hived_submit(c, r.Fill(), 1, &w) != HIVED_OK || !w)
+      return Fail(std::string("dry run on the copy: ") + hived_last_error(c));
+    int64_t at = 0;
+    for (size_t k = 0; w->outcome == HIVED_WAITING && w->wait_kind != HIVED_WAIT_VC_TOO_SMALL &&
+                       k < order.size();) {
+      at = order[k].end;
+      for (; k < order.size() && order[k].end == at; k++) (void)hived_finish(c, order[k].job);
+      if (hived_submit(c, r.Fill(), 1, &w) != HIVED_OK || !w)
+        return Fail(std::string("dry run on the copy: ") + hived_last_error(c));
+    }
+    std::string want = DecisionText(w, w->outcome == HIVED_PLACED ? at : -1);
+    if (got != want)
+      return Fail("will_run differs from the copy's answer for " + Describe(r) + ":\n  trial " +
+                  got + "\n  copy  " + want);
+    res_.outcomes[std::string("will-run-") +
+                  (d->outcome == HIVED_PLACED ? (start > 0 ? "later" : "now") : "never")]++;
+    return true;
+  }
+
   bool Clone() {
     hived_engine *c = nullptr;
     if (hived_engine_clone(engine_, &c) != HIVED_OK || !c) return Fail("clone failed");
@@ -993,6 +1078,8 @@ class Soak {
       ok = run("node-healthy", [&] { return NodeHealth(false); });
     } else if (r < 70) {
       ok = run("readd", [&] { return Readd(); });
+    } else if (r < 87) {
+      ok = run("will-run", [&] { return WillRun(); });
     } else if (r < 95) {
       ok = run("dry-run", [&] {
         Req q = MakeReq(P(0.5) ? "high-priority" : "guaranteed");

@@ -296,6 +296,36 @@ const char* hived_last_error(const hived_engine* e) {
   return e ? e->last_error.c_str() : "engine: NULL";
 }
 
+namespace {
+
+// Points e->out at e->decision (valid until the next call that changes the engine).
+const hived_decision* ExportDecision(hived_engine* e) {
+  const hived::Decision& d = e->decision;
+  e->pods.clear();
+  for (const auto& p : d.pods)
+    e->pods.push_back({p.node, e->engine->NodeName(p.node).c_str(), p.gpus.data(),
+                       static_cast<int32_t>(p.gpus.size()),
+                       p.fractions.empty() ? nullptr : p.fractions.data(),
+                       static_cast<int32_t>(p.fractions.size())});
+  e->preempted.clear();
+  for (const auto& s : d.preempted) e->preempted.push_back(s.c_str());
+  e->lazy.clear();
+  for (const auto& s : d.lazy_preempted) e->lazy.push_back(s.c_str());
+  e->out.outcome = static_cast<hived_outcome>(d.outcome);
+  e->out.wait_kind = static_cast<hived_wait_kind>(d.wait);
+  e->out.reason = d.reason.c_str();
+  e->out.pods = e->pods.data();
+  e->out.n_pods = e->pods.size();
+  e->out.preempted = e->preempted.data();
+  e->out.n_preempted = e->preempted.size();
+  e->out.lazy_preempted = e->lazy.data();
+  e->out.n_lazy_preempted = e->lazy.size();
+  e->last_error.clear();
+  return &e->out;
+}
+
+}  // namespace
+
 hived_rc hived_submit(hived_engine* e, const hived_job_request* req, int dry_run,
                       const hived_decision** out) {
   if (!e) return HIVED_EINVAL;
@@ -307,34 +337,48 @@ hived_rc hived_submit(hived_engine* e, const hived_job_request* req, int dry_run
     e->decision = hived::Decision();
     st = e->engine->Submit(q, dry_run != 0, &e->decision);
     if (!st.ok()) return Fail(e, st);
-    const hived::Decision& d = e->decision;
-    e->pods.clear();
-    for (const auto& p : d.pods)
-      e->pods.push_back({p.node, e->engine->NodeName(p.node).c_str(), p.gpus.data(),
-                         static_cast<int32_t>(p.gpus.size()),
-                         p.fractions.empty() ? nullptr : p.fractions.data(),
-                         static_cast<int32_t>(p.fractions.size())});
-    e->preempted.clear();
-    for (const auto& s : d.preempted) e->preempted.push_back(s.c_str());
-    e->lazy.clear();
-    for (const auto& s : d.lazy_preempted) e->lazy.push_back(s.c_str());
-    e->out.outcome = static_cast<hived_outcome>(d.outcome);
-    e->out.wait_kind = static_cast<hived_wait_kind>(d.wait);
-    e->out.reason = d.reason.c_str();
-    e->out.pods = e->pods.data();
-    e->out.n_pods = e->pods.size();
-    e->out.preempted = e->preempted.data();
-    e->out.n_preempted = e->preempted.size();
-    e->out.lazy_preempted = e->lazy.data();
-    e->out.n_lazy_preempted = e->lazy.size();
-    if (out) *out = &e->out;
-    e->last_error.clear();
+    const hived_decision* d = ExportDecision(e);
+    if (out) *out = d;
     return HIVED_OK;
   } catch (const std::bad_alloc&) {
     e->last_error = "out of memory";
     return HIVED_ENOMEM;
   } catch (...) {
     e->last_error = "internal error in submit";
+    return HIVED_EINVAL;
+  }
+}
+
+hived_rc hived_will_run(hived_engine* e, const hived_job_request* req, const hived_job_end* ends,
+                        size_t n_ends, int64_t* start, const hived_decision** out) {
+  if (!e) return HIVED_EINVAL;
+  if (out) *out = nullptr;
+  if (start) *start = -1;
+  if (n_ends && !ends) {
+    e->last_error = "ends: NULL with n_ends > 0";
+    return HIVED_EINVAL;
+  }
+  try {
+    hived::Request q;
+    hived::Status st = ToRequest(e, req, &q);
+    if (!st.ok()) return Fail(e, st);
+    std::vector<hived::Engine::JobEnd> v;
+    v.reserve(n_ends);
+    for (size_t i = 0; i < n_ends; i++)
+      if (ends[i].job) v.push_back({ends[i].job, ends[i].end});
+    int64_t at = -1;
+    e->decision = hived::Decision();
+    st = e->engine->WillRun(q, v, &e->decision, &at);
+    if (!st.ok()) return Fail(e, st);
+    const hived_decision* d = ExportDecision(e);
+    if (out) *out = d;
+    if (start) *start = at;
+    return HIVED_OK;
+  } catch (const std::bad_alloc&) {
+    e->last_error = "out of memory";
+    return HIVED_ENOMEM;
+  } catch (...) {
+    e->last_error = "internal error in will_run";
     return HIVED_EINVAL;
   }
 }

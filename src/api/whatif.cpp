@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// hived_whatif: a job that is only asked about. Everything runs on copies of the
-// engine, so the caller's engine (a live one, or hivedctl's private one) is never
-// changed; the answer is JSON because its readers are a CLI and scripts.
+// hived_whatif: a job that is only asked about. Everything runs as hived_will_run's
+// trials, which undo themselves, so the caller's engine (a live one, or hivedctl's
+// private one) ends as it was; the answer is JSON because its readers are a CLI and
+// scripts.
 #include <jansson.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -16,11 +16,6 @@
 #include "hived.h"
 
 namespace {
-
-struct EngineDel {
-  void operator()(hived_engine* e) const { hived_engine_free(e); }
-};
-using EnginePtr = std::unique_ptr<hived_engine, EngineDel>;
 
 struct JsonDel {
   void operator()(json_t* j) const { json_decref(j); }
@@ -128,10 +123,11 @@ struct Ending {
   int64_t end;
 };
 
-// Backfill's way (select_hooks.c _will_run_nodes): on a copy, end the running jobs
-// in the order their end times say and ask again after each end time; the first
-// time the job fits is the estimate. Jobs without an end time never end here.
-void WriteEstimate(const hived_engine* e, const hived_job_request* req, const hived_job_end* ends,
+// Backfill's way (hived_will_run, as select_hooks.c asks it): the running jobs end in
+// the order their end times say, the job is asked again after each end time, and the
+// first time it fits is the estimate. Jobs without an end time never end here; end
+// times already past count as now.
+void WriteEstimate(hived_engine* e, const hived_job_request* req, const hived_job_end* ends,
                    size_t n_ends, int64_t now, const char* cause, hived::JsonOut* j) {
   j->Key("estimate").Open('{');
   if (!strcmp(cause, "rejected") || !strcmp(cause, "largerThanVc")) {
@@ -142,32 +138,26 @@ void WriteEstimate(const hived_engine* e, const hived_job_request* req, const hi
     j->Close('}');
     return;
   }
-  hived_engine* raw = nullptr;
-  if (hived_engine_clone(e, &raw) != HIVED_OK) throw std::bad_alloc();
-  EnginePtr c(raw);
   std::vector<Ending> order;
-  size_t unknown = 0;
   for (size_t i = 0; i < n_ends; i++) {
     if (!ends[i].job || !hived_job_exists(e, ends[i].job)) continue;
     if (ends[i].end <= 0) continue;
     order.push_back({ends[i].job, std::max(ends[i].end, now)});
   }
   const char* const* names = nullptr;
-  size_t n_jobs = hived_job_list(c.get(), &names);
-  unknown = n_jobs > order.size() ? n_jobs - order.size() : 0;
+  size_t n_jobs = hived_job_list(e, &names);
+  size_t unknown = n_jobs > order.size() ? n_jobs - order.size() : 0;
   std::stable_sort(order.begin(), order.end(),
                    [](const Ending& a, const Ending& b) { return a.end < b.end; });
-  std::vector<std::string> after;
-  for (size_t k = 0; k < order.size();) {
-    const int64_t t = order[k].end;
-    for (; k < order.size() && order[k].end == t; k++) {
-      (void)hived_finish(c.get(), order[k].job.c_str());
-      after.push_back(order[k].job);
-    }
-    const hived_decision* d = nullptr;
-    if (hived_submit(c.get(), req, 1, &d) != HIVED_OK || !d || d->outcome != HIVED_PLACED) continue;
-    j->Key("start").Val(t).Key("afterJobs").Open('[');
-    for (const auto& a : after) j->Val(a);
+  std::vector<hived_job_end> clamped;
+  for (const auto& o : order) clamped.push_back({o.job.c_str(), o.end});
+  const hived_decision* d = nullptr;
+  int64_t start = -1;
+  if (hived_will_run(e, req, clamped.data(), clamped.size(), &start, &d) == HIVED_OK && d &&
+      d->outcome == HIVED_PLACED && start > 0) {
+    j->Key("start").Val(start).Key("afterJobs").Open('[');
+    for (const auto& o : order)
+      if (o.end <= start) j->Val(o.job);
     j->Close(']');
     WritePlacement(d, j);
     WritePreempts(e, d, j);
@@ -190,18 +180,18 @@ extern "C" hived_rc hived_whatif(const hived_engine* e, const hived_job_request*
   *json = nullptr;
   if (!e || !req) return HIVED_EINVAL;
   if (n_ends && !ends) return HIVED_EINVAL;
+  // hived_will_run undoes every change it makes: e's state is as before, so e may be
+  // asked as const (but not from two threads at once).
+  hived_engine* live = const_cast<hived_engine*>(e);
   try {
-    hived_engine* raw = nullptr;
-    hived_rc rc = hived_engine_clone(e, &raw);
-    if (rc != HIVED_OK) return rc;
-    EnginePtr c(raw);
     const hived_decision* d = nullptr;
-    rc = hived_submit(c.get(), req, 1, &d);
+    int64_t start = -1;
+    hived_rc rc = hived_will_run(live, req, nullptr, 0, &start, &d);
     if (rc != HIVED_OK) {
       // The request itself is wrong (unknown cell type, pinned cell of another VC):
-      // the sentence goes where the caller looks for errors, on its own engine.
+      // the sentence goes where the caller looks for errors.
       hived::JsonOut j;
-      j.Open('{').Key("error").Val(hived_last_error(c.get())).Close('}');
+      j.Open('{').Key("error").Val(hived_last_error(e)).Close('}');
       *json = Dup(j.str());
       return *json ? rc : HIVED_ENOMEM;
     }
@@ -225,7 +215,7 @@ extern "C" hived_rc hived_whatif(const hived_engine* e, const hived_job_request*
       WritePlacement(d, &j);
       WritePreempts(e, d, &j);
     } else {
-      WriteEstimate(e, req, ends, n_ends, now, cause, &j);
+      WriteEstimate(live, req, ends, n_ends, now, cause, &j);
     }
     j.Close('}');
     *json = Dup(j.str());

@@ -510,10 +510,21 @@ size_t Engine::MemoryBytes() const {
     }
   for (const auto& n : node_names_) b += sizeof(n) + n.capacity() + 48;  // + hash entry
   b += node_cells_.size() * (sizeof(std::vector<CellId>) + sizeof(CellId));
+  // A string's text is on the heap only beyond the small-string buffer inside it.
+  auto heap_text = [](const std::string& s) {
+    return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+  };
   for (const auto& j : jobs_) {
-    b += sizeof(Job) + j.name.capacity() + 64 + j.vleaves.capacity() * sizeof(CellId);
-    for (const auto& p : j.pods) b += sizeof(Pod) + p.leaves.capacity() * sizeof(CellId);
+    b += sizeof(Job) + heap_text(j.name) + j.vleaves.capacity() * sizeof(CellId);
+    b += j.pods.capacity() * sizeof(Pod);
+    for (const auto& p : j.pods) b += p.leaves.capacity() * sizeof(CellId);
   }
+  // job_index_: a hash node (next pointer, the name, the slot, the cached hash) and a
+  // bucket pointer per job.
+  b += job_index_.size() * (sizeof(void*) + sizeof(std::string) + 2 * sizeof(size_t)) +
+       job_index_.bucket_count() * sizeof(void*);
+  for (const auto& [name, slot] : job_index_) b += heap_text(name);
+  for (const auto& s : strings_) b += sizeof(s) + heap_text(s) + 48;  // + hash entry
   return b;
 }
 

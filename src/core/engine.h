@@ -94,6 +94,18 @@ class Engine {
 
   Status Submit(const Request& req, bool dry_run, Decision* out);
   Status Finish(const std::string& job);
+  // Backfill's "when and where" (will_run.cpp): the running jobs in `ends` end
+  // tentatively, earliest end time first (a group of equal end times at once), and
+  // after each group the job is tried as a dry run; the first placement is *out and
+  // its end time *start (0: it fits with no job ended, -1: it never fits). Ends of 0
+  // or less and unknown jobs are ignored. Every change is undone before it returns:
+  // the state afterwards is exactly the state before.
+  struct JobEnd {
+    const char* job = nullptr;  // the caller's text, not copied: backfill passes thousands
+    int64_t end = 0;
+  };
+  Status WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
+                 int64_t* start);
   // GPUs of the placement the config does not have (an unknown node or GPU index) are
   // left out and the job is demoted; each is named in *dropped (may be null). Only a job
   // with no known GPU at all is refused.
@@ -215,6 +227,11 @@ class Engine {
   // (the cell each pod takes, and the VC's quota cells in those chains); "" otherwise.
   std::string FractionalNeedText(const Request& req, int vc, const std::vector<int>& chains) const;
   int NewJobSlot();
+  // Interned strings of job records (VC asked for, pinned cell, GPU model): a handful
+  // of distinct values shared by every job. Never shrinks; every value is one the
+  // config knows (requests naming others are refused before a job is recorded).
+  StrId Intern(const std::string& s);
+  const std::string& Str(StrId id) const { return strings_[static_cast<size_t>(id)]; }
   int64_t ShapedNeed(const Request& req, const std::vector<int>& chains) const;
   std::string LeafWord(const std::vector<int>& chains) const;
   void FillDecisionPods(const Job& j, Decision* d) const;
@@ -236,10 +253,16 @@ class Engine {
   std::unordered_map<std::string, int> vc_index_;
   std::unordered_map<std::string, CellId> pinned_physical_;  // pinnedCellId -> cell
   std::vector<Job> jobs_;
+  std::vector<std::string> strings_{std::string()};  // StrId -> text; 0 is ""
+  std::unordered_map<std::string, StrId> string_ids_;
   std::vector<int> free_slots_;
   std::unordered_map<std::string, int> job_index_;
   std::map<std::string, int> waiting_;  // job -> VC, see WaitingJobs()
   uint64_t next_seq_ = 1;
+  bool trial_ = false;  // inside WillRun: decisions leave no waiting marks
+  // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,
+  // preemption included); only the last decision, if it waits, is asked with one.
+  bool no_reason_ = false;
   // Scratch for the preemption search: per-virtual-cell counts valid for one epoch.
   mutable std::vector<uint32_t> scratch_stamp_;
   mutable std::vector<std::pair<int32_t, int32_t>> scratch_count_;

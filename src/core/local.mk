@@ -12,6 +12,7 @@ libhived_la_SOURCES += \
 	src/core/fractions.cpp \
 	src/core/placement.cpp \
 	src/core/schedule.cpp \
+	src/core/will_run.cpp \
 	src/core/reconfigure.cpp \
 	src/core/status.cpp \
 	src/core/invariants.cpp

@@ -102,24 +102,29 @@ struct Pod {
   std::vector<CellId> leaves;  // physical leaves
 };
 
+// One running job. Kept small (issue 18: job records were most of the state above
+// the cells' own): the three rarely read strings are ids into the engine's table of
+// interned strings (Engine::Str), and fields are ordered to leave no padding.
+using StrId = int32_t;  // 0: the empty string
+
 struct Job {
   std::string name;
-  int vc = -1;       // -1: none
-  int priority = 0;  // -1 opportunistic
-  int original_priority = 0;
+  std::vector<Pod> pods;
+  std::vector<CellId> vleaves;  // parallel to all pods' leaves, guaranteed jobs only
+  uint64_t seq = 0;             // submission order, for stable iteration
+  int32_t vc = -1;              // -1: none
+  int32_t priority = 0;         // -1 opportunistic
+  int32_t original_priority = 0;
+  int32_t chain = 0;
+  int32_t grain = 1;  // level of the cells each pod takes whole (see Placer)
+  StrId vc_name = 0;  // the VC it asked for, kept while a reload has removed that VC
+  StrId pinned_id = 0;
+  StrId leaf_type = 0;
   bool lazy = false;
   bool demoted = false;  // lazy-preempted: now opportunistic
   // Demoted because the config (a reload, or the cells at recovery) no longer gives its VC
   // cells for it, not by another job: a reload that gives them back promotes it again.
   bool demoted_by_config = false;
-  std::string vc_name;  // the VC it asked for, kept while a reload has removed that VC
-  int chain = 0;
-  std::string pinned_id;
-  std::string leaf_type;
-  std::vector<Pod> pods;
-  std::vector<CellId> vleaves;  // parallel to all pods' leaves, guaranteed jobs only
-  int grain = 1;                // level of the cells each pod takes whole (see Placer)
-  uint64_t seq = 0;             // submission order, for stable iteration
   bool live = false;
   bool guaranteed() const { return priority >= 0; }
 };

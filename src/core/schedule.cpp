@@ -40,6 +40,16 @@ std::string Engine::LeafWord(const std::vector<int>& chains) const {
   return "GPUs";
 }
 
+StrId Engine::Intern(const std::string& s) {
+  if (s.empty()) return 0;
+  auto it = string_ids_.find(s);
+  if (it != string_ids_.end()) return it->second;
+  const StrId id = static_cast<StrId>(strings_.size());
+  strings_.push_back(s);
+  string_ids_.emplace(s, id);
+  return id;
+}
+
 int Engine::NewJobSlot() {
   if (!free_slots_.empty()) {
     int s = free_slots_.back();
@@ -446,12 +456,12 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
-  job.vc_name = req.vc;
+  job.vc_name = Intern(req.vc);
   job.priority = job.original_priority = req.priority;
   job.lazy = req.lazy;
   job.chain = chain;
-  job.pinned_id = req.pinned_id;
-  job.leaf_type = req.leaf_type;
+  job.pinned_id = Intern(req.pinned_id);
+  job.leaf_type = Intern(req.leaf_type);
   job.grain = req.grain;
   job.seq = next_seq_++;
   job.live = true;
@@ -734,7 +744,8 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
         }
         if (placed) break;
       }
-    if (!placed) WaitReason(req, vc, pinned_root, chains, found_virtual, &d);
+    if (!placed && no_reason_) d.wait = Wait::kNoCell;
+    if (!placed && !no_reason_) WaitReason(req, vc, pinned_root, chains, found_virtual, &d);
   } else {
     int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
     for (int c : chains) {
@@ -746,11 +757,11 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
       Job& job = jobs_[slot];
       job.name = req.job;
       job.vc = vc;
-      job.vc_name = req.vc;
+      job.vc_name = Intern(req.vc);
       job.priority = job.original_priority = -1;
       job.lazy = req.lazy;
       job.chain = c;
-      job.leaf_type = req.leaf_type;
+      job.leaf_type = Intern(req.leaf_type);
       job.grain = shaped.grain;
       job.seq = next_seq_++;
       job.live = true;
@@ -891,12 +902,12 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
-  job.vc_name = req.vc;
+  job.vc_name = Intern(req.vc);
   job.original_priority = req.priority;
   job.lazy = req.lazy;
   job.chain = chain;
-  job.pinned_id = req.pinned_id;
-  job.leaf_type = req.leaf_type;
+  job.pinned_id = Intern(req.pinned_id);
+  job.leaf_type = Intern(req.leaf_type);
   job.grain = GrainOf(chain, leaves[0]);
   job.seq = rj.seq ? rj.seq : next_seq_++;
   if (rj.seq >= next_seq_) next_seq_ = rj.seq + 1;
@@ -1047,11 +1058,11 @@ std::vector<RunningJob> Engine::RunningJobs() const {
   for (const Job* j : live) {
     RunningJob rj;
     rj.req.job = j->name;
-    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : j->vc_name;
+    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : Str(j->vc_name);
     rj.req.priority = j->original_priority;
     rj.req.lazy = j->lazy;
-    rj.req.pinned_id = j->pinned_id;
-    rj.req.leaf_type = j->leaf_type;
+    rj.req.pinned_id = Str(j->pinned_id);
+    rj.req.leaf_type = Str(j->leaf_type);
     rj.demoted = j->demoted;
     rj.demoted_by_config = j->demoted_by_config;
     rj.seq = j->seq;
@@ -1082,6 +1093,7 @@ void Engine::NoteWaiting(const std::string& job, const std::string& vc) {
 // select hook then): past a bound, every mark goes, and the jobs that really wait
 // mark themselves again at their next decision.
 void Engine::MarkWaiting(const std::string& job, int vc) {
+  if (trial_) return;  // a job only asked about waits nowhere
   constexpr size_t kMaxWaitingMarks = 10000;
   if (waiting_.size() >= kMaxWaitingMarks && !waiting_.count(job)) waiting_.clear();
   waiting_[job] = vc;

@@ -185,34 +185,24 @@ extern void hived_hook_state_restore(const char *dir_name)
 	hived_ctld_unlock();
 }
 
-typedef struct {
-	char *name;
-	time_t end;
-} ending_t;
-
-static int _cmp_ending(const void *a, const void *b)
-{
-	time_t x = ((const ending_t *) a)->end, y = ((const ending_t *) b)->end;
-
-	return (x > y) - (x < y);
-}
-
 /*
- * Backfill's question "when, and where?" for a job that waits: on a copy of the
- * engine, end the running jobs in the order Slurm expects them to end until the
- * job fits; the nodes it then gets are where cons_tres should look.
+ * Backfill's question "when, and where?" for a job that waits: the engine ends the
+ * running jobs in the order Slurm expects them to end until the job fits, as a
+ * trial it undoes (hived_will_run: no copy of the engine); the nodes it then gets
+ * are where cons_tres should look. horizon (0: none): jobs ending later do not
+ * count, as cons_tres counts none after the end of backfill's window (24.11+).
  */
 static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
-				 bitstr_t *bitmap)
+				 bitstr_t *bitmap, time_t horizon)
 {
 	hived_job_ask_t ask;
-	hived_engine *c = NULL;
 	const char *const *names = NULL;
 	const hived_decision *d = NULL;
-	ending_t *ends;
+	hived_job_end *ends;
 	bitstr_t *out = NULL;
 	char *why = NULL;
-	size_t n, k;
+	size_t n, m = 0;
+	int64_t start = -1;
 
 	if (!find_job_record ||
 	    hived_job_build(job_ptr, bitmap, &ask, &why) != HIVED_JOB_ASK) {
@@ -220,38 +210,28 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 		hived_job_ask_free(&ask);
 		return NULL;
 	}
-	if (hived_engine_clone(e, &c) != HIVED_OK) {
-		hived_job_ask_free(&ask);
-		return NULL;
-	}
-	n = hived_job_list(c, &names);
-	ends = xcalloc(n ? n : 1, sizeof(ending_t));
-	for (k = 0; k < n; k++) {
+	n = hived_job_list(e, &names);
+	ends = xcalloc(n ? n : 1, sizeof(hived_job_end));
+	for (size_t k = 0; k < n; k++) {
 		job_record_t *j = find_job_record(strtoul(names[k], NULL, 10));
 
-		ends[k].name = xstrdup(names[k]);
-		ends[k].end = (j && j->end_time) ? j->end_time : INFINITE;
+		if (!j || !j->end_time || (j->end_time == INFINITE) ||
+		    (horizon && (j->end_time > horizon)))
+			continue;	/* never ends as far as backfill can see */
+		ends[m].job = names[k];
+		ends[m].end = j->end_time;
+		m++;
 	}
-	qsort(ends, n, sizeof(ending_t), _cmp_ending);
-	for (k = 0; k <= n; k++) {
-		if ((hived_submit(c, &ask.req, 1, &d) == HIVED_OK) &&
-		    (d->outcome == HIVED_PLACED)) {
-			out = bit_alloc(bit_size(bitmap));
-			for (size_t p = 0; p < d->n_pods; p++) {
-				int idx = hived_ctld_slurm_index(d->pods[p].node);
-				if (idx >= 0 && idx < bit_size(out))
-					bit_set(out, idx);
-			}
-			break;
+	if ((hived_will_run(e, &ask.req, ends, m, &start, &d) == HIVED_OK) &&
+	    (d->outcome == HIVED_PLACED)) {
+		out = bit_alloc(bit_size(bitmap));
+		for (size_t p = 0; p < d->n_pods; p++) {
+			int idx = hived_ctld_slurm_index(d->pods[p].node);
+			if (idx >= 0 && idx < bit_size(out))
+				bit_set(out, idx);
 		}
-		if (k == n || ends[k].end == INFINITE)
-			break;
-		(void) hived_finish(c, ends[k].name);
 	}
-	for (k = 0; k < n; k++)
-		xfree(ends[k].name);
 	xfree(ends);
-	hived_engine_free(c);
 	hived_job_ask_free(&ask);
 	return out;
 }
@@ -528,7 +508,8 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		if (mode == SELECT_MODE_WILL_RUN) {
 			/* No end of running jobs makes a VC bigger. */
 			bitstr_t *later = (d->wait_kind == HIVED_WAIT_VC_TOO_SMALL) ?
-				NULL : _will_run_nodes(e, job_ptr, bitmap);
+				NULL : _will_run_nodes(e, job_ptr, bitmap,
+						 HIVED_WILL_RUN_END(will_run));
 
 			hived_ctld_unlock();
 			if (later) {

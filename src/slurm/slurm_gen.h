@@ -54,11 +54,16 @@ typedef bitstr_t hived_exc_t;
 typedef resv_exc_t hived_exc_t;
 #endif
 
-/* The backfill window of a WILL_RUN (24.11+); nothing before. */
+/*
+ * The backfill window of a WILL_RUN (24.11+); nothing before. HIVED_WILL_RUN_END:
+ * the window's end, after which cons_tres ends no running job (0: none given).
+ */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
 typedef will_run_data_t hived_will_run_t;
+#define HIVED_WILL_RUN_END(w) ((w) ? (w)->end : (time_t) 0)
 #else
 typedef void hived_will_run_t;
+#define HIVED_WILL_RUN_END(w) ((void) (w), (time_t) 0)
 #endif
 
 /* The Slurm release the plugin was built for, e.g. "24.11.5". */

@@ -41,11 +41,15 @@ void ExpectOk(const SoakOptions &o) {
   ck_assert_int_eq(r.steps_done, o.steps);
   ck_assert_int_eq(r.invariant_checks, o.steps + 1);
   // The mix reached every kind of operation that matters.
-  for (const char *op :
-       {"finish", "submit-guaranteed", "submit-opportunistic", "submit-high-priority",
-        "submit-pinned", "submit-rack-gang", "node-bad", "readd", "dry-run", "invalid-submit"})
+  for (const char *op : {"finish", "submit-guaranteed", "submit-opportunistic",
+                         "submit-high-priority", "submit-pinned", "submit-rack-gang", "node-bad",
+                         "readd", "dry-run", "invalid-submit", "will-run"})
     ck_assert_msg(r.ops.count(op) && r.ops.at(op) > 0, "no %s in %ld steps", op, r.steps_done);
   ck_assert_msg(r.outcomes.count("placed") && r.outcomes.at("placed") > 100, "few placements");
+  // WILL_RUN's trial was compared with a copy's answer where it matters: jobs that
+  // fit only after others end.
+  ck_assert_msg(r.outcomes.count("will-run-later") && r.outcomes.at("will-run-later") > 5,
+                "few will_run answers with a later start");
 }
 
 }  // namespace

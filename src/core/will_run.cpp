@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Backfill's WILL_RUN on the live engine: a trial that is undone, not a copy.
+//
+// Copying the engine costs O(cluster) per question (every cell, free list and index),
+// and backfill asks once per pending job per pass under slurmctld's locks. The trial
+// touches only what the answer needs: the jobs that end before the asked job fits
+// are released (ReleaseJob: their cells, bindings and counters), the job is tried as
+// a dry run (which undoes itself, as every dry run does), and the released jobs are
+// reinstated exactly (Reinstate: the same physical and virtual leaves, so the same
+// bindings) - the machinery preemption's rollback already relies on. The end times
+// are a heap, so only the jobs that end are ordered and looked up: O(n) to build it,
+// then O(log n) and the job's GPUs per job ended, and one decision per end time.
+#include <algorithm>
+
+#include "core/engine.h"
+
+namespace hived {
+
+namespace {
+
+// Sets a flag of the engine for as long as it lives.
+class FlagScope {
+ public:
+  explicit FlagScope(bool* flag) : flag_(flag) { *flag_ = true; }
+  ~FlagScope() { *flag_ = false; }
+  FlagScope(const FlagScope&) = delete;
+  FlagScope& operator=(const FlagScope&) = delete;
+
+ private:
+  bool* flag_;
+};
+
+// An end time and its place in the caller's list: equal end times end together, in
+// the caller's order.
+struct EndKey {
+  int64_t end;
+  size_t at;
+};
+
+bool Later(const EndKey& a, const EndKey& b) {
+  return a.end != b.end ? a.end > b.end : a.at > b.at;
+}
+
+}  // namespace
+
+Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
+                       int64_t* start) {
+  *start = -1;
+  std::vector<EndKey> heap;
+  heap.reserve(ends.size());
+  for (size_t i = 0; i < ends.size(); i++)
+    if (ends[i].end > 0 && ends[i].job) heap.push_back({ends[i].end, i});
+  std::make_heap(heap.begin(), heap.end(), Later);
+
+  FlagScope trial(&trial_);
+  std::vector<Job> ended;
+  // Everything released comes back, even when a decision throws (out of memory).
+  auto restore = [&] {
+    no_reason_ = false;
+    // Guaranteed jobs first: they need their exact bindings back before
+    // opportunistic work lands on the same free cells' lists.
+    for (int pass = 0; pass < 2; pass++)
+      for (auto it = ended.rbegin(); it != ended.rend(); ++it)
+        if (it->guaranteed() == (pass == 0)) Reinstate(*it);
+    ended.clear();
+  };
+  try {
+    no_reason_ = true;
+    Decision d;
+    Status st = Submit(req, true, &d);
+    int64_t at = 0;
+    // A rejected job and one larger than its VC fit after no end of running jobs.
+    while (st.ok() && d.outcome == Outcome::kWaiting && d.wait != Wait::kVcTooSmall &&
+           !heap.empty()) {
+      at = heap.front().end;
+      size_t released = 0;
+      while (!heap.empty() && heap.front().end == at) {
+        std::pop_heap(heap.begin(), heap.end(), Later);
+        auto it = job_index_.find(ends[heap.back().at].job);
+        heap.pop_back();
+        if (it == job_index_.end()) continue;  // not held, or named twice
+        ended.push_back(jobs_[it->second]);
+        ReleaseJob(it->second);
+        released++;
+      }
+      if (!released) continue;  // nothing changed: the same decision
+      d = Decision();
+      st = Submit(req, true, &d);
+    }
+    // The answer a caller reads says why the job still waits.
+    no_reason_ = false;
+    if (st.ok() && d.outcome == Outcome::kWaiting) {
+      d = Decision();
+      st = Submit(req, true, &d);
+    }
+    restore();
+    if (!st.ok()) return st;
+    if (d.outcome == Outcome::kPlaced) *start = at;
+    *out = std::move(d);
+    return Status::Ok();
+  } catch (...) {
+    restore();
+    throw;
+  }
+}
+
+}  // namespace hived
