@@ -628,7 +628,7 @@ void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
     // preempt for want of their GPUs.
     d->wait = Wait::kNoCell;
     d->reason = where + " has " + std::to_string(free_v) + " free " + unit +
-                " but not in cells of that shape (the job needs " + std::to_string(need) +
+                " but not in cells of that shape (the job needs " + std::to_string(need) + shape +
                 "; the cells it fits are partly held by the VC's jobs of priority " +
                 std::to_string(req.priority) + " or higher)";
     return;
