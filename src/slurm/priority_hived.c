@@ -139,21 +139,73 @@ static void _applied_prune(void)
 /*
  * The table above outlives this slurmctld: a new one (a restart, or from 24.05
  * "scontrol reconfigure") recovers the jobs' site factors with our part in
- * them, and without the table would add the band a second time. Written by
- * the thread after what we added changed (at most a second later) and at fini,
- * read at start.
+ * them, and without the table would add the band a second time. The thread
+ * writes the whole table after it changed (at most a second later) and at
+ * fini; every change in between is also appended to a journal at once, so
+ * that a new slurmctld forked within that second (a reconfigure right after a
+ * submit, whose parent exits without fini) still knows it. The page cache
+ * keeps an append across exec and kill -9 alike: no fsync on that path.
+ * Read at start: the table, then the journal (its lines are whole entries,
+ * the last one for a job wins).
  */
-static char *_applied_path(void)
+static int journal_fd = -1;
+static bool journal_failed;
+
+static char *_applied_path(const char *suffix)
 {
-	return xstrdup_printf("%s/hived_priority_bands",
+	return xstrdup_printf("%s/hived_priority_bands%s",
 			      slurm_conf.state_save_location ?
-			      slurm_conf.state_save_location : ".");
+			      slurm_conf.state_save_location : ".", suffix);
+}
+
+/* Caller holds po_mutex. */
+static void _journal_note(const applied_t *e)
+{
+	char line[64];
+	int len;
+
+	if (journal_fd < 0) {
+		char *path = _applied_path(".journal");
+
+		journal_fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
+				  O_NOFOLLOW | O_CLOEXEC, 0600);
+		if ((journal_fd < 0) && !journal_failed) {
+			error("%s: cannot open %s: %m; a band set in the last second before a new slurmctld starts may be added twice",
+			      plugin_type, path);
+			journal_failed = true;
+		}
+		xfree(path);
+		if (journal_fd < 0)
+			return;
+	}
+	len = snprintf(line, sizeof(line), "%u %u %u\n", e->job_id,
+		       e->site_set, e->added);
+	if ((write(journal_fd, line, len) != len) && !journal_failed) {
+		error("%s: cannot append to the bands journal: %m",
+		      plugin_type);
+		journal_failed = true;
+	}
+}
+
+/* Caller holds po_mutex. The table now has all the journal said. */
+static void _journal_clear(void)
+{
+	if (journal_fd >= 0) {
+		if (ftruncate(journal_fd, 0))
+			error("%s: cannot empty the bands journal: %m",
+			      plugin_type);
+	} else {
+		char *path = _applied_path(".journal");
+
+		(void) unlink(path);
+		xfree(path);
+	}
 }
 
 /* Caller holds po_mutex. */
 static void _applied_save(void)
 {
-	char *path = _applied_path(), *tmp = xstrdup_printf("%s.new", path);
+	char *path = _applied_path(""), *tmp = _applied_path(".new");
 	FILE *f;
 	int fd;
 
@@ -173,16 +225,17 @@ static void _applied_save(void)
 	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
 		error("%s: cannot write %s: %m", plugin_type, path);
 		(void) unlink(tmp);
-	}
+	} else
+		_journal_clear();
 out:
 	xfree(tmp);
 	xfree(path);
 }
 
-/* Caller holds po_mutex. */
-static void _applied_load(void)
+/* Caller holds po_mutex. Entries "job site_set added", one per line. */
+static void _applied_read(const char *suffix)
 {
-	char *path = _applied_path();
+	char *path = _applied_path(suffix);
 	FILE *f = fopen(path, "r");
 	unsigned job_id, site_set, added;
 
@@ -200,6 +253,13 @@ static void _applied_load(void)
 		fclose(f);
 	}
 	xfree(path);
+}
+
+/* Caller holds po_mutex. */
+static void _applied_load(void)
+{
+	_applied_read("");
+	_applied_read(".journal");
 }
 
 /* Set our part of the site factor to `add`. RET true if it changed. */
@@ -223,6 +283,7 @@ static bool _apply(job_record_t *job_ptr, uint32_t add)
 	e->site_set = (uint32_t) want;
 	applied_dirty = true;
 	job_ptr->site_factor = (uint32_t) want;
+	_journal_note(e);
 	return true;
 }
 
@@ -560,6 +621,10 @@ extern int fini(void)
 	xfree(vc_left);
 	xfree(applied);
 	applied_cap = applied_used = 0;
+	if (journal_fd >= 0)
+		(void) close(journal_fd);
+	journal_fd = -1;
+	journal_failed = false;
 	slurm_mutex_unlock(&po_mutex);
 	return SLURM_SUCCESS;
 }

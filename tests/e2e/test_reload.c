@@ -118,6 +118,31 @@ static long priority_of(int id)
 	return p;
 }
 
+/*
+ * a's priority minus b's, read in one squeue while slurmctld answers (a new
+ * one may be starting); false if it did not. Age can move them 1 apart.
+ */
+static bool lead_of(int a, int b, long *lead)
+{
+	char *out = NULL, *save = NULL;
+	long pa = -1, pb = -1, id, p;
+
+	if (run(&out, "squeue -h -j %d,%d -o '%%i %%Q' 2>/dev/null", a, b) == 0 && out)
+		for (char *line = strtok_r(out, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			if (sscanf(line, "%ld %ld", &id, &p) == 2) {
+				if (id == a)
+					pa = p;
+				else if (id == b)
+					pb = p;
+			}
+	free(out);
+	if (pa < 0 || pb < 0)
+		return false;
+	*lead = pa - pb;
+	return true;
+}
+
 START_TEST(test_up)
 {
 	e2e_cluster_up(NODES, GPUS, "--fresh --priority hived");
@@ -267,6 +292,47 @@ START_TEST(test_restart_keeps_bands)
 }
 END_TEST
 
+/*
+ * The same when the new slurmctld comes within a second of the submit, before
+ * priority/hived rewrote its table: from 24.05 "scontrol reconfigure" right
+ * after sbatch (the old slurmctld exits without fini). The jobs' lead must be
+ * that of a pair whose band had long settled.
+ */
+START_TEST(test_reconfigure_at_once_keeps_bands)
+{
+	int guar_a = submit("-A vc2 -N1 --gres=gpu:8 --begin=now+3600");
+	int opp_a = submit("-A vc2 -N1 --gres=gpu:1 --hived-opportunistic --begin=now+3600");
+	int guar_b, opp_b;
+	long lead = 0, after = 0;
+
+	/* Pair a: its lead steady for 3 s (bands are redone each second). */
+	for (int i = 0, steady = 0; i < 120 && steady < 6; i++) {
+		long now = 0;
+
+		if (!lead_of(guar_a, opp_a, &now))
+			now = -1;
+		steady = (now == lead && now > 0) ? steady + 1 : 0;
+		lead = now;
+		usleep(500 * 1000);
+	}
+	ck_assert_msg(lead > 0, "no band: job %d leads opportunistic job %d by %ld", guar_a,
+		      opp_a, lead);
+	guar_b = submit("-A vc2 -N1 --gres=gpu:8 --begin=now+3600");
+	opp_b = submit("-A vc2 -N1 --gres=gpu:1 --hived-opportunistic --begin=now+3600");
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	/* 20 s of the new slurmctld's passes; a second band would be another lead. */
+	for (int i = 0; i < 40; i++) {
+		if (lead_of(guar_b, opp_b, &after) && labs(after - lead) > 2)
+			break;
+		usleep(500 * 1000);
+	}
+	ck_assert_msg(labs(after - lead) <= 2,
+		      "job %d leads opportunistic job %d by %ld after a reconfigure right after their submit; a settled pair by %ld",
+		      guar_b, opp_b, after, lead);
+	cancel_all();
+}
+END_TEST
+
 START_TEST(test_down)
 {
 	e2e_cluster_down();
@@ -289,6 +355,7 @@ int main(void)
 	tcase_add_test(tc, test_restart_keeps_guarantee);
 	tcase_add_test(tc, test_restore_promotes);
 	tcase_add_test(tc, test_restart_keeps_bands);
+	tcase_add_test(tc, test_reconfigure_at_once_keeps_bands);
 	tcase_add_test(tc, test_down);
 	return e2e_run("reload", tc);
 }
