@@ -143,6 +143,26 @@ static bool lead_of(int a, int b, long *lead)
 	return true;
 }
 
+/*
+ * a's lead over b once unchanged for 3 s (bands are redone each second), or
+ * the last one read after 60 s; -1 if squeue never answered.
+ */
+static long steady_lead(int a, int b)
+{
+	long lead = -1;
+
+	for (int i = 0, steady = 0; i < 120 && steady < 6; i++) {
+		long now;
+
+		if (!lead_of(a, b, &now))
+			now = -1;
+		steady = (now == lead && now > 0) ? steady + 1 : 0;
+		lead = now;
+		usleep(500 * 1000);
+	}
+	return lead;
+}
+
 START_TEST(test_up)
 {
 	e2e_cluster_up(NODES, GPUS, "--fresh --priority hived");
@@ -303,18 +323,8 @@ START_TEST(test_reconfigure_at_once_keeps_bands)
 	int guar_a = submit("-A vc2 -N1 --gres=gpu:8 --begin=now+3600");
 	int opp_a = submit("-A vc2 -N1 --gres=gpu:1 --hived-opportunistic --begin=now+3600");
 	int guar_b, opp_b;
-	long lead = 0, after = 0;
+	long lead = steady_lead(guar_a, opp_a), after;
 
-	/* Pair a: its lead steady for 3 s (bands are redone each second). */
-	for (int i = 0, steady = 0; i < 120 && steady < 6; i++) {
-		long now = 0;
-
-		if (!lead_of(guar_a, opp_a, &now))
-			now = -1;
-		steady = (now == lead && now > 0) ? steady + 1 : 0;
-		lead = now;
-		usleep(500 * 1000);
-	}
 	ck_assert_msg(lead > 0, "no band: job %d leads opportunistic job %d by %ld", guar_a,
 		      opp_a, lead);
 	/* Pair b alone in vc2's queue, so in the same bands as pair a was. */
@@ -324,19 +334,10 @@ START_TEST(test_reconfigure_at_once_keeps_bands)
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 	/*
 	 * The new slurmctld's first passes may come before select/hived has its
-	 * state: wait until the lead is steady for 3 s (a second band would be
-	 * steady too: it stays in the site factor).
+	 * state, hence steady (a second band would be steady too: it stays in the
+	 * site factor).
 	 */
-	after = -1;
-	for (int i = 0, steady = 0; i < 120 && steady < 6; i++) {
-		long now = 0;
-
-		if (!lead_of(guar_b, opp_b, &now))
-			now = -1;
-		steady = (now == after && now > 0) ? steady + 1 : 0;
-		after = now;
-		usleep(500 * 1000);
-	}
+	after = steady_lead(guar_b, opp_b);
 	ck_assert_msg(labs(after - lead) <= 2,
 		      "job %d leads opportunistic job %d by %ld after a reconfigure right after their submit; a settled pair by %ld",
 		      guar_b, opp_b, after, lead);
