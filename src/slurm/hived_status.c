@@ -196,90 +196,115 @@ static void _json_str(char **out, const char *s)
 	xstrcat(*out, "\"");
 }
 
-/* Caller holds hived_ctld_lock() and status_mutex. */
-static char *_compose(hived_engine *e)
+/*
+ * The engine's part of the file, from a copy of the engine: no lock held, so
+ * the O(cluster) JSON costs no scheduling call any wait. xstrcatat keeps the
+ * appends linear (xstrcat measures the whole string at each one).
+ */
+static char *_compose_engine(hived_engine *e, const char *config_text)
 {
-	char *out = NULL, *part = NULL;
+	char *out = NULL, *pos = NULL, *part = NULL;
 	const char *const *names = NULL;
 	size_t n;
-	const latency_hist_t *jt = &job_test_us;
 
 	/* The release the plugin runs under (plugins are built for exactly one). */
-	xstrfmtcat(out, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"cluster\":",
-		   (long) time(NULL), HIVED_SLURM_VERSION_STRING);
+	xstrfmtcatat(out, &pos, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"cluster\":",
+		     (long) time(NULL), HIVED_SLURM_VERSION_STRING);
 	if (hived_inspect(e, NULL, &part) == HIVED_OK)
-		xstrcat(out, part);
+		xstrcatat(out, &pos, part);
 	else
-		xstrcat(out, "null");
+		xstrcatat(out, &pos, "null");
 	free(part);
 	part = NULL;
 	/*
 	 * The effective config, so that hivedctl whatif can rebuild the engine
 	 * as any user (the state file is SlurmUser's) and sees a reload at once.
 	 */
-	if (hived_ctld_config_text()) {
-		xstrcat(out, ",\"config\":");
-		xstrcat(out, hived_ctld_config_text());
+	if (config_text) {
+		xstrcatat(out, &pos, ",\"config\":");
+		xstrcatat(out, &pos, config_text);
 	}
-	xstrcat(out, ",\"topology\":");
+	xstrcatat(out, &pos, ",\"topology\":");
 	if (hived_inspect_topology(e, &part) == HIVED_OK)
-		xstrcat(out, part);
+		xstrcatat(out, &pos, part);
 	else
-		xstrcat(out, "null");
+		xstrcatat(out, &pos, "null");
 	free(part);
 	part = NULL;
-	xstrcat(out, ",\"jobs\":[");
+	xstrcatat(out, &pos, ",\"jobs\":[");
 	n = hived_job_list(e, &names);
 	for (size_t i = 0; i < n; i++) {
 		if (hived_inspect_job(e, names[i], &part) != HIVED_OK)
 			continue;
-		xstrfmtcat(out, "%s%s", i ? "," : "", part);
+		if (i)
+			xstrcatat(out, &pos, ",");
+		xstrcatat(out, &pos, part);
 		free(part);
 		part = NULL;
 	}
-	xstrcat(out, "],\"pending\":[");
+	xstrcatat(out, &pos, "]");
+	return out;
+}
+
+static void _json_str_at(char **out, char **pos, const char *s)
+{
+	char *q = NULL;
+
+	_json_str(&q, s);
+	_xstrcatat(out, pos, q);
+	xfree(q);
+}
+
+/* The plugin's own part of the file. Caller holds status_mutex. */
+static char *_compose_plugin(size_t engine_bytes)
+{
+	char *out = NULL, *pos = NULL;
+	const latency_hist_t *jt = &job_test_us;
+
+	xstrcatat(out, &pos, ",\"pending\":[");
 	for (int i = 0; i < n_pending; i++) {
-		xstrfmtcat(out, "%s{\"job\":\"%u\",\"vc\":", i ? "," : "",
-			   pending[i].job_id);
-		_json_str(&out, pending[i].vc);
-		xstrcat(out, ",\"class\":");
-		_json_str(&out, pending[i].job_class);
-		xstrcat(out, ",\"reason\":");
-		_json_str(&out, pending[i].reason);
-		xstrcat(out, "}");
+		xstrfmtcatat(out, &pos, "%s{\"job\":\"%u\",\"vc\":",
+			     i ? "," : "", pending[i].job_id);
+		_json_str_at(&out, &pos, pending[i].vc);
+		xstrcatat(out, &pos, ",\"class\":");
+		_json_str_at(&out, &pos, pending[i].job_class);
+		xstrcatat(out, &pos, ",\"reason\":");
+		_json_str_at(&out, &pos, pending[i].reason);
+		xstrcatat(out, &pos, "}");
 	}
-	xstrcat(out, "],\"refused\":[");
+	xstrcatat(out, &pos, "],\"refused\":[");
 	/* Oldest first: the ring from the slot written next. */
 	for (int k = 0, first = 1; k < REFUSED_KEPT; k++) {
 		int i = (refused_next + k) % REFUSED_KEPT;
 
 		if (!refused[i].reason)
 			continue;
-		xstrfmtcat(out, "%s{\"job\":\"%u\",\"time\":%ld,\"vc\":",
-			   first ? "" : ",", refused[i].job_id,
-			   (long) refused[i].when);
-		_json_str(&out, refused[i].vc);
-		xstrcat(out, ",\"reason\":");
-		_json_str(&out, refused[i].reason);
-		xstrcat(out, "}");
+		xstrfmtcatat(out, &pos, "%s{\"job\":\"%u\",\"time\":%ld,\"vc\":",
+			     first ? "" : ",", refused[i].job_id,
+			     (long) refused[i].when);
+		_json_str_at(&out, &pos, refused[i].vc);
+		xstrcatat(out, &pos, ",\"reason\":");
+		_json_str_at(&out, &pos, refused[i].reason);
+		xstrcatat(out, &pos, "}");
 		first = 0;
 	}
-	xstrfmtcat(out, "],\"lastReload\":{\"time\":%ld,\"refused\":%s",
-		   (long) reload_time, reload_refused ? "true" : "false");
+	xstrfmtcatat(out, &pos, "],\"lastReload\":{\"time\":%ld,\"refused\":%s",
+		     (long) reload_time, reload_refused ? "true" : "false");
 	if (reload_refused) {
-		xstrcat(out, ",\"reason\":");
-		_json_str(&out, reload_refused);
+		xstrcatat(out, &pos, ",\"reason\":");
+		_json_str_at(&out, &pos, reload_refused);
 	}
-	xstrcat(out, "}");
-	xstrfmtcat(out, ",\"timing\":{\"jobTestCalls\":%"PRIu64
-		   ",\"jobTestMeanUs\":%.1f,\"jobTestP50Us\":%"PRIu64
-		   ",\"jobTestP99Us\":%"PRIu64",\"jobTestMaxUs\":%"PRIu64
-		   "},\"counters\":{\"preemptions\":%"
-		   PRIu64",\"lazyPreemptions\":%"PRIu64"},"
-		   "\"memory\":{\"engineBytes\":%zu}}\n",
-		   jt->n, jt->n ? (double) jt->sum / jt->n : 0.0,
-		   latency_hist_quantile(jt, 0.5), latency_hist_quantile(jt, 0.99),
-		   jt->max, n_killed, n_lazy, hived_memory_bytes(e));
+	xstrcatat(out, &pos, "}");
+	xstrfmtcatat(out, &pos, ",\"timing\":{\"jobTestCalls\":%"PRIu64
+		     ",\"jobTestMeanUs\":%.1f,\"jobTestP50Us\":%"PRIu64
+		     ",\"jobTestP99Us\":%"PRIu64",\"jobTestMaxUs\":%"PRIu64
+		     "},\"counters\":{\"preemptions\":%"
+		     PRIu64",\"lazyPreemptions\":%"PRIu64"},"
+		     "\"memory\":{\"engineBytes\":%zu}}\n",
+		     jt->n, jt->n ? (double) jt->sum / jt->n : 0.0,
+		     latency_hist_quantile(jt, 0.5),
+		     latency_hist_quantile(jt, 0.99), jt->max, n_killed,
+		     n_lazy, engine_bytes);
 	return out;
 }
 
@@ -351,7 +376,9 @@ static void *_writer(void *arg)
 	for (;;) {
 		struct timespec ts;
 		char *text = NULL, *state = NULL, *state_path = NULL;
-		hived_engine *e;
+		char *config = NULL;
+		hived_engine *e, *copy = NULL;
+		size_t engine_bytes = 0;
 		bool nodes_changed = false;
 
 		slurm_mutex_lock(&status_mutex);
@@ -377,23 +404,46 @@ static void *_writer(void *arg)
 				continue;	/* no health changed: nothing to write */
 		}
 
+		/*
+		 * Under our lock only a copy of the engine: its JSON, and the
+		 * state file's, are built from the copy while job_test runs on.
+		 */
 		hived_ctld_lock();
-		slurm_mutex_lock(&status_mutex);
 		e = hived_ctld_engine();
-		if (e)
-			text = _compose(e);
+		if (e && (hived_engine_clone(e, &copy) != HIVED_OK))
+			copy = NULL;
+		config = xstrdup(hived_ctld_config_text());
+		if (copy && save_state)
+			state_path = hived_ctld_state_path(
+				slurm_conf.state_save_location);
+		/* A change from here on is after the copy: write again. */
+		slurm_mutex_lock(&status_mutex);
 		dirty = false;
-		if (e && save_state)
-			(void) hived_ctld_state_snapshot(
-				slurm_conf.state_save_location, &state_path,
-				&state);
 		slurm_mutex_unlock(&status_mutex);
 		hived_ctld_unlock();
+		if (copy) {
+			text = _compose_engine(copy, config);
+			engine_bytes = hived_memory_bytes(copy);
+			if (state_path)
+				(void) hived_ctld_state_snapshot_of(copy,
+								    &state);
+			hived_engine_free(copy);
+			copy = NULL;
+		}
+		slurm_mutex_lock(&status_mutex);
+		if (text) {
+			char *tail = _compose_plugin(engine_bytes);
+
+			xstrcat(text, tail);
+			xfree(tail);
+		}
+		slurm_mutex_unlock(&status_mutex);
 		if (text)
 			_write(text);
 		if (state)
 			hived_ctld_state_write(state_path, state);
 		xfree(text);
+		xfree(config);
 		xfree(state);
 		xfree(state_path);
 		sleep(1);	/* at most one write a second */
