@@ -181,21 +181,6 @@ extern void hived_status_count_preempt(int killed, int lazy)
 	slurm_mutex_unlock(&status_mutex);
 }
 
-static void _json_str(char **out, const char *s)
-{
-	xstrcat(*out, "\"");
-	for (; s && *s; s++) {
-		unsigned char c = *s;
-		if (c == '"' || c == '\\')
-			xstrfmtcat(*out, "\\%c", c);
-		else if (c < 0x20)
-			xstrfmtcat(*out, "\\u%04x", c);
-		else
-			xstrfmtcat(*out, "%c", c);
-	}
-	xstrcat(*out, "\"");
-}
-
 /*
  * The engine's part of the file, from a copy of the engine: no lock held, so
  * the O(cluster) JSON costs no scheduling call any wait. xstrcatat keeps the
@@ -246,13 +231,24 @@ static char *_compose_engine(hived_engine *e, const char *config_text)
 	return out;
 }
 
+/* A JSON string at *pos (appends stay linear in the file's length). */
 static void _json_str_at(char **out, char **pos, const char *s)
 {
-	char *q = NULL;
+	char c[8];
 
-	_json_str(&q, s);
-	_xstrcatat(out, pos, q);
-	xfree(q);
+	_xstrcatat(out, pos, "\"");
+	for (; s && *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			snprintf(c, sizeof(c), "\\%c", ch);
+		else if (ch < 0x20)
+			snprintf(c, sizeof(c), "\\u%04x", ch);
+		else
+			snprintf(c, sizeof(c), "%c", ch);
+		_xstrcatat(out, pos, c);
+	}
+	_xstrcatat(out, pos, "\"");
 }
 
 /* The plugin's own part of the file. Caller holds status_mutex. */
