@@ -61,6 +61,8 @@ static char *reload_refused = NULL;
 static time_t reload_time = 0;
 /* Every job_test since slurmctld started (a window hid slow phases). */
 static latency_hist_t job_test_us;
+/* The same calls less the time cons_tres took in them: HiveD's own share. */
+static latency_hist_t job_test_own_us;
 static uint64_t n_killed = 0, n_lazy = 0;
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
@@ -164,10 +166,11 @@ extern void hived_status_reload(const char *refused_reason)
 	slurm_mutex_unlock(&status_mutex);
 }
 
-extern void hived_status_job_test_time(uint64_t usec)
+extern void hived_status_job_test_time(uint64_t usec, uint64_t own_usec)
 {
 	slurm_mutex_lock(&status_mutex);
 	latency_hist_add(&job_test_us, usec);
+	latency_hist_add(&job_test_own_us, own_usec);
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -255,7 +258,7 @@ static void _json_str_at(char **out, char **pos, const char *s)
 static char *_compose_plugin(size_t engine_bytes)
 {
 	char *out = NULL, *pos = NULL;
-	const latency_hist_t *jt = &job_test_us;
+	const latency_hist_t *jt = &job_test_us, *own = &job_test_own_us;
 
 	xstrcatat(out, &pos, ",\"pending\":[");
 	for (int i = 0; i < n_pending; i++) {
@@ -294,12 +297,17 @@ static char *_compose_plugin(size_t engine_bytes)
 	xstrfmtcatat(out, &pos, ",\"timing\":{\"jobTestCalls\":%"PRIu64
 		     ",\"jobTestMeanUs\":%.1f,\"jobTestP50Us\":%"PRIu64
 		     ",\"jobTestP99Us\":%"PRIu64",\"jobTestMaxUs\":%"PRIu64
+		     ",\"jobTestOwnMeanUs\":%.1f,\"jobTestOwnP50Us\":%"PRIu64
+		     ",\"jobTestOwnP99Us\":%"PRIu64",\"jobTestOwnMaxUs\":%"PRIu64
 		     "},\"counters\":{\"preemptions\":%"
 		     PRIu64",\"lazyPreemptions\":%"PRIu64"},"
 		     "\"memory\":{\"engineBytes\":%zu}}\n",
 		     jt->n, jt->n ? (double) jt->sum / jt->n : 0.0,
 		     latency_hist_quantile(jt, 0.5),
-		     latency_hist_quantile(jt, 0.99), jt->max, n_killed,
+		     latency_hist_quantile(jt, 0.99), jt->max,
+		     own->n ? (double) own->sum / own->n : 0.0,
+		     latency_hist_quantile(own, 0.5),
+		     latency_hist_quantile(own, 0.99), own->max, n_killed,
 		     n_lazy, engine_bytes);
 	return out;
 }
