@@ -63,6 +63,8 @@ static time_t reload_time = 0;
 static latency_hist_t job_test_us;
 /* The same calls less the time cons_tres took in them: HiveD's own share. */
 static latency_hist_t job_test_own_us;
+/* How long the writer held the plugin's lock (the engine copy) each time. */
+static latency_hist_t writer_lock_us;
 static uint64_t n_killed = 0, n_lazy = 0;
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
@@ -299,6 +301,7 @@ static char *_compose_plugin(size_t engine_bytes)
 		     ",\"jobTestP99Us\":%"PRIu64",\"jobTestMaxUs\":%"PRIu64
 		     ",\"jobTestOwnMeanUs\":%.1f,\"jobTestOwnP50Us\":%"PRIu64
 		     ",\"jobTestOwnP99Us\":%"PRIu64",\"jobTestOwnMaxUs\":%"PRIu64
+		     ",\"statusLockMeanUs\":%.1f,\"statusLockMaxUs\":%"PRIu64
 		     "},\"counters\":{\"preemptions\":%"
 		     PRIu64",\"lazyPreemptions\":%"PRIu64"},"
 		     "\"memory\":{\"engineBytes\":%zu}}\n",
@@ -307,7 +310,10 @@ static char *_compose_plugin(size_t engine_bytes)
 		     latency_hist_quantile(jt, 0.99), jt->max,
 		     own->n ? (double) own->sum / own->n : 0.0,
 		     latency_hist_quantile(own, 0.5),
-		     latency_hist_quantile(own, 0.99), own->max, n_killed,
+		     latency_hist_quantile(own, 0.99), own->max,
+		     writer_lock_us.n ?
+		     (double) writer_lock_us.sum / writer_lock_us.n : 0.0,
+		     writer_lock_us.max, n_killed,
 		     n_lazy, engine_bytes);
 	return out;
 }
@@ -378,7 +384,7 @@ out:
 static void *_writer(void *arg)
 {
 	for (;;) {
-		struct timespec ts;
+		struct timespec ts, t0, t1;
 		char *text = NULL, *state = NULL, *state_path = NULL;
 		char *config = NULL;
 		hived_engine *e, *copy = NULL;
@@ -413,6 +419,7 @@ static void *_writer(void *arg)
 		 * state file's, are built from the copy while job_test runs on.
 		 */
 		hived_ctld_lock();
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		e = hived_ctld_engine();
 		if (e && (hived_engine_clone(e, &copy) != HIVED_OK))
 			copy = NULL;
@@ -421,8 +428,12 @@ static void *_writer(void *arg)
 			state_path = hived_ctld_state_path(
 				slurm_conf.state_save_location);
 		/* A change from here on is after the copy: write again. */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		slurm_mutex_lock(&status_mutex);
 		dirty = false;
+		latency_hist_add(&writer_lock_us,
+				 (t1.tv_sec - t0.tv_sec) * 1000000 +
+				 (t1.tv_nsec - t0.tv_nsec) / 1000);
 		slurm_mutex_unlock(&status_mutex);
 		hived_ctld_unlock();
 		if (copy) {
