@@ -688,7 +688,7 @@ START_TEST(test_up)
 	e2e_mark_log();
 	ck_assert_int_eq(run(NULL, "rm -rf '%s/done' && mkdir -p '%s/done' && scontrol reconfigure",
 			     e2e_clusterdir, e2e_clusterdir), 0);
-	ck_assert_msg(e2e_wait_log("select/hived: loaded", 120), "hived.conf not reloaded");
+	ck_assert_msg(e2e_wait_log("nodes from hived.conf:", 120), "hived.conf not reloaded");
 	e2e_mark_log();
 	anchor[0] = submit_anchor("-A vc1 -N1 --gres=gpu:2");
 	anchor[1] = submit_anchor("-A vc2 -N1 --gres=gpu:1");
