@@ -12,6 +12,7 @@
  */
 #include "src/common/slurm_xlator.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "src/common/read_config.h"
@@ -27,50 +28,14 @@
 #error "select_gen_2505.c is for Slurm 25.05 and later"
 #endif
 
-#define HIVED_JOB_MEM_REDUCE \
-	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0))
-
 const char plugin_name[] = "HiveD virtual-cluster GPU cell selection plugin";
 const char plugin_type[] = "select/hived";
 /* SELECT_PLUGIN_CONS_TRES: running_cons_tres() tests the id, not the name. */
 const uint32_t plugin_id = 109;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/*
- * This release's operations: Slurm's node_select_syms minus "plugin_id", in
- * its order, checked by configure (scripts/slurm-ops-check).
- */
-static const char *cons_tres_syms[] = {
-	"select_p_node_init",
-	"select_p_job_test",
-	"select_p_job_begin",
-	"select_p_job_ready",
-	"select_p_job_expand",
-	"select_p_job_resized",
-#if HIVED_JOB_MEM_REDUCE
-	"select_p_job_mem_reduce",
-#endif
-	"select_p_job_fini",
-	"select_p_job_suspend",
-	"select_p_job_resume",
-	"select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set",
-	"select_p_reconfigure",
-};
-
-/*
- * What this file forwards itself (select_pass.c has the rest of
- * cons_tres_syms). Field order must match own_syms.
- */
-static const char *own_syms[] = {
-	"select_p_node_init",
-	"select_p_job_test",
-#if HIVED_JOB_MEM_REDUCE
-	"select_p_job_mem_reduce",
-#endif
-};
-
-static struct {
+/* cons_tres' operations this file forwards itself (HIVED_OWN in select_ops.h). */
+typedef struct {
 	int (*node_init)(void);
 	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap,
 			uint32_t min_nodes, uint32_t max_nodes,
@@ -82,7 +47,17 @@ static struct {
 #if HIVED_JOB_MEM_REDUCE
 	void (*job_mem_reduce)(job_record_t *job_ptr);
 #endif
-} cons_tres;
+} own_t;
+
+static own_t cons_tres;
+
+#define HIVED_OWN(sym, field) { sym, offsetof(own_t, field) },
+#define HIVED_PASS(sym, field)
+static const hived_fwd_op_t own_ops[] = {
+#include "select_ops.h"
+};
+#undef HIVED_OWN
+#undef HIVED_PASS
 
 static hived_fwd_t cons_tres_so;
 
@@ -100,19 +75,10 @@ static int _cons_tres_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 
 extern int init(void)
 {
-	static const size_t n = ARRAY_SIZE(own_syms);
-
-	if ((sizeof(cons_tres) != n * sizeof(void *)) ||
-	    (n + hived_select_pass_count() != ARRAY_SIZE(cons_tres_syms))) {
-		error("%s: forwarding tables out of sync with the operation table",
-		      plugin_type);
-		return SLURM_ERROR;
-	}
 	/* Slurm never loads cons_tres itself here: init and fini are ours. */
-	if (hived_fwd_open(&cons_tres_so, "select_cons_tres.so") ||
-	    hived_fwd_resolve(&cons_tres_so, own_syms, (void **) &cons_tres,
-			      n) ||
-	    hived_select_pass_resolve(&cons_tres_so) ||
+	if (hived_select_forward_open(&cons_tres_so, own_ops,
+				      ARRAY_SIZE(own_ops), &cons_tres,
+				      sizeof(cons_tres)) ||
 	    hived_fwd_call_init(&cons_tres_so)) {
 		hived_fwd_close(&cons_tres_so);
 		return SLURM_ERROR;
