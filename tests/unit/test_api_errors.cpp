@@ -46,8 +46,16 @@ hived_job_request Request(const char* job, const hived_member* m) {
   return r;
 }
 
-bool StartsWith(const char* s, const char* prefix) {
-  return s && strncmp(s, prefix, strlen(prefix)) == 0;
+// Submits j1 (2 GPUs), the first allocation inside failing as `how` (kNone: none).
+hived_rc SubmitJ1(hived_engine* e, Inject how) {
+  const hived_member m = {1, 2, 0};
+  hived_job_request r = Request("j1", &m);
+  const hived_decision* d = nullptr;
+  FailNextAllocation(how);
+  const hived_rc rc = hived_submit(e, &r, 0, &d);
+  ck_assert_msg((rc == HIVED_OK) == (d != nullptr), "decision %p with rc %d", (const void*)d, rc);
+  if (d) ck_assert_int_eq(d->outcome, HIVED_PLACED);
+  return rc;
 }
 
 }  // namespace
@@ -118,16 +126,10 @@ END_TEST
 START_TEST(internal_error_code_and_message) {
   ck_assert_str_eq(hived_rc_str(HIVED_EINTERNAL), "internal error");
   hived_engine* e = NewEngine();
-  const hived_member m = {1, 2, 0};
-  hived_job_request r = Request("j1", &m);
-  const hived_decision* d = nullptr;
-  FailNextAllocation(Inject::kOther);
-  ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_EINTERNAL);
-  ck_assert_ptr_null(d);
+  ck_assert_int_eq(SubmitJ1(e, Inject::kOther), HIVED_EINTERNAL);
   ck_assert_str_eq(hived_last_error(e), "internal error in hived_submit: injected");
   // The engine still works, and the failed call left nothing behind.
-  ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
-  ck_assert_int_eq(d->outcome, HIVED_PLACED);
+  ck_assert_int_eq(SubmitJ1(e, Inject::kNone), HIVED_OK);
   char buf[256] = "";
   ck_assert_int_eq(hived_check_invariants(e, buf, sizeof buf), HIVED_OK);
   // Calls without an engine say it in errbuf.
@@ -146,13 +148,9 @@ END_TEST
 
 START_TEST(out_of_memory_code_and_message) {
   hived_engine* e = NewEngine();
-  const hived_member m = {1, 2, 0};
-  hived_job_request r = Request("j1", &m);
-  const hived_decision* d = nullptr;
-  FailNextAllocation(Inject::kBadAlloc);
-  ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_ENOMEM);
+  ck_assert_int_eq(SubmitJ1(e, Inject::kBadAlloc), HIVED_ENOMEM);
   ck_assert_str_eq(hived_last_error(e), "out of memory in hived_submit");
-  ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+  ck_assert_int_eq(SubmitJ1(e, Inject::kNone), HIVED_OK);
   char buf[256] = "";
   hived_settings* s = nullptr;
   FailNextAllocation(Inject::kBadAlloc);
