@@ -154,10 +154,17 @@ Status Reconfigure(hived_engine* e, const char* config_json, unsigned flags,
   return Status::Ok();
 }
 
-// hived.conf text handed to a settings call, parsed whole.
-Status ParseConfigArg(const char* text, hived::Config* cfg) {
-  if (!text) return Missing("config");
-  return hived::parse_hived_conf(text, cfg);
+// A call on hived.conf text alone: the text parsed whole, then body(cfg); errbuf
+// says why not.
+template <class Body>
+hived_rc OnConfig(const char* call, const char* text, char* errbuf, size_t errlen,
+                  Body&& body) noexcept {
+  return Guard(call, ErrSink(errbuf, errlen), [&]() -> Status {
+    if (!text) return Missing("config");
+    hived::Config cfg;
+    Status st = hived::parse_hived_conf(text, &cfg);
+    return st.ok() ? body(cfg) : st;
+  });
 }
 
 std::string JsonList(const std::vector<std::string>& v) {
@@ -609,21 +616,19 @@ void PinnedIds(const std::vector<hived::PhysicalCellSpec>& cells, std::vector<st
 hived_rc hived_settings_load(const char* config_json, hived_settings** out, char* errbuf,
                              size_t errlen) {
   if (out) *out = nullptr;
-  return Guard("hived_settings_load", ErrSink(errbuf, errlen), [&]() -> Status {
-    if (!out) return Missing("out");
-    hived::Config cfg;
-    Status st = ParseConfigArg(config_json, &cfg);
-    if (!st.ok()) return st;
-    hived_settings* s = static_cast<hived_settings*>(calloc(1, sizeof(hived_settings)));
-    if (!s) return Status::Err(Code::kNoMem, "out of memory");
-    st = FillSettings(cfg.slurm, s);
-    if (!st.ok()) {
-      hived_settings_free(s);
-      return st;
-    }
-    *out = s;
-    return st;
-  });
+  return OnConfig(
+      "hived_settings_load", config_json, errbuf, errlen, [&](const hived::Config& cfg) -> Status {
+        if (!out) return Missing("out");
+        hived_settings* s = static_cast<hived_settings*>(calloc(1, sizeof(hived_settings)));
+        if (!s) return Status::Err(Code::kNoMem, "out of memory");
+        Status st = FillSettings(cfg.slurm, s);
+        if (!st.ok()) {
+          hived_settings_free(s);
+          return st;
+        }
+        *out = s;
+        return st;
+      });
 }
 
 void hived_settings_free(hived_settings* s) {
@@ -640,40 +645,38 @@ hived_rc hived_config_names(const char* config_json, char*** cell_types, size_t*
   if (pinned_ids) *pinned_ids = nullptr;
   if (n_cell_types) *n_cell_types = 0;
   if (n_pinned_ids) *n_pinned_ids = 0;
-  return Guard("hived_config_names", ErrSink(errbuf, errlen), [&]() -> Status {
-    if (!cell_types || !pinned_ids || !n_cell_types || !n_pinned_ids) return Missing("out");
-    hived::Config cfg;
-    Status st = ParseConfigArg(config_json, &cfg);
-    if (!st.ok()) return st;
-    std::vector<std::string> types, pinned;
-    for (const auto& t : cfg.cluster.cell_types) types.push_back(t.name);
-    PinnedIds(cfg.cluster.physical_cells, &pinned);
-    for (const auto& vc : cfg.cluster.vcs)
-      for (const auto& id : vc.pinned_cells)
-        if (std::find(pinned.begin(), pinned.end(), id) == pinned.end()) pinned.push_back(id);
-    st = DupList(types, cell_types, n_cell_types);
-    if (st.ok()) st = DupList(pinned, pinned_ids, n_pinned_ids);
-    if (!st.ok()) {
-      hived_strings_free(*cell_types, *n_cell_types);
-      *cell_types = nullptr;
-      *n_cell_types = 0;
-    }
-    return st;
-  });
+  return OnConfig("hived_config_names", config_json, errbuf, errlen,
+                  [&](const hived::Config& cfg) -> Status {
+                    if (!cell_types || !pinned_ids || !n_cell_types || !n_pinned_ids)
+                      return Missing("out");
+                    std::vector<std::string> types, pinned;
+                    for (const auto& t : cfg.cluster.cell_types) types.push_back(t.name);
+                    PinnedIds(cfg.cluster.physical_cells, &pinned);
+                    for (const auto& vc : cfg.cluster.vcs)
+                      for (const auto& id : vc.pinned_cells)
+                        if (std::find(pinned.begin(), pinned.end(), id) == pinned.end())
+                          pinned.push_back(id);
+                    Status st = DupList(types, cell_types, n_cell_types);
+                    if (st.ok()) st = DupList(pinned, pinned_ids, n_pinned_ids);
+                    if (!st.ok()) {
+                      hived_strings_free(*cell_types, *n_cell_types);
+                      *cell_types = nullptr;
+                      *n_cell_types = 0;
+                    }
+                    return st;
+                  });
 }
 
 hived_rc hived_config_warnings(const char* config_json, char** warnings, char* errbuf,
                                size_t errlen) {
   if (warnings) *warnings = nullptr;
-  return Guard("hived_config_warnings", ErrSink(errbuf, errlen), [&]() -> Status {
-    if (!warnings) return Missing("warnings");
-    hived::Config cfg;
-    Status st = ParseConfigArg(config_json, &cfg);
-    if (!st.ok()) return st;
-    std::string text;
-    for (const auto& w : cfg.warnings) text += w + "\n";
-    return DupOut(text, warnings);
-  });
+  return OnConfig("hived_config_warnings", config_json, errbuf, errlen,
+                  [&](const hived::Config& cfg) -> Status {
+                    if (!warnings) return Missing("warnings");
+                    std::string text;
+                    for (const auto& w : cfg.warnings) text += w + "\n";
+                    return DupOut(text, warnings);
+                  });
 }
 
 }  // extern "C"

@@ -69,13 +69,10 @@ typedef struct {
 
 static own_t cons_tres;
 
-#define HIVED_OWN(sym, field) { sym, offsetof(own_t, field) },
-#define HIVED_PASS(sym, field)
 static const hived_fwd_op_t own_ops[] = {
+#define HIVED_OPS_OWN_OF own_t
 #include "select_ops.h"
 };
-#undef HIVED_OWN
-#undef HIVED_PASS
 
 static hived_fwd_t cons_tres_so;
 

@@ -6,11 +6,23 @@
  * select_gen_*.c forwards itself, HIVED_PASS those of select_pass.c; each gives
  * the symbol and the field of that file's table of cons_tres pointers.
  *
- * No include guard: include it inside an initializer with both macros defined,
- * e.g. to list every symbol, or only one file's with the other macro empty.
+ * No include guard: include it inside an array initializer after defining one of
+ *   HIVED_OPS_OWN_OF T   hived_fwd_op_t entries of the HIVED_OWN operations, into T
+ *   HIVED_OPS_PASS_OF T  the same for the HIVED_PASS operations
+ *   HIVED_OPS_NAMES      every symbol name
+ * (undefined again at the end).
  */
-#if !defined(HIVED_OWN) || !defined(HIVED_PASS)
-#error "define HIVED_OWN(sym, field) and HIVED_PASS(sym, field) before including select_ops.h"
+#if defined(HIVED_OPS_OWN_OF)
+#define HIVED_OWN(sym, field) { sym, offsetof(HIVED_OPS_OWN_OF, field) },
+#define HIVED_PASS(sym, field)
+#elif defined(HIVED_OPS_PASS_OF)
+#define HIVED_OWN(sym, field)
+#define HIVED_PASS(sym, field) { sym, offsetof(HIVED_OPS_PASS_OF, field) },
+#elif defined(HIVED_OPS_NAMES)
+#define HIVED_OWN(sym, field) sym,
+#define HIVED_PASS(sym, field) sym,
+#else
+#error "define HIVED_OPS_OWN_OF, HIVED_OPS_PASS_OF or HIVED_OPS_NAMES before including select_ops.h"
 #endif
 
 #if HIVED_SELECT_GEN < 2505
@@ -68,3 +80,9 @@ HIVED_PASS("select_p_reconfigure", reconfigure)
 #if HIVED_SELECT_GEN == 2205
 HIVED_OWN("select_p_resv_test", resv_test)
 #endif
+
+#undef HIVED_OWN
+#undef HIVED_PASS
+#undef HIVED_OPS_OWN_OF
+#undef HIVED_OPS_PASS_OF
+#undef HIVED_OPS_NAMES

@@ -62,25 +62,19 @@ typedef struct {
 
 static pass_t pass;
 
-#define HIVED_OWN(sym, field)
-#define HIVED_PASS(sym, field) { sym, offsetof(pass_t, field) },
 static const hived_fwd_op_t pass_ops[] = {
+#define HIVED_OPS_PASS_OF pass_t
 #include "select_ops.h"
 };
-#undef HIVED_OWN
-#undef HIVED_PASS
 
 /*
  * Every operation of this release, in Slurm's order: what configure compares
  * with node_select_syms[] (scripts/slurm-ops-check).
  */
-#define HIVED_OWN(sym, field) sym,
-#define HIVED_PASS(sym, field) sym,
 static const char *cons_tres_syms[] = {
+#define HIVED_OPS_NAMES
 #include "select_ops.h"
 };
-#undef HIVED_OWN
-#undef HIVED_PASS
 
 extern int hived_select_forward_open(hived_fwd_t *cons_tres_so,
 				     const hived_fwd_op_t *own, size_t n_own,
