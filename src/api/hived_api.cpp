@@ -195,9 +195,9 @@ Status RestoreJob(hived::Engine* e, size_t i, const hived::SnapshotJob& sj) {
 
 Status Restore(const char* snapshot_json, hived_engine* e) {
   hived::SnapshotData snap;
-  std::string err = hived::ParseSnapshot(snapshot_json, &snap);
-  if (!err.empty()) return Status::Err(Code::kInval, err);
-  Status st = BuildFromText(snap.config_text, &e->engine);
+  Status st = hived::ParseSnapshot(snapshot_json, &snap);
+  if (!st.ok()) return st;
+  st = BuildFromText(snap.config_text, &e->engine);
   if (!st.ok()) return Status::Err(st.code, "snapshot.config: " + st.msg);
   e->config_text = snap.config_text;
   for (const auto& n : snap.bad_nodes) {
