@@ -37,13 +37,8 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 /* cons_tres' operations this file forwards itself (HIVED_OWN in select_ops.h). */
 typedef struct {
 	int (*node_init)(void);
-	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap,
-			uint32_t min_nodes, uint32_t max_nodes,
-			uint32_t req_nodes, uint16_t mode,
-			list_t *preemptee_candidates,
-			list_t **preemptee_job_list,
-			resv_exc_t *resv_exc_ptr,
-			will_run_data_t *will_run_ptr);
+	/* cons_tres' own signature here: hived_exc_t and hived_will_run_t are Slurm's. */
+	hived_job_test_f job_test;
 #if HIVED_JOB_MEM_REDUCE
 	void (*job_mem_reduce)(job_record_t *job_ptr);
 #endif
@@ -57,18 +52,6 @@ static const hived_fwd_op_t own_ops[] = {
 };
 
 static hived_fwd_t cons_tres_so;
-
-static int _cons_tres_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
-			       uint32_t min_nodes, uint32_t max_nodes,
-			       uint32_t req_nodes, uint16_t mode,
-			       list_t *preemptee_candidates,
-			       list_t **preemptee_job_list, hived_exc_t *exc,
-			       hived_will_run_t *will_run)
-{
-	return cons_tres.job_test(job_ptr, bitmap, min_nodes, max_nodes,
-				  req_nodes, mode, preemptee_candidates,
-				  preemptee_job_list, exc, will_run);
-}
 
 extern int init(void)
 {
@@ -122,7 +105,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	return hived_hook_job_test(job_ptr, bitmap, min_nodes, max_nodes,
 				   req_nodes, mode, preemptee_candidates,
 				   preemptee_job_list, resv_exc_ptr,
-				   will_run_ptr, _cons_tres_job_test);
+				   will_run_ptr, cons_tres.job_test);
 }
 
 #if HIVED_JOB_MEM_REDUCE
