@@ -70,8 +70,23 @@ void* operator new(size_t n) {
   if (void* p = malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
+// Every other form too, so that no allocation pairs this malloc with another free
+// (libstdc++'s temporary buffers use the nothrow form; ASan checks the pairing).
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return ::operator new(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t n) { return ::operator new(n); }
+void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return ::operator new(n, t); }
 void operator delete(void* p) noexcept { free(p); }
 void operator delete(void* p, size_t) noexcept { free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { free(p); }
+void operator delete[](void* p) noexcept { free(p); }
+void operator delete[](void* p, size_t) noexcept { free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { free(p); }
 
 START_TEST(invalid_input_names_the_field) {
   hived_engine* e = NewEngine();
