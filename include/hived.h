@@ -4,7 +4,9 @@
  *
  * One opaque handle per cluster. Nothing here touches files, sockets or globals:
  * callers hand in JSON text and get values back. No call aborts; every failure is a
- * hived_rc plus a sentence from hived_last_error() that names the key or job involved.
+ * hived_rc plus a sentence that names the key or job involved: from
+ * hived_last_error() for calls on an engine, in errbuf for calls that take one.
+ * Codes may be added: treat one you do not know as an error (hived_rc_str names it).
  *
  * Memory: strings and arrays returned through `const` pointers belong to the engine
  * and stay valid until the next call that changes the engine (submit, finish, node,
@@ -29,8 +31,11 @@ typedef enum {
 	HIVED_ECONFIG = 2,   /* a config is invalid; the old one (if any) stays */
 	HIVED_ENOENT = 3,    /* unknown job, node, VC or cell type */
 	HIVED_EEXIST = 4,    /* a job of that name already exists */
-	HIVED_ENOMEM = 5,
-	HIVED_EINVARIANT = 6 /* hived_check_invariants found a violation */
+	HIVED_ENOMEM = 5,    /* out of memory (the message names the call) */
+	HIVED_EINVARIANT = 6, /* hived_check_invariants found a violation */
+	/* a bug in libhived (an unexpected exception or state), never the caller's
+	 * input: the message names the call; report it. */
+	HIVED_EINTERNAL = 7
 } hived_rc;
 
 #define HIVED_PRIORITY_OPPORTUNISTIC (-1)

@@ -156,7 +156,7 @@ int cluster_mode(const ClusterArgs& a, bool json) {
   texts.topology_conf_name = topo.empty() ? "topology.conf" : topo;
   hived::Config cfg;
   if (!a.hived_conf.empty()) {
-    err = hived::load_hived_conf_file(a.hived_conf, &cfg);
+    err = hived::load_hived_conf_file(a.hived_conf, &cfg).msg;
     if (!err.empty()) {
       fprintf(stderr, "hived-topo: %s\n", err.c_str());
       return 1;
@@ -167,10 +167,10 @@ int cluster_mode(const ClusterArgs& a, bool json) {
   std::vector<NodeFacts> nodes;
   TopologyFacts topology;
   std::vector<std::string> notes;
-  err = facts_from_conf(texts, &nodes, &topology, &notes);
+  err = facts_from_conf(texts, &nodes, &topology, &notes).msg;
   if (err.empty()) {
     ClusterConfig cc;
-    err = build_cluster_config(nodes, topology, cfg.cluster, a.quotas, &cc);
+    err = build_cluster_config(nodes, topology, cfg.cluster, a.quotas, &cc).msg;
     if (err.empty()) {
       std::string why;
       bool ok = engine_accepts(cc.hived_conf_json, &why);

@@ -381,7 +381,8 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
                                            {"leafCellType", "the GPU type"}};
   for (const auto& o : kOption)
     if (err->rfind(o[0], 0) == 0) *err = std::string(o[1]) + " (" + *err + ")";
-  return rc == HIVED_ENOMEM ? 2 : 1;
+  // Not the request's fault: libhived ran out of memory or failed inside.
+  return (rc == HIVED_ENOMEM || rc == HIVED_EINTERNAL) ? 2 : 1;
 }
 
 std::string WhatifText(const std::string& json, int64_t now) {

@@ -123,7 +123,7 @@ int check_mode(const CheckArgs& a) {
   texts.gres_conf = gres_text;
   texts.topology_conf = topo_text;
   hived::EffectiveConfig eff;
-  err = hived::effective_config(hived_text, texts, q, &eff);
+  err = hived::effective_config(hived_text, texts, q, &eff).msg;
   if (!err.empty()) return fail(err);
 
   int problems = 0;

@@ -8,46 +8,64 @@
 
 #include "api/effective_config.h"
 
+#include "api/guard.h"
 #include "config/hived_conf.h"
 #include "hived.h"
 
-namespace {
-
-char* Dup(const std::string& s) {
-  char* p = static_cast<char*>(malloc(s.size() + 1));
-  if (p) memcpy(p, s.c_str(), s.size() + 1);
-  return p;
-}
-
-void CopyErr(char* buf, size_t len, const std::string& msg) {
-  if (!buf || !len) return;
-  size_t n = msg.size() < len - 1 ? msg.size() : len - 1;
-  memcpy(buf, msg.data(), n);
-  buf[n] = '\0';
-}
-
-}  // namespace
-
 namespace hived {
 
-std::string effective_config(const std::string& hived_conf, const topo::ConfTexts& texts,
-                             const std::vector<topo::AccountQuota>& quotas, EffectiveConfig* out) {
+Status effective_config(const std::string& hived_conf, const topo::ConfTexts& texts,
+                        const std::vector<topo::AccountQuota>& quotas, EffectiveConfig* out) {
   Config explicit_cfg;
-  std::string err = parse_hived_conf(hived_conf, &explicit_cfg);
-  if (!err.empty()) return "hived.conf: " + err;
+  Status st = parse_hived_conf(hived_conf, &explicit_cfg);
+  if (!st.ok()) return Status::Err(st.code, "hived.conf: " + st.msg);
   std::vector<topo::NodeFacts> nodes;
   topo::TopologyFacts topology;
   EffectiveConfig r;
-  err = topo::facts_from_conf(texts, &nodes, &topology, &r.notes);
-  if (!err.empty()) return err;
-  err = topo::build_cluster_config(nodes, topology, explicit_cfg.cluster, quotas, &r.cluster);
-  if (!err.empty()) return err;
+  st = topo::facts_from_conf(texts, &nodes, &topology, &r.notes);
+  if (!st.ok()) return st;
+  st = topo::build_cluster_config(nodes, topology, explicit_cfg.cluster, quotas, &r.cluster);
+  if (!st.ok()) return st;
   r.hived_conf_warnings = std::move(explicit_cfg.warnings);
   *out = std::move(r);
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace hived
+
+namespace {
+
+using hived::Status;
+
+// The log's text: the derived hierarchy, then every warning, note and refusal.
+std::string Summary(const hived::EffectiveConfig& eff) {
+  const hived::topo::ClusterConfig& out = eff.cluster;
+  std::string sum = out.summary;
+  for (const auto& w : eff.hived_conf_warnings) sum += "warning: hived.conf: " + w + "\n";
+  for (const auto& n : eff.notes) sum += "note: " + n + "\n";
+  for (const auto& p : out.report.problems) sum += "not derived: " + p + "\n";
+  for (const auto& e : out.quota_errors) sum += "quota refused: " + e + "\n";
+  return sum;
+}
+
+Status Refused(const std::vector<std::string>& errors, char*** refused, size_t* n_refused) {
+  if (!refused || !n_refused || errors.empty()) return Status::Ok();
+  *refused = static_cast<char**>(calloc(errors.size(), sizeof(char*)));
+  if (!*refused) return Status::Err(hived::Code::kNoMem, "out of memory");
+  for (const auto& e : errors) {
+    Status st = hived::api::DupOut(e, &(*refused)[*n_refused]);
+    if (!st.ok()) {
+      hived_strings_free(*refused, *n_refused);
+      *refused = nullptr;
+      *n_refused = 0;
+      return st;
+    }
+    (*n_refused)++;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 extern "C" void hived_strings_free(char** strings, size_t n) {
   for (size_t i = 0; strings && i < n; i++) free(strings[i]);
@@ -63,11 +81,10 @@ extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* s
   if (summary) *summary = nullptr;
   if (refused) *refused = nullptr;
   if (n_refused) *n_refused = 0;
-  if (!config_json || !slurm_conf || (n_quotas && !quotas)) {
-    CopyErr(errbuf, errlen, "effective config: missing argument");
-    return HIVED_EINVAL;
-  }
-  try {
+  using hived::api::ErrSink;
+  return hived::api::Guard("hived_effective_config", ErrSink(errbuf, errlen), [&]() -> Status {
+    if (!config_json || !slurm_conf || (n_quotas && !quotas))
+      return Status::Err(hived::Code::kInval, "effective config: missing argument");
     hived::topo::ConfTexts texts;
     texts.slurm_conf = slurm_conf;
     texts.gres_conf = gres_conf ? gres_conf : "";
@@ -77,39 +94,19 @@ extern "C" hived_rc hived_effective_config(const char* hived_conf, const char* s
       if (quotas[i].account && quotas[i].grptres)
         q.push_back({quotas[i].account, quotas[i].grptres});
     hived::EffectiveConfig eff;
-    std::string err = hived::effective_config(hived_conf ? hived_conf : "", texts, q, &eff);
-    if (!err.empty()) {
-      CopyErr(errbuf, errlen, err);
-      return HIVED_ECONFIG;
-    }
-    const hived::topo::ClusterConfig& out = eff.cluster;
+    Status st = hived::effective_config(hived_conf ? hived_conf : "", texts, q, &eff);
     // The "slurm" settings are not part of it: the plugin reads them from hived.conf
     // itself (hived_settings_load), the engine never needs them.
-    const std::string& json = out.hived_conf_json;
-    std::string sum = out.summary;
-    for (const auto& w : eff.hived_conf_warnings) sum += "warning: hived.conf: " + w + "\n";
-    for (const auto& n : eff.notes) sum += "note: " + n + "\n";
-    for (const auto& p : out.report.problems) sum += "not derived: " + p + "\n";
-    for (const auto& e : out.quota_errors) sum += "quota refused: " + e + "\n";
-    if (refused && n_refused && !out.quota_errors.empty()) {
-      *refused = static_cast<char**>(calloc(out.quota_errors.size(), sizeof(char*)));
-      if (!*refused) return HIVED_ENOMEM;
-      for (const auto& e : out.quota_errors) {
-        char* r = Dup(e);
-        if (!r) {
-          hived_strings_free(*refused, *n_refused);
-          *refused = nullptr;
-          *n_refused = 0;
-          return HIVED_ENOMEM;
-        }
-        (*refused)[(*n_refused)++] = r;
-      }
+    if (st.ok()) st = Refused(eff.cluster.quota_errors, refused, n_refused);
+    if (st.ok()) st = hived::api::DupOut(eff.cluster.hived_conf_json, config_json);
+    if (st.ok() && summary) st = hived::api::DupOut(Summary(eff), summary);
+    if (!st.ok() && *config_json) {  // out of memory half way: the caller gets nothing
+      free(*config_json);
+      *config_json = nullptr;
+      if (refused && n_refused) hived_strings_free(*refused, *n_refused);
+      if (refused) *refused = nullptr;
+      if (n_refused) *n_refused = 0;
     }
-    *config_json = Dup(json);
-    if (summary) *summary = Dup(sum);
-    return *config_json ? HIVED_OK : HIVED_ENOMEM;
-  } catch (...) {
-    CopyErr(errbuf, errlen, "out of memory while deriving the cluster");
-    return HIVED_ENOMEM;
-  }
+    return st;
+  });
 }

@@ -19,9 +19,10 @@ struct EffectiveConfig {
   std::vector<std::string> hived_conf_warnings;  // unknown top-level keys of hived.conf
 };
 
-// "" or one sentence naming the file and key (hived.conf errors begin "hived.conf: ").
-std::string effective_config(const std::string& hived_conf, const topo::ConfTexts& texts,
-                             const std::vector<topo::AccountQuota>& quotas, EffectiveConfig* out);
+// Fails (kConfig) with one sentence naming the file and key (hived.conf errors begin
+// "hived.conf: ").
+Status effective_config(const std::string& hived_conf, const topo::ConfTexts& texts,
+                        const std::vector<topo::AccountQuota>& quotas, EffectiveConfig* out);
 
 }  // namespace hived
 

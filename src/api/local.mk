@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # src/api: the extern "C" API of include/hived.h over the engine and the config reader.
 libhived_la_SOURCES += \
+	src/api/guard.h \
 	src/api/hived_api.cpp \
 	src/api/snapshot_load.h \
 	src/api/snapshot_load.cpp \

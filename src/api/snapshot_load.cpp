@@ -101,9 +101,7 @@ std::string ParseJob(json_t* o, const std::string& where, SnapshotJob* sj) {
   return "";
 }
 
-}  // namespace
-
-std::string ParseSnapshot(const std::string& text, SnapshotData* out) {
+std::string ParseText(const std::string& text, SnapshotData* out) {
   json_error_t err;
   JsonPtr root(json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES, &err));
   if (!root)
@@ -147,6 +145,13 @@ std::string ParseSnapshot(const std::string& text, SnapshotData* out) {
     out->waiting.emplace_back(job, vc);
   }
   return "";
+}
+
+}  // namespace
+
+Status ParseSnapshot(const std::string& text, SnapshotData* out) {
+  std::string err = ParseText(text, out);
+  return err.empty() ? Status::Ok() : Status::Err(Code::kInval, err);
 }
 
 bool SameJson(const std::string& a, const std::string& b) {

@@ -23,7 +23,8 @@ struct SnapshotData {
   std::vector<std::pair<std::string, std::string>> waiting;  // job, VC (optional key)
 };
 
-std::string ParseSnapshot(const std::string& text, SnapshotData* out);
+// Fails (kInval) naming the path of the first bad field.
+Status ParseSnapshot(const std::string& text, SnapshotData* out);
 // True when both texts are JSON and denote the same value.
 bool SameJson(const std::string& a, const std::string& b);
 // "" if either part is not valid JSON.

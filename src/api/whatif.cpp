@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/guard.h"
 #include "core/json_writer.h"
 #include "hived.h"
 
@@ -27,13 +28,6 @@ JsonPtr Parsed(hived_rc rc, char* text) {
   JsonPtr j(rc == HIVED_OK && text ? json_loads(text, 0, nullptr) : nullptr);
   free(text);
   return j;
-}
-
-// malloc()ed copy for the caller (NULL when out of memory).
-char* Dup(const std::string& s) {
-  char* p = static_cast<char*>(malloc(s.size() + 1));
-  if (p) memcpy(p, s.c_str(), s.size() + 1);
-  return p;
 }
 
 int64_t NeededLeaves(const hived_job_request* req) {
@@ -171,6 +165,50 @@ void WriteEstimate(hived_engine* e, const hived_job_request* req, const hived_jo
   j->Key("start").Raw("null").Key("why").Val(why).Close('}');
 }
 
+// The answer for a request the engine refuses, or for a failure: the sentence goes
+// where the caller looks for errors.
+char* ErrorJson(const std::string& msg) noexcept {
+  try {
+    hived::JsonOut j;
+    j.Open('{').Key("error").Val(msg).Close('}');
+    char* out = nullptr;
+    (void)hived::api::DupOut(j.str(), &out);
+    return out;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+// The answer for a request the engine accepts.
+std::string Answer(hived_engine* live, const hived_job_request* req, const hived_decision* d,
+                   const hived_job_end* ends, size_t n_ends, int64_t now) {
+  const hived_engine* e = live;
+  const bool guaranteed = req->priority >= 0 && req->vc;
+  const char* cause = Cause(d, guaranteed);
+  hived::JsonOut j;
+  j.Open('{').Key("job").Val(req->job ? req->job : "");
+  j.Key("vc").Val(req->vc ? req->vc : "");
+  j.Key("class").Val(guaranteed ? "guaranteed" : "opportunistic");
+  j.Key("priority").Val(req->priority);
+  j.Key("gpus").Val(NeededLeaves(req));
+  j.Key("vcFreeGpus").Val(req->vc ? hived_vc_free_leaves(e, req->vc) : int64_t{-1});
+  j.Key("startsNow").Bool(d->outcome == HIVED_PLACED);
+  j.Key("outcome").Val(d->outcome == HIVED_PLACED    ? "placed"
+                       : d->outcome == HIVED_WAITING ? "waiting"
+                                                     : "rejected");
+  j.Key("cause").Val(cause);
+  j.Key("reason").Val(d->reason ? d->reason : "");
+  if (!strcmp(cause, "noHealthyCell")) j.Key("doomedCells").Val(DoomedCells(e, req->vc));
+  if (d->outcome == HIVED_PLACED) {
+    WritePlacement(d, &j);
+    WritePreempts(e, d, &j);
+  } else {
+    WriteEstimate(live, req, ends, n_ends, now, cause, &j);
+  }
+  j.Close('}');
+  return j.str();
+}
+
 }  // namespace
 
 extern "C" hived_rc hived_whatif(const hived_engine* e, const hived_job_request* req,
@@ -178,49 +216,23 @@ extern "C" hived_rc hived_whatif(const hived_engine* e, const hived_job_request*
                                  char** json) {
   if (!json) return HIVED_EINVAL;
   *json = nullptr;
-  if (!e || !req) return HIVED_EINVAL;
-  if (n_ends && !ends) return HIVED_EINVAL;
   // hived_will_run undoes every change it makes: e's state is as before, so e may be
   // asked as const (but not from two threads at once).
   hived_engine* live = const_cast<hived_engine*>(e);
-  try {
-    const hived_decision* d = nullptr;
-    int64_t start = -1;
-    hived_rc rc = hived_will_run(live, req, nullptr, 0, &start, &d);
-    if (rc != HIVED_OK) {
-      // The request itself is wrong (unknown cell type, pinned cell of another VC):
-      // the sentence goes where the caller looks for errors.
-      hived::JsonOut j;
-      j.Open('{').Key("error").Val(hived_last_error(e)).Close('}');
-      *json = Dup(j.str());
-      return *json ? rc : HIVED_ENOMEM;
-    }
-    const bool guaranteed = req->priority >= 0 && req->vc;
-    const char* cause = Cause(d, guaranteed);
-    hived::JsonOut j;
-    j.Open('{').Key("job").Val(req->job ? req->job : "");
-    j.Key("vc").Val(req->vc ? req->vc : "");
-    j.Key("class").Val(guaranteed ? "guaranteed" : "opportunistic");
-    j.Key("priority").Val(req->priority);
-    j.Key("gpus").Val(NeededLeaves(req));
-    j.Key("vcFreeGpus").Val(req->vc ? hived_vc_free_leaves(e, req->vc) : int64_t{-1});
-    j.Key("startsNow").Bool(d->outcome == HIVED_PLACED);
-    j.Key("outcome").Val(d->outcome == HIVED_PLACED    ? "placed"
-                         : d->outcome == HIVED_WAITING ? "waiting"
-                                                       : "rejected");
-    j.Key("cause").Val(cause);
-    j.Key("reason").Val(d->reason ? d->reason : "");
-    if (!strcmp(cause, "noHealthyCell")) j.Key("doomedCells").Val(DoomedCells(e, req->vc));
-    if (d->outcome == HIVED_PLACED) {
-      WritePlacement(d, &j);
-      WritePreempts(e, d, &j);
-    } else {
-      WriteEstimate(live, req, ends, n_ends, now, cause, &j);
-    }
-    j.Close('}');
-    *json = Dup(j.str());
-    return *json ? HIVED_OK : HIVED_ENOMEM;
-  } catch (...) {
-    return HIVED_ENOMEM;
-  }
+  std::string msg;
+  const hived_rc rc =
+      hived::api::Guard("hived_whatif", hived::api::ErrSink(&msg), [&]() -> hived::Status {
+        if (!e) return hived::api::Missing("engine");
+        if (!req) return hived::api::Missing("request");
+        if (n_ends && !ends) return hived::Status::Err(hived::Code::kInval, "ends: NULL");
+        const hived_decision* d = nullptr;
+        int64_t start = -1;
+        hived_rc wrc = hived_will_run(live, req, nullptr, 0, &start, &d);
+        // The request itself is wrong (unknown cell type, pinned cell of another VC).
+        if (wrc != HIVED_OK)
+          return hived::Status::Err(hived::api::FromRc(wrc), hived_last_error(e));
+        return hived::api::DupOut(Answer(live, req, d, ends, n_ends, now), json);
+      });
+  if (rc != HIVED_OK) *json = ErrorJson(msg);
+  return rc;
 }

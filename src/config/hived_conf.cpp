@@ -224,24 +224,27 @@ std::string parse(const std::string& text, Config* out) {
 
 }  // namespace
 
-std::string parse_hived_conf(const std::string& json_text, Config* out) {
-  if (!out) return "parse_hived_conf: no output Config given";
+Status parse_hived_conf(const std::string& json_text, Config* out) {
+  if (!out) return Status::Err(Code::kInval, "parse_hived_conf: no output Config given");
   try {
     Config c;
     std::string err = parse(json_text, &c);
-    if (err.empty()) *out = std::move(c);
-    return err;
+    if (!err.empty()) return Status::Err(Code::kConfig, err);
+    *out = std::move(c);
+    return Status::Ok();
   } catch (const std::bad_alloc&) {
-    return "out of memory while reading hived.conf";
-  } catch (...) {
-    return "internal error while reading hived.conf";
+    return Status::Err(Code::kNoMem, "out of memory while reading hived.conf");
+  } catch (const std::exception& ex) {
+    return Status::Err(Code::kInternal,
+                       std::string("internal error while reading hived.conf: ") + ex.what());
   }
 }
 
-std::string load_hived_conf_file(const std::string& path, Config* out) {
+Status load_hived_conf_file(const std::string& path, Config* out) {
   try {
+    const std::string where = conf::printable(path, 400);
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return conf::printable(path, 400) + ": cannot open: " + strerror(errno);
+    if (fd < 0) return Status::Err(Code::kConfig, where + ": cannot open: " + strerror(errno));
     std::string text;
     char buf[65536];
     for (;;) {
@@ -250,21 +253,23 @@ std::string load_hived_conf_file(const std::string& path, Config* out) {
       if (n < 0) {
         int e = errno;
         close(fd);
-        return conf::printable(path, 400) + ": cannot read: " + strerror(e);
+        return Status::Err(Code::kConfig, where + ": cannot read: " + strerror(e));
       }
       if (n == 0) break;
       if (text.size() + static_cast<size_t>(n) > kMaxFileBytes) {
         close(fd);
-        return conf::printable(path, 400) + ": larger than " + std::to_string(kMaxFileBytes >> 20) +
-               " MiB, not a hived.conf";
+        return Status::Err(Code::kConfig, where + ": larger than " +
+                                              std::to_string(kMaxFileBytes >> 20) +
+                                              " MiB, not a hived.conf");
       }
       text.append(buf, static_cast<size_t>(n));
     }
     close(fd);
-    std::string err = parse_hived_conf(text, out);
-    return err.empty() ? err : conf::printable(path, 400) + ": " + err;
+    Status st = parse_hived_conf(text, out);
+    if (!st.ok()) st.msg = where + ": " + st.msg;
+    return st;
   } catch (const std::bad_alloc&) {
-    return conf::printable(path, 400) + ": out of memory while reading";
+    return Status::Err(Code::kNoMem, path + ": out of memory while reading");
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/error.h"
 #include "../core/spec.h"
 
 namespace hived {
@@ -49,14 +50,14 @@ struct Config {
   std::vector<std::string> warnings;
 };
 
-// Parses hived.conf JSON text. Returns "" on success, else one sentence that names the
-// key path and the reason (and, for JSON syntax errors, the line and column). On error
-// *out is left unchanged, so a failed reload keeps the old config intact. Text that is
-// empty or only whitespace is an empty config (everything derived or from sacctmgr).
-// Never throws.
-std::string parse_hived_conf(const std::string& json_text, Config* out);
+// Parses hived.conf JSON text. On error (kConfig; kNoMem, kInternal) the message is one
+// sentence that names the key path and the reason (and, for JSON syntax errors, the line and
+// column). On error *out is left unchanged, so a failed reload keeps the old config intact. Text
+// that is empty or only whitespace is an empty config (everything derived or from sacctmgr). Never
+// throws.
+Status parse_hived_conf(const std::string& json_text, Config* out);
 
-// Reads and parses a file; every error begins with the path.
-std::string load_hived_conf_file(const std::string& path, Config* out);
+// Reads and parses a file; every error (kConfig for an unreadable file) begins with the path.
+Status load_hived_conf_file(const std::string& path, Config* out);
 
 }  // namespace hived

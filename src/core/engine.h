@@ -9,20 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/error.h"
 #include "core/model.h"
 #include "core/spec.h"
 
 namespace hived {
-
-enum class Code { kOk = 0, kInval = 1, kConfig = 2, kNoEnt = 3, kExist = 4 };
-
-struct Status {
-  Code code = Code::kOk;
-  std::string msg;
-  bool ok() const { return code == Code::kOk; }
-  static Status Ok() { return {}; }
-  static Status Err(Code c, std::string m) { return {c, std::move(m)}; }
-};
 
 struct Member {
   int pods = 0;

@@ -21,7 +21,7 @@ hived_plugin_ldflags = -module -avoid-version -shared \
 src_slurm_select_hived_la_SOURCES = \
 	src/slurm/slurm_gen.h \
 	src/slurm/select_hooks.c src/slurm/select_hooks.h \
-	src/slurm/select_pass.c src/slurm/select_pass.h \
+	src/slurm/select_pass.c src/slurm/select_pass.h src/slurm/select_ops.h \
 	src/slurm/core_steer.c src/slurm/core_steer.h \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
 	src/slurm/hived_conf_load.c \
@@ -38,17 +38,12 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 # The engine is C++: link with the C++ driver so libstdc++ comes along.
 nodist_EXTRA_src_slurm_select_hived_la_SOURCES = src/slurm/cxx_link.cxx
-if SELECT_GEN_2205
-src_slurm_select_hived_la_SOURCES += src/slurm/select_gen_2205.c
-endif
-if SELECT_GEN_2311
-src_slurm_select_hived_la_SOURCES += src/slurm/select_gen_2311.c
-endif
 if SELECT_GEN_2505
 src_slurm_select_hived_la_SOURCES += src/slurm/select_gen_2505.c
+else
+src_slurm_select_hived_la_SOURCES += src/slurm/select_gen_2205_2311.c
 endif
-EXTRA_DIST += src/slurm/select_gen_2205.c src/slurm/select_gen_2311.c \
-	src/slurm/select_gen_2505.c
+EXTRA_DIST += src/slurm/select_gen_2205_2311.c src/slurm/select_gen_2505.c
 src_slurm_select_hived_la_CPPFLAGS = $(hived_plugin_cppflags) $(JANSSON_CFLAGS)
 src_slurm_select_hived_la_CFLAGS = $(hived_plugin_cflags)
 src_slurm_select_hived_la_LDFLAGS = $(hived_plugin_ldflags)

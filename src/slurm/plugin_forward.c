@@ -83,6 +83,22 @@ extern int hived_fwd_resolve(hived_fwd_t *fwd, const char **names, void **ptrs,
 	return SLURM_SUCCESS;
 }
 
+extern int hived_fwd_resolve_ops(hived_fwd_t *fwd, const hived_fwd_op_t *ops,
+				 size_t n, void *table)
+{
+	for (size_t i = 0; i < n; i++) {
+		void **slot = (void **) ((char *) table + ops[i].offset);
+
+		*slot = dlsym(fwd->handle, ops[i].name);
+		if (!*slot) {
+			error("hived: %s has no symbol %s", fwd->path,
+			      ops[i].name);
+			return SLURM_ERROR;
+		}
+	}
+	return SLURM_SUCCESS;
+}
+
 extern int hived_fwd_call_init(hived_fwd_t *fwd)
 {
 	int (*init_fn)(void) = dlsym(fwd->handle, "init");

@@ -33,6 +33,20 @@ extern int hived_fwd_open(hived_fwd_t *fwd, const char *so_name);
 extern int hived_fwd_resolve(hived_fwd_t *fwd, const char **names, void **ptrs,
 			     size_t n);
 
+/* A symbol and where its pointer goes in a table of function pointers. */
+typedef struct {
+	const char *name;
+	size_t offset;
+} hived_fwd_op_t;
+
+/*
+ * Resolve n operations into the table at `table` (each at its offset), so that a
+ * table's field order need not follow any list. Every name must resolve.
+ * RET SLURM_SUCCESS or SLURM_ERROR naming the first missing symbol.
+ */
+extern int hived_fwd_resolve_ops(hived_fwd_t *fwd, const hived_fwd_op_t *ops,
+				 size_t n, void *table);
+
 /* Run the target's init() (only meaningful when loaded_here). */
 extern int hived_fwd_call_init(hived_fwd_t *fwd);
 

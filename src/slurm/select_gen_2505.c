@@ -12,6 +12,7 @@
  */
 #include "src/common/slurm_xlator.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "src/common/read_config.h"
@@ -27,92 +28,37 @@
 #error "select_gen_2505.c is for Slurm 25.05 and later"
 #endif
 
-#define HIVED_JOB_MEM_REDUCE \
-	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0))
-
 const char plugin_name[] = "HiveD virtual-cluster GPU cell selection plugin";
 const char plugin_type[] = "select/hived";
 /* SELECT_PLUGIN_CONS_TRES: running_cons_tres() tests the id, not the name. */
 const uint32_t plugin_id = 109;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/*
- * This release's operations: Slurm's node_select_syms minus "plugin_id", in
- * its order, checked by configure (scripts/slurm-ops-check).
- */
-static const char *cons_tres_syms[] = {
-	"select_p_node_init",
-	"select_p_job_test",
-	"select_p_job_begin",
-	"select_p_job_ready",
-	"select_p_job_expand",
-	"select_p_job_resized",
-#if HIVED_JOB_MEM_REDUCE
-	"select_p_job_mem_reduce",
-#endif
-	"select_p_job_fini",
-	"select_p_job_suspend",
-	"select_p_job_resume",
-	"select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set",
-	"select_p_reconfigure",
-};
-
-/*
- * What this file forwards itself (select_pass.c has the rest of
- * cons_tres_syms). Field order must match own_syms.
- */
-static const char *own_syms[] = {
-	"select_p_node_init",
-	"select_p_job_test",
-#if HIVED_JOB_MEM_REDUCE
-	"select_p_job_mem_reduce",
-#endif
-};
-
-static struct {
+/* cons_tres' operations this file forwards itself (HIVED_OWN in select_ops.h). */
+typedef struct {
 	int (*node_init)(void);
-	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap,
-			uint32_t min_nodes, uint32_t max_nodes,
-			uint32_t req_nodes, uint16_t mode,
-			list_t *preemptee_candidates,
-			list_t **preemptee_job_list,
-			resv_exc_t *resv_exc_ptr,
-			will_run_data_t *will_run_ptr);
+	/* cons_tres' own signature here: hived_exc_t and hived_will_run_t are Slurm's. */
+	hived_job_test_f job_test;
 #if HIVED_JOB_MEM_REDUCE
 	void (*job_mem_reduce)(job_record_t *job_ptr);
 #endif
-} cons_tres;
+} own_t;
+
+static own_t cons_tres;
+
+static const hived_fwd_op_t own_ops[] = {
+#define HIVED_OPS_OWN_OF own_t
+#include "select_ops.h"
+};
 
 static hived_fwd_t cons_tres_so;
 
-static int _cons_tres_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
-			       uint32_t min_nodes, uint32_t max_nodes,
-			       uint32_t req_nodes, uint16_t mode,
-			       list_t *preemptee_candidates,
-			       list_t **preemptee_job_list, hived_exc_t *exc,
-			       hived_will_run_t *will_run)
-{
-	return cons_tres.job_test(job_ptr, bitmap, min_nodes, max_nodes,
-				  req_nodes, mode, preemptee_candidates,
-				  preemptee_job_list, exc, will_run);
-}
-
 extern int init(void)
 {
-	static const size_t n = ARRAY_SIZE(own_syms);
-
-	if ((sizeof(cons_tres) != n * sizeof(void *)) ||
-	    (n + hived_select_pass_count() != ARRAY_SIZE(cons_tres_syms))) {
-		error("%s: forwarding tables out of sync with the operation table",
-		      plugin_type);
-		return SLURM_ERROR;
-	}
 	/* Slurm never loads cons_tres itself here: init and fini are ours. */
-	if (hived_fwd_open(&cons_tres_so, "select_cons_tres.so") ||
-	    hived_fwd_resolve(&cons_tres_so, own_syms, (void **) &cons_tres,
-			      n) ||
-	    hived_select_pass_resolve(&cons_tres_so) ||
+	if (hived_select_forward_open(&cons_tres_so, own_ops,
+				      ARRAY_SIZE(own_ops), &cons_tres,
+				      sizeof(cons_tres)) ||
 	    hived_fwd_call_init(&cons_tres_so)) {
 		hived_fwd_close(&cons_tres_so);
 		return SLURM_ERROR;
@@ -159,7 +105,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	return hived_hook_job_test(job_ptr, bitmap, min_nodes, max_nodes,
 				   req_nodes, mode, preemptee_candidates,
 				   preemptee_job_list, resv_exc_ptr,
-				   will_run_ptr, _cons_tres_job_test);
+				   will_run_ptr, cons_tres.job_test);
 }
 
 #if HIVED_JOB_MEM_REDUCE

@@ -562,8 +562,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_ctld_unlock();
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	} else if (submitted != HIVED_OK) {
-		error("select/hived: %pJ: %s; leaving it to cons_tres",
-		      job_ptr, hived_last_error(e));
+		/* HIVED_EINTERNAL/ENOMEM too: the job still runs, unsteered. */
+		error("select/hived: %pJ: %s: %s; leaving it to cons_tres",
+		      job_ptr, hived_rc_str(submitted), hived_last_error(e));
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
 		goto forward;
@@ -770,6 +771,7 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 	pending_t *p;
 	const hived_decision *d = NULL;
 	hived_engine *e;
+	hived_rc hrc;
 	int rc = SLURM_SUCCESS;
 
 	if (!running_in_slurmctld())
@@ -794,10 +796,11 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		hived_ctld_unlock();
 		return SLURM_SUCCESS;
 	}
-	if ((hived_submit(e, &p->ask.req, 0, &d) != HIVED_OK) ||
+	if (((hrc = hived_submit(e, &p->ask.req, 0, &d)) != HIVED_OK) ||
 	    (d->outcome != HIVED_PLACED)) {
-		error("select/hived: %pJ: HiveD changed its mind between job_test and job_begin (%s); recording what cons_tres allocates",
-		      job_ptr, d ? d->reason : hived_last_error(e));
+		error("select/hived: %pJ: HiveD changed its mind between job_test and job_begin (%s%s%s); recording what cons_tres allocates",
+		      job_ptr, d ? "" : hived_rc_str(hrc), d ? "" : ": ",
+		      d ? d->reason : hived_last_error(e));
 	} else if (hived_job_set_gres_select(job_ptr, d) != SLURM_SUCCESS) {
 		_no_gpus(job_ptr);
 		(void) hived_finish(e, p->ask.name);
@@ -838,6 +841,7 @@ static bool _record_running(hived_engine *e, job_record_t *job_ptr)
 	char *why = NULL;
 	int demoted = 0;
 	bool done = false;
+	hived_rc rc;
 
 	if (hived_job_alloc_pods(job_ptr, &pods, &n) != SLURM_SUCCESS)
 		return false;
@@ -856,9 +860,9 @@ static bool _record_running(hived_engine *e, job_record_t *job_ptr)
 		ask.req.job = ask.name;
 		ask.req.priority = HIVED_PRIORITY_OPPORTUNISTIC;
 	}
-	if (hived_add_running(e, &ask.req, pods, n, &demoted) != HIVED_OK)
-		error("select/hived: %pJ: cannot record its GPUs: %s",
-		      job_ptr, hived_last_error(e));
+	if ((rc = hived_add_running(e, &ask.req, pods, n, &demoted)) != HIVED_OK)
+		error("select/hived: %pJ: cannot record its GPUs: %s: %s",
+		      job_ptr, hived_rc_str(rc), hived_last_error(e));
 	else
 		done = true;
 	if (done && demoted)

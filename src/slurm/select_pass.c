@@ -3,10 +3,11 @@
  * select_pass.c - the select_p_* entry points that are the same in every
  * interface generation (select_pass.h): straight to cons_tres, or around the
  * same hooks. 22.05 to 24.11 also share the step, nodeinfo and jobinfo
- * operations that 25.05 dropped.
+ * operations that 25.05 dropped. Which operation is whose: select_ops.h.
  */
 #include "src/common/slurm_xlator.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "slurm_gen.h"
@@ -15,39 +16,8 @@
 #include "select_hooks.h"
 #include "select_pass.h"
 
-/* Field order must match pass_syms. */
-static const char *pass_syms[] = {
-	"select_p_job_begin",
-	"select_p_job_ready",
-	"select_p_job_expand",
-	"select_p_job_resized",
-	"select_p_job_fini",
-	"select_p_job_suspend",
-	"select_p_job_resume",
-	"select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set",
-	"select_p_reconfigure",
-#if HIVED_SELECT_GEN < 2505
-	"select_p_step_pick_nodes",
-	"select_p_step_start",
-	"select_p_step_finish",
-	"select_p_select_nodeinfo_pack",
-	"select_p_select_nodeinfo_unpack",
-	"select_p_select_nodeinfo_alloc",
-	"select_p_select_nodeinfo_free",
-	"select_p_select_nodeinfo_get",
-	"select_p_select_jobinfo_alloc",
-	"select_p_select_jobinfo_free",
-	"select_p_select_jobinfo_set",
-	"select_p_select_jobinfo_get",
-	"select_p_select_jobinfo_copy",
-	"select_p_select_jobinfo_pack",
-	"select_p_select_jobinfo_unpack",
-	"select_p_get_info_from_plugin",
-#endif
-};
-
-static struct {
+/* cons_tres' operations select_pass.c forwards; any field order (select_ops.h). */
+typedef struct {
 	int (*job_begin)(job_record_t *job_ptr);
 	int (*job_ready)(job_record_t *job_ptr);
 	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
@@ -88,22 +58,43 @@ static struct {
 	int (*get_info_from_plugin)(enum select_plugindata_info dinfo,
 				    job_record_t *job_ptr, void *data);
 #endif
-} pass;
+} pass_t;
 
-extern int hived_select_pass_resolve(hived_fwd_t *cons_tres_so)
+static pass_t pass;
+
+static const hived_fwd_op_t pass_ops[] = {
+#define HIVED_OPS_PASS_OF pass_t
+#include "select_ops.h"
+};
+
+/*
+ * Every operation of this release, in Slurm's order: what configure compares
+ * with node_select_syms[] (scripts/slurm-ops-check).
+ */
+static const char *cons_tres_syms[] = {
+#define HIVED_OPS_NAMES
+#include "select_ops.h"
+};
+
+extern int hived_select_forward_open(hived_fwd_t *cons_tres_so,
+				     const hived_fwd_op_t *own, size_t n_own,
+				     void *own_table, size_t own_size)
 {
-	static const size_t n = ARRAY_SIZE(pass_syms);
-
-	if (sizeof(pass) != n * sizeof(void *)) {
-		error("select/hived: pass-through table out of sync with its symbol list");
+	/* A field without its line in select_ops.h would stay NULL. */
+	if ((own_size != n_own * sizeof(void *)) ||
+	    (sizeof(pass) != ARRAY_SIZE(pass_ops) * sizeof(void *))) {
+		error("select/hived: the forwarding tables and select_ops.h disagree");
 		return SLURM_ERROR;
 	}
-	return hived_fwd_resolve(cons_tres_so, pass_syms, (void **) &pass, n);
-}
-
-extern size_t hived_select_pass_count(void)
-{
-	return ARRAY_SIZE(pass_syms);
+	if (hived_fwd_open(cons_tres_so, "select_cons_tres.so"))
+		return SLURM_ERROR;
+	debug("select/hived: %zu operations, %zu of them passed straight to %s",
+	      ARRAY_SIZE(cons_tres_syms), ARRAY_SIZE(pass_ops),
+	      cons_tres_so->path);
+	return (hived_fwd_resolve_ops(cons_tres_so, own, n_own, own_table) ||
+		hived_fwd_resolve_ops(cons_tres_so, pass_ops,
+				      ARRAY_SIZE(pass_ops), &pass)) ?
+	       SLURM_ERROR : SLURM_SUCCESS;
 }
 
 extern void hived_select_pass_clear(void)

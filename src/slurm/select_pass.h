@@ -11,10 +11,15 @@
 
 #include "plugin_forward.h"
 
-/* Resolve them in cons_tres (the select_gen_*.c init). RET SLURM_SUCCESS or SLURM_ERROR. */
-extern int hived_select_pass_resolve(hived_fwd_t *cons_tres_so);
+/*
+ * The select_gen_*.c init: open cons_tres, resolve that file's own operations
+ * (n_own of them into own_table, own_size bytes) and select_pass.c's. Which is
+ * whose, and the table configure checks: select_ops.h. RET SLURM_SUCCESS or
+ * SLURM_ERROR (logged).
+ */
+extern int hived_select_forward_open(hived_fwd_t *cons_tres_so,
+				     const hived_fwd_op_t *own, size_t n_own,
+				     void *own_table, size_t own_size);
 extern void hived_select_pass_clear(void);
-/* How many operations select_pass.c forwards in this generation. */
-extern size_t hived_select_pass_count(void);
 
 #endif

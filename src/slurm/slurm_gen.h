@@ -66,6 +66,10 @@ typedef void hived_will_run_t;
 #define HIVED_WILL_RUN_END(w) ((void) (w), (time_t) 0)
 #endif
 
+/* 26.05 added select_p_job_mem_reduce (select_ops.h). */
+#define HIVED_JOB_MEM_REDUCE \
+	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0))
+
 /* The Slurm release the plugin was built for, e.g. "24.11.5". */
 #define HIVED_SLURM_VERSION_STRING SLURM_VERSION_STRING
 

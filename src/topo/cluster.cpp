@@ -9,12 +9,12 @@
 namespace hived {
 namespace topo {
 
-std::string build_cluster_config(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
-                                 const ClusterSpec& explicit_spec,
-                                 const std::vector<AccountQuota>& quotas, ClusterConfig* out) {
+Status build_cluster_config(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
+                            const ClusterSpec& explicit_spec,
+                            const std::vector<AccountQuota>& quotas, ClusterConfig* out) {
   ClusterConfig c;
   std::string err = derive_cluster(nodes, topology, explicit_spec, &c.spec, &c.report);
-  if (!err.empty()) return err;
+  if (!err.empty()) return Status::Err(Code::kConfig, err);
   for (const auto& q : quotas) {
     bool has = false;
     for (const auto& vc : c.spec.vcs) has = has || vc.name == q.account;
@@ -32,25 +32,22 @@ std::string build_cluster_config(const std::vector<NodeFacts>& nodes, const Topo
   for (const auto& e : c.quota_errors) c.summary += "quota not converted: " + e + "\n";
   for (const auto& w : c.quota_warnings) c.summary += "quota warning: " + w + "\n";
   *out = std::move(c);
-  return "";
+  return Status::Ok();
 }
 
-std::string facts_from_conf(const ConfTexts& texts, std::vector<NodeFacts>* nodes,
-                            TopologyFacts* topology, std::vector<std::string>* notes) {
+Status facts_from_conf(const ConfTexts& texts, std::vector<NodeFacts>* nodes,
+                       TopologyFacts* topology, std::vector<std::string>* notes) {
   std::vector<NodeFacts> n;
-  std::string err = parse_slurm_conf_nodes(texts.slurm_conf, texts.slurm_conf_name, &n, notes);
-  if (!err.empty()) return err;
   GresConf gres;
-  err = parse_gres_conf(texts.gres_conf, texts.gres_conf_name, &gres, notes);
-  if (!err.empty()) return err;
-  err = combine_node_facts(gres, &n, notes);
-  if (!err.empty()) return err;
   TopologyFacts t;
-  err = parse_topology_conf(texts.topology_conf, texts.topology_conf_name, &t);
-  if (!err.empty()) return err;
+  std::string err = parse_slurm_conf_nodes(texts.slurm_conf, texts.slurm_conf_name, &n, notes);
+  if (err.empty()) err = parse_gres_conf(texts.gres_conf, texts.gres_conf_name, &gres, notes);
+  if (err.empty()) err = combine_node_facts(gres, &n, notes);
+  if (err.empty()) err = parse_topology_conf(texts.topology_conf, texts.topology_conf_name, &t);
+  if (!err.empty()) return Status::Err(Code::kConfig, err);
   *nodes = std::move(n);
   *topology = std::move(t);
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace topo

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/spec.h"
 #include "topo/derive.h"
 #include "topo/facts.h"
@@ -33,10 +34,10 @@ struct ClusterConfig {
 
 // Accounts that hived.conf already gives a VC keep it (their quota is ignored); the
 // others are converted in the order given, each seeing what the previous ones took.
-// Returns "" or the hard error of derive_cluster().
-std::string build_cluster_config(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
-                                 const ClusterSpec& explicit_spec,
-                                 const std::vector<AccountQuota>& quotas, ClusterConfig* out);
+// Fails (kConfig) with the hard error of derive_cluster().
+Status build_cluster_config(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
+                            const ClusterSpec& explicit_spec,
+                            const std::vector<AccountQuota>& quotas, ClusterConfig* out);
 
 // Facts from the text of slurm.conf, gres.conf and topology.conf as slurmctld would read
 // them (gres/topology text may be empty). `*_name` are used in messages.
@@ -45,8 +46,9 @@ struct ConfTexts {
   std::string slurm_conf_name = "slurm.conf", gres_conf_name = "gres.conf",
               topology_conf_name = "topology.conf";
 };
-std::string facts_from_conf(const ConfTexts& texts, std::vector<NodeFacts>* nodes,
-                            TopologyFacts* topology, std::vector<std::string>* notes);
+// Fails (kConfig) with the first error, naming the file and line.
+Status facts_from_conf(const ConfTexts& texts, std::vector<NodeFacts>* nodes,
+                       TopologyFacts* topology, std::vector<std::string>* notes);
 
 }  // namespace topo
 }  // namespace hived

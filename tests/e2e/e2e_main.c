@@ -33,11 +33,23 @@ int e2e_init(const char *name)
 	return 0;
 }
 
-int e2e_run(const char *name, TCase *tc)
+static void (*down_hook)(void);
+
+START_TEST(test_down)
+{
+	if (down_hook)
+		down_hook();
+	e2e_cluster_down();
+}
+END_TEST
+
+int e2e_run(const char *name, TCase *tc, void (*before_down)(void))
 {
 	Suite *suite = suite_create(name);
 	int rc;
 
+	down_hook = before_down;
+	tcase_add_test(tc, test_down);
 	suite_add_tcase(suite, tc);
 	/* One cluster for all: the tests build on each other's state. */
 	rc = check_run(suite, CK_NORMAL, CK_NOFORK);

@@ -21,10 +21,12 @@ extern char e2e_srcdir[2048], e2e_builddir[2048], e2e_clusterdir[2200], e2e_conf
 int e2e_init(const char *name);
 
 /*
- * Runs tc's tests in order in this process (they share the cluster), then
- * stops the cluster whatever failed. Returns the exit status.
+ * Runs tc's tests in order in this process (they share the cluster), then a
+ * last test, test_down, that calls before_down (may be NULL: cancel_all, a
+ * summary) and stops the cluster, failing if it does not stop; the cluster is
+ * stopped whatever failed. Returns the exit status.
  */
-int e2e_run(const char *name, TCase *tc);
+int e2e_run(const char *name, TCase *tc, void (*before_down)(void));
 
 /*
  * Start the test's cluster: hived-cluster up with nodes x gpus fake GPUs, 2

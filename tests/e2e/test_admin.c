@@ -449,12 +449,6 @@ START_TEST(test_offline_check)
 }
 END_TEST
 
-START_TEST(test_down)
-{
-	e2e_cluster_down();
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -472,6 +466,5 @@ int main(void)
 	tcase_add_test(tc, test_whatif);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_offline_check);
-	tcase_add_test(tc, test_down);
-	return e2e_run("admin", tc);
+	return e2e_run("admin", tc, NULL);
 }

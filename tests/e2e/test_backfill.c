@@ -104,13 +104,6 @@ START_TEST(test_flood_does_not_hold_other_vcs)
 }
 END_TEST
 
-START_TEST(test_down)
-{
-	cancel_all();
-	e2e_cluster_down();
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -122,6 +115,5 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_flood_does_not_hold_other_vcs);
-	tcase_add_test(tc, test_down);
-	return e2e_run("backfill", tc);
+	return e2e_run("backfill", tc, cancel_all);
 }

@@ -107,13 +107,6 @@ START_TEST(test_free_cells_before_preemption)
 }
 END_TEST
 
-START_TEST(test_down)
-{
-	cancel_all();
-	e2e_cluster_down();
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -125,6 +118,5 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_free_cells_before_preemption);
-	tcase_add_test(tc, test_down);
-	return e2e_run("preempt", tc);
+	return e2e_run("preempt", tc, cancel_all);
 }

@@ -340,12 +340,6 @@ START_TEST(test_reconfigure_at_once_keeps_bands)
 }
 END_TEST
 
-START_TEST(test_down)
-{
-	e2e_cluster_down();
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -363,6 +357,5 @@ int main(void)
 	tcase_add_test(tc, test_restore_promotes);
 	tcase_add_test(tc, test_restart_keeps_bands);
 	tcase_add_test(tc, test_reconfigure_at_once_keeps_bands);
-	tcase_add_test(tc, test_down);
-	return e2e_run("reload", tc);
+	return e2e_run("reload", tc, NULL);
 }

@@ -650,12 +650,6 @@ START_TEST(test_private_data)
 }
 END_TEST
 
-START_TEST(test_down)
-{
-	e2e_cluster_down();
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -679,8 +673,7 @@ int main(void)
 	tcase_add_test(tc, test_crafted_values);
 	tcase_add_test(tc, test_files);
 	tcase_add_test(tc, test_private_data);
-	tcase_add_test(tc, test_down);
-	rc = e2e_run("security", tc);
+	rc = e2e_run("security", tc, NULL);
 	run(NULL, "rm -rf '%s'", tooldir);
 	return rc;
 }

@@ -557,12 +557,6 @@ START_TEST(test_derived_cells_and_sacctmgr)
 }
 END_TEST
 
-START_TEST(test_down)
-{
-	e2e_cluster_down();
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -586,6 +580,5 @@ int main(void)
 	tcase_add_test(tc, test_no_gpus_stays_pending);
 	tcase_add_test(tc, test_reconfigure_bad_conf);
 	tcase_add_test(tc, test_derived_cells_and_sacctmgr);
-	tcase_add_test(tc, test_down);
-	return e2e_run("select", tc);
+	return e2e_run("select", tc, NULL);
 }

@@ -225,13 +225,6 @@ START_TEST(test_other_shapes_refused)
 }
 END_TEST
 
-START_TEST(test_down)
-{
-	cancel_all();
-	e2e_cluster_down();
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -247,6 +240,5 @@ int main(void)
 	tcase_add_test(tc, test_whole_gpu_excludes_shards);
 	tcase_add_test(tc, test_guaranteed_shard);
 	tcase_add_test(tc, test_other_shapes_refused);
-	tcase_add_test(tc, test_down);
-	return e2e_run("shard", tc);
+	return e2e_run("shard", tc, cancel_all);
 }

@@ -461,12 +461,6 @@ START_TEST(test_hivedctl_unprivileged)
 }
 END_TEST
 
-START_TEST(test_down)
-{
-	e2e_cluster_down();
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -495,8 +489,7 @@ int main(void)
 	tcase_add_test(tc, test_one_verdict_indivisible_gpus);
 	tcase_add_test(tc, test_one_verdict_account_without_cells);
 	tcase_add_test(tc, test_hivedctl_unprivileged);
-	tcase_add_test(tc, test_down);
-	rc = e2e_run("user", tc);
+	rc = e2e_run("user", tc, NULL);
 	run(NULL, "rm -rf '%s'", tooldir);
 	return rc;
 }

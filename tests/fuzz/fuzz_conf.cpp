@@ -21,7 +21,7 @@ void Require(bool ok) {
 HIVED_FUZZ_TARGET(conf) {
   std::string text(reinterpret_cast<const char *>(data), size);
   hived::Config cfg;
-  std::string err = hived::parse_hived_conf(text, &cfg);
+  std::string err = hived::parse_hived_conf(text, &cfg).msg;
   (void)err;
 
   // The C API sees a C string: stop at the first NUL like a file read by the plugin would.
@@ -51,7 +51,7 @@ HIVED_FUZZ_TARGET(conf) {
 
   // The SPANK plugin's names: accepted exactly when the engine's reader accepts.
   hived::Config c_cfg;
-  const bool parse_ok = hived::parse_hived_conf(c_text, &c_cfg).empty();
+  const bool parse_ok = hived::parse_hived_conf(c_text, &c_cfg).msg.empty();
   char **types = nullptr, **pinned = nullptr;
   size_t n_types = 0, n_pinned = 0;
   errbuf[0] = '\0';

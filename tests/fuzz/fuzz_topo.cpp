@@ -50,11 +50,12 @@ HIVED_FUZZ_TARGET(topo) {
 
   nodes.clear();
   notes.clear();
-  if (!topo::facts_from_conf(texts, &nodes, &topology, &notes).empty()) return 0;
+  if (!topo::facts_from_conf(texts, &nodes, &topology, &notes).msg.empty()) return 0;
   hived::Config explicit_cfg;
-  if (!hived::parse_hived_conf(hived_conf, &explicit_cfg).empty()) return 0;
+  if (!hived::parse_hived_conf(hived_conf, &explicit_cfg).msg.empty()) return 0;
   topo::ClusterConfig out;
-  if (!topo::build_cluster_config(nodes, topology, explicit_cfg.cluster, quotas, &out).empty()) {
+  if (!topo::build_cluster_config(nodes, topology, explicit_cfg.cluster, quotas, &out)
+           .msg.empty()) {
     return 0;
   }
   hived_engine *e = nullptr;

@@ -56,3 +56,10 @@ TESTS += tests/unit/test_soak
 tests_unit_test_soak_SOURCES = tests/unit/test_soak.cpp tools/soak.cpp tools/soak.h
 tests_unit_test_soak_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_soak_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+# --- src/api: one error style through the C API (codes, messages, injected failures)
+check_PROGRAMS += tests/unit/test_api_errors
+TESTS += tests/unit/test_api_errors
+tests_unit_test_api_errors_SOURCES = tests/unit/test_api_errors.cpp
+tests_unit_test_api_errors_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_api_errors_LDADD = libhived.la $(CHECK_LIBS)

@@ -62,7 +62,7 @@ const char kHivedStyle[] = R"({
 
 std::string err_of(const std::string& json) {
   Config c;
-  return parse_hived_conf(json, &c);
+  return parse_hived_conf(json, &c).msg;
 }
 
 // Wraps a cellTypes object body and a physicalCells array body into a config.
@@ -92,7 +92,7 @@ bool has(const std::string& s, const char* part) { return s.find(part) != std::s
 
 START_TEST(hived_style_config_loads) {
   Config c;
-  std::string err = parse_hived_conf(kHivedStyle, &c);
+  std::string err = parse_hived_conf(kHivedStyle, &c).msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   const hived::ClusterSpec& s = c.cluster;
   ck_assert_uint_eq(s.cell_types.size(), 5);
@@ -147,12 +147,13 @@ START_TEST(order_is_file_order) {
   std::string err = parse_hived_conf(pc(R"("Z": {"childCellType": "G", "childCellNumber": 2},
             "A": {"childCellType": "G", "childCellNumber": 2},
             "M": {"childCellType": "G", "childCellNumber": 2})"),
-                                     &c);
+                                     &c)
+                        .msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert_sstr_eq(c.cluster.cell_types[0].name.c_str(), "Z");
   ck_assert_sstr_eq(c.cluster.cell_types[1].name.c_str(), "A");
   ck_assert_sstr_eq(c.cluster.cell_types[2].name.c_str(), "M");
-  err = parse_hived_conf(vcs(R"("b": {}, "a": null, "c": {"virtualCells": []})"), &c);
+  err = parse_hived_conf(vcs(R"("b": {}, "a": null, "c": {"virtualCells": []})"), &c).msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert_uint_eq(c.cluster.vcs.size(), 3);
   ck_assert_sstr_eq(c.cluster.vcs[0].name.c_str(), "b");
@@ -173,7 +174,8 @@ START_TEST(multi_chain) {
       {"cellType": "T4-NODE", "cellAddress": "t0"}]},
     "virtualClusters": {"research": {"virtualCells": [
       {"cellType": "A100-RACK.A100-NODE", "cellNumber": 2}, {"cellType": "T4-NODE", "cellNumber": 1}]}}})",
-                                     &c);
+                                     &c)
+                        .msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert_uint_eq(c.cluster.physical_cells.size(), 2);
   ck_assert_sstr_eq(c.cluster.physical_cells[0].children[3].address.c_str(), "a3");
@@ -188,7 +190,8 @@ START_TEST(slurm_section) {
       "accountsWithoutCells": "reject", "quotaFromSacctmgr": false, "checkInvariants": true,
       "verboseCellTrace": true, "stateFile": "/var/spool/hived.json", "priorityScale": 100,
       "jobsLargerThanVc": "reject")"),
-                                     &c);
+                                     &c)
+                        .msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert_uint_eq(c.slurm.opportunistic_qos.size(), 2);
   ck_assert_sstr_eq(c.slurm.opportunistic_qos[0].c_str(), "scavenger");  // lower-cased
@@ -200,10 +203,10 @@ START_TEST(slurm_section) {
   ck_assert_int_eq(c.slurm.priority_scale, 100);
   ck_assert(c.slurm.reject_larger_than_vc);
   Config d;  // the default: jobs larger than their VC wait
-  ck_assert(parse_hived_conf(slurm(R"("jobsLargerThanVc": "wait")"), &d).empty());
+  ck_assert(parse_hived_conf(slurm(R"("jobsLargerThanVc": "wait")"), &d).msg.empty());
   ck_assert(!d.slurm.reject_larger_than_vc);
   // A single QOS without brackets.
-  err = parse_hived_conf(slurm(R"("opportunisticQos": "scavenger")"), &c);
+  err = parse_hived_conf(slurm(R"("opportunisticQos": "scavenger")"), &c).msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert_uint_eq(c.slurm.opportunistic_qos.size(), 1);
 }
@@ -212,22 +215,23 @@ END_TEST
 START_TEST(empty_configs) {
   Config c;
   c.slurm.priority_scale = 7;
-  ck_assert_sstr_eq(parse_hived_conf("", &c).c_str(), "");
+  ck_assert_sstr_eq(parse_hived_conf("", &c).msg.c_str(), "");
   ck_assert_int_eq(c.slurm.priority_scale, 1);  // replaced by a default Config
-  ck_assert_sstr_eq(parse_hived_conf(" \n\t", &c).c_str(), "");
-  ck_assert_sstr_eq(parse_hived_conf("{}", &c).c_str(), "");
-  ck_assert_sstr_eq(parse_hived_conf("null", &c), "");  // a comment-only YAML, converted
+  ck_assert_sstr_eq(parse_hived_conf(" \n\t", &c).msg.c_str(), "");
+  ck_assert_sstr_eq(parse_hived_conf("{}", &c).msg.c_str(), "");
+  ck_assert_sstr_eq(parse_hived_conf("null", &c).msg, "");  // a comment-only YAML, converted
   ck_assert(c.cluster.cell_types.empty() && c.cluster.vcs.empty());
   // Sections present but null (YAML "physicalCluster:" with nothing under it).
   ck_assert_sstr_eq(
-      parse_hived_conf(R"({"physicalCluster": null, "virtualClusters": null})", &c).c_str(), "");
+      parse_hived_conf(R"({"physicalCluster": null, "virtualClusters": null})", &c).msg.c_str(),
+      "");
 }
 END_TEST
 
 START_TEST(unknown_top_level_key_warns) {
   Config c;
   std::string err =
-      parse_hived_conf(R"({"comment": "lab cluster", "webServerAddress": ":9096"})", &c);
+      parse_hived_conf(R"({"comment": "lab cluster", "webServerAddress": ":9096"})", &c).msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert_uint_eq(c.warnings.size(), 1);  // HiveD's own keys are quiet
   ck_assert_has(c.warnings[0], "comment: unknown top-level key ignored");
@@ -244,35 +248,35 @@ START_TEST(misspelt_section_refused) {
                                   {"slurmm", "slurm"}};
   for (const auto& k : cases) {
     Config c;
-    ck_assert_sstr_eq(parse_hived_conf(kHivedStyle, &c).c_str(), "");
-    std::string err = parse_hived_conf(std::string("{\"") + k[0] + "\": {}}", &c);
+    ck_assert_sstr_eq(parse_hived_conf(kHivedStyle, &c).msg.c_str(), "");
+    std::string err = parse_hived_conf(std::string("{\"") + k[0] + "\": {}}", &c).msg;
     std::string want =
         std::string(k[0]) + ": unknown top-level key (did you mean \"" + k[1] + "\"?)";
     ck_assert_has(err, want.c_str());
     ck_assert_uint_eq(c.cluster.vcs.size(), 2);  // the old config is untouched
   }
   Config c;
-  ck_assert_sstr_eq(parse_hived_conf(R"({"scrum": 1})", &c).c_str(), "");  // too far from slurm
+  ck_assert_sstr_eq(parse_hived_conf(R"({"scrum": 1})", &c).msg.c_str(), "");  // too far from slurm
 }
 END_TEST
 
 START_TEST(allow_removing_vcs) {
   Config c;
   ck_assert_sstr_eq(
-      parse_hived_conf(slurm(R"("allowRemovingVcs": ["Physics", "bio"])"), &c).c_str(), "");
+      parse_hived_conf(slurm(R"("allowRemovingVcs": ["Physics", "bio"])"), &c).msg.c_str(), "");
   ck_assert_uint_eq(c.slurm.allow_removing_vcs.size(), 2);
   ck_assert_sstr_eq(c.slurm.allow_removing_vcs[0].c_str(), "Physics");  // case kept
-  ck_assert_sstr_eq(parse_hived_conf(slurm(R"("allowRemovingVcs": "bio")"), &c).c_str(), "");
+  ck_assert_sstr_eq(parse_hived_conf(slurm(R"("allowRemovingVcs": "bio")"), &c).msg.c_str(), "");
   ck_assert_uint_eq(c.slurm.allow_removing_vcs.size(), 1);
-  ck_assert_has(parse_hived_conf(slurm(R"("allowRemovingVcs": [true])"), &c),
+  ck_assert_has(parse_hived_conf(slurm(R"("allowRemovingVcs": [true])"), &c).msg,
                 "slurm.allowRemovingVcs[0]: must be a VC name (string), got true");
 }
 END_TEST
 
 START_TEST(error_leaves_config_unchanged) {
   Config c;
-  ck_assert_sstr_eq(parse_hived_conf(kHivedStyle, &c).c_str(), "");
-  std::string err = parse_hived_conf(slurm(R"("priorityScale": 0)"), &c);
+  ck_assert_sstr_eq(parse_hived_conf(kHivedStyle, &c).msg.c_str(), "");
+  std::string err = parse_hived_conf(slurm(R"("priorityScale": 0)"), &c).msg;
   ck_assert(!err.empty());
   ck_assert_uint_eq(c.cluster.vcs.size(), 2);
   ck_assert_uint_eq(c.cluster.physical_cells.size(), 4);
@@ -286,18 +290,18 @@ START_TEST(load_file) {
   ck_assert_int_eq(write(fd, kHivedStyle, sizeof(kHivedStyle) - 1), sizeof(kHivedStyle) - 1);
   close(fd);
   Config c;
-  std::string err = hived::load_hived_conf_file(path, &c);
+  std::string err = hived::load_hived_conf_file(path, &c).msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert_uint_eq(c.cluster.cell_types.size(), 5);
 
   fd = open(path, O_WRONLY | O_TRUNC);
   ck_assert_int_eq(write(fd, "{\n  \"slurm\": 3\n}", 16), 16);
   close(fd);
-  err = hived::load_hived_conf_file(path, &c);
+  err = hived::load_hived_conf_file(path, &c).msg;
   ck_assert_sstr_eq(err.c_str(), (std::string(path) + ": slurm: must be an object, got 3").c_str());
   unlink(path);
 
-  err = hived::load_hived_conf_file("/nonexistent/hived.conf", &c);
+  err = hived::load_hived_conf_file("/nonexistent/hived.conf", &c).msg;
   ck_assert_has(err, "/nonexistent/hived.conf: cannot open");
 }
 END_TEST
@@ -353,9 +357,11 @@ END_TEST
 // isGpuLevel: read into the spec, and only as a boolean.
 START_TEST(gpu_level_key) {
   hived::Config c;
-  std::string err = hived::parse_hived_conf(
-      pc(R"("A100": {"childCellType": "A100-HALF", "childCellNumber": 2, "isGpuLevel": true})"),
-      &c);
+  std::string err =
+      hived::parse_hived_conf(
+          pc(R"("A100": {"childCellType": "A100-HALF", "childCellNumber": 2, "isGpuLevel": true})"),
+          &c)
+          .msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   ck_assert(c.cluster.cell_types[0].is_gpu_level);
   ck_assert_has(err_of(pc(R"("A100": {"childCellType": "H", "childCellNumber": 2,

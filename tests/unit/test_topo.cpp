@@ -284,19 +284,19 @@ START_TEST(gres_combine_links_order_and_errors) {
   std::vector<std::string> notes;
   t.slurm_conf = "NodeName=n1 Sockets=1 CoresPerSocket=4 Gres=gpu:2\n";
   t.gres_conf = "Name=gpu File=/dev/nvidia[0-1] Cores=0-5\n";
-  ck_assert_sstr_eq(facts_from_conf(t, &nodes, &topo, &notes),
+  ck_assert_sstr_eq(facts_from_conf(t, &nodes, &topo, &notes).msg,
                     "gres.conf:1: Cores: core 4 does not exist on node 'n1' (1 sockets x 4 cores)");
   t.gres_conf =
       "Name=gpu File=/dev/nvidia0 Links=-1,1,0\nName=gpu File=/dev/nvidia1 Links=1,-1,0\n";
-  ck_assert_has(facts_from_conf(t, &nodes, &topo, &notes),
+  ck_assert_has(facts_from_conf(t, &nodes, &topo, &notes).msg,
                 "gres.conf:1: Links: has 3 entries but node 'n1' has 2 GPUs");
   t.gres_conf = "Name=gpu File=/dev/nvidia0 Links=-1,1\nName=gpu File=/dev/nvidia1 Links=-1,1\n";
-  ck_assert_has(facts_from_conf(t, &nodes, &topo, &notes),
+  ck_assert_has(facts_from_conf(t, &nodes, &topo, &notes).msg,
                 "gres.conf:2: Links: two GPUs of node 'n1' put -1 at position 0");
   // No gres.conf lines: the GPUs come from slurm.conf, and a note says so.
   t.gres_conf = "NodeName=other Name=gpu File=/dev/nvidia0\n";
   notes.clear();
-  ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes));
+  ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes).msg);
   ck_assert(!nodes[0].gpus_known);
   ck_assert_has(join(notes, "|"), "no gres.conf lines for n1");
   ck_assert_has(join(notes, "|"), "gres.conf names nodes slurm.conf does not define: other");
@@ -628,7 +628,7 @@ END_TEST
 
 ClusterSpec parse_conf(const std::string& json) {
   hived::Config c;
-  std::string err = hived::parse_hived_conf(json, &c);
+  std::string err = hived::parse_hived_conf(json, &c).msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
   return c.cluster;
 }
@@ -801,8 +801,10 @@ START_TEST(cluster_config_end_to_end) {
       {"cellType": "A100-RACK", "cellNumber": 1}]}}})");
   ClusterConfig cc;
   ck_assert_ok(build_cluster_config(
-      f.nodes, f.topology, expl,
-      {{"prod", "gres/gpu=64"}, {"dev", "gres/gpu=12"}, {"greedy", "gres/gpu=64"}}, &cc));
+                   f.nodes, f.topology, expl,
+                   {{"prod", "gres/gpu=64"}, {"dev", "gres/gpu=12"}, {"greedy", "gres/gpu=64"}},
+                   &cc)
+                   .msg);
   ck_assert_uint_eq(cc.spec.vcs.size(), 2);  // prod from hived.conf, dev from sacctmgr
   ck_assert_uint_eq(cc.quota_errors.size(), 1);
   ck_assert_has(cc.quota_errors[0], "account 'greedy'");
@@ -871,14 +873,14 @@ START_TEST(derived_example) {
   std::vector<NodeFacts> nodes;
   TopologyFacts topo;
   std::vector<std::string> notes;
-  ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes));
+  ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes).msg);
   ck_assert(notes.empty());
   hived::Config cfg;
   ck_assert_ok(
-      hived::parse_hived_conf(read_fixture("slurm_conf_examples/derived/hived.conf"), &cfg));
+      hived::parse_hived_conf(read_fixture("slurm_conf_examples/derived/hived.conf"), &cfg).msg);
   ck_assert(cfg.cluster.cell_types.empty());
   ClusterConfig cc;
-  ck_assert_ok(build_cluster_config(nodes, topo, cfg.cluster, {{"ml", "gres/gpu=6"}}, &cc));
+  ck_assert_ok(build_cluster_config(nodes, topo, cfg.cluster, {{"ml", "gres/gpu=6"}}, &cc).msg);
   ck_assert_sstr_eq(types_text(cc.spec),
                     "A100-PAIR=a100*2 A100-SOCKET=A100-PAIR*2 A100-NODE=A100-SOCKET*2[n] "
                     "A100-RACK=A100-NODE*4 A100-SPINE=A100-RACK*2");

@@ -41,7 +41,7 @@ std::string facts(const std::string& slurm, const std::string& gres,
   std::vector<NodeFacts> nodes;
   TopologyFacts topo;
   std::vector<std::string> notes;
-  std::string err = facts_from_conf(t, &nodes, &topo, &notes);
+  std::string err = facts_from_conf(t, &nodes, &topo, &notes).msg;
   if (out) *out = nodes;
   return err;
 }
@@ -277,7 +277,7 @@ START_TEST(shard_counts_shape_one_cell_type_per_model) {
   t.gres_conf = "AutoDetect=nvml\n";
   TopologyFacts topo;
   std::vector<std::string> notes;
-  ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes));
+  ck_assert_ok(facts_from_conf(t, &nodes, &topo, &notes).msg);
   ck_assert_has(notes[0],
                 "node n1: slurm.conf Gres= gives it shards but gres.conf lists none "
                 "of its GPUs: its GPUs stay whole cells");
@@ -369,7 +369,8 @@ START_TEST(cluster_config_reports_quota_warnings) {
   Fixture f = load("mig");
   ClusterConfig cc;
   ck_assert_ok(build_cluster_config(f.nodes, f.topology, ClusterSpec(),
-                                    {{"ml", "gres/gpu=3,gres/gpu:a100_1g.5gb=1"}}, &cc));
+                                    {{"ml", "gres/gpu=3,gres/gpu:a100_1g.5gb=1"}}, &cc)
+                   .msg);
   ck_assert(cc.quota_errors.empty());
   ck_assert_uint_eq(cc.quota_warnings.size(), 1);
   ck_assert_has(cc.summary, "  ml: 1 x A100-NODE.A100-SOCKET (2) = 2 a100 GPUs");

@@ -77,7 +77,7 @@ inline Fixture load(const std::string& dir) {
   if (std::ifstream(fixture_path("tests/topo/" + dir + "/topology.conf")).good())
     t.topology_conf = read_fixture("tests/topo/" + dir + "/topology.conf");
   Fixture f;
-  std::string err = hived::topo::facts_from_conf(t, &f.nodes, &f.topology, &f.notes);
+  std::string err = hived::topo::facts_from_conf(t, &f.nodes, &f.topology, &f.notes).msg;
   ck_assert_msg(err.empty(), "%s: %s", dir.c_str(), err.c_str());
   return f;
 }

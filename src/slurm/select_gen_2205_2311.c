@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * select_gen_2205.c - select/hived's entry points for Slurm 22.05.
+ * select_gen_2205_2311.c - select/hived's entry points for Slurm 22.05 and
+ * for 23.11 to 24.11: the generations in which slurmctld loads every
+ * select_*.so, which differ only in five operations 23.11 dropped and in
+ * job_test's exclusions (hived_exc_t, slurm_gen.h).
  *
  * One of the select_gen_*.c files (the one for the release configure found) is
  * built into select_hived.so; the decisions are in select_hooks.c.
@@ -12,6 +15,7 @@
  */
 #include "src/common/slurm_xlator.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "src/slurmctld/slurmctld.h"
@@ -21,81 +25,22 @@
 #include "select_pass.h"
 #include "slurm_gen.h"
 
-#if HIVED_SELECT_GEN != 2205
-#error "select_gen_2205.c is for Slurm 22.05"
+#if HIVED_SELECT_GEN != 2205 && HIVED_SELECT_GEN != 2311
+#error "select_gen_2205_2311.c is for Slurm 22.05 and 23.11 to 24.11"
 #endif
 
 /*
  * Slurm checks plugin_type's prefix and plugin_version; plugin_id must be unique
  * among every select_*.so in PluginDir (>= 100; 101-110 are Slurm's own) because
- * node and job info are packed with it on the wire.
+ * node and job info are packed with it on the wire (a second 109 is fatal).
  */
 const char plugin_name[] = "HiveD virtual-cluster GPU cell selection plugin";
 const char plugin_type[] = "select/hived";
 const uint32_t plugin_id = 190;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/*
- * This release's operations: Slurm's node_select_syms minus "plugin_id", in
- * its order, checked by configure (scripts/slurm-ops-check).
- */
-static const char *cons_tres_syms[] = {
-	"select_p_state_save",
-	"select_p_state_restore",
-	"select_p_job_init",
-	"select_p_node_init",
-	"select_p_job_test",
-	"select_p_job_begin",
-	"select_p_job_ready",
-	"select_p_job_expand",
-	"select_p_job_resized",
-	"select_p_job_signal",
-	"select_p_job_fini",
-	"select_p_job_suspend",
-	"select_p_job_resume",
-	"select_p_step_pick_nodes",
-	"select_p_step_start",
-	"select_p_step_finish",
-	"select_p_select_nodeinfo_pack",
-	"select_p_select_nodeinfo_unpack",
-	"select_p_select_nodeinfo_alloc",
-	"select_p_select_nodeinfo_free",
-	"select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set",
-	"select_p_select_nodeinfo_get",
-	"select_p_select_jobinfo_alloc",
-	"select_p_select_jobinfo_free",
-	"select_p_select_jobinfo_set",
-	"select_p_select_jobinfo_get",
-	"select_p_select_jobinfo_copy",
-	"select_p_select_jobinfo_pack",
-	"select_p_select_jobinfo_unpack",
-	"select_p_select_jobinfo_sprint",
-	"select_p_select_jobinfo_xstrdup",
-	"select_p_get_info_from_plugin",
-	"select_p_update_node_config",
-	"select_p_reconfigure",
-	"select_p_resv_test",
-};
-
-/*
- * What this file forwards itself (select_pass.c has the rest of
- * cons_tres_syms). Field order must match own_syms.
- */
-static const char *own_syms[] = {
-	"select_p_state_save",
-	"select_p_state_restore",
-	"select_p_job_init",
-	"select_p_node_init",
-	"select_p_job_test",
-	"select_p_job_signal",
-	"select_p_select_jobinfo_sprint",
-	"select_p_select_jobinfo_xstrdup",
-	"select_p_update_node_config",
-	"select_p_resv_test",
-};
-
-static struct {
+/* cons_tres' operations this file forwards itself (HIVED_OWN in select_ops.h). */
+typedef struct {
 	int (*state_save)(char *dir_name);
 	int (*state_restore)(char *dir_name);
 	int (*job_init)(list_t *job_list);
@@ -105,7 +50,12 @@ static struct {
 			uint32_t req_nodes, uint16_t mode,
 			list_t *preemptee_candidates,
 			list_t **preemptee_job_list,
-			bitstr_t *exc_core_bitmap);
+			hived_exc_t *exc
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+			, will_run_data_t *will_run_ptr
+#endif
+			);
+#if HIVED_SELECT_GEN == 2205
 	int (*job_signal)(job_record_t *job_ptr, int signal);
 	char *(*jobinfo_sprint)(select_jobinfo_t *jobinfo, char *buf,
 				size_t size, int mode);
@@ -114,7 +64,15 @@ static struct {
 	bitstr_t *(*resv_test)(resv_desc_msg_t *resv_desc_ptr,
 			       uint32_t node_cnt, bitstr_t *avail_bitmap,
 			       bitstr_t **core_bitmap);
-} cons_tres;
+#endif
+} own_t;
+
+static own_t cons_tres;
+
+static const hived_fwd_op_t own_ops[] = {
+#define HIVED_OPS_OWN_OF own_t
+#include "select_ops.h"
+};
 
 static hived_fwd_t cons_tres_so;
 
@@ -127,23 +85,18 @@ static int _cons_tres_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 {
 	return cons_tres.job_test(job_ptr, bitmap, min_nodes, max_nodes,
 				  req_nodes, mode, preemptee_candidates,
-				  preemptee_job_list, exc);
+				  preemptee_job_list, exc
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+				  , will_run
+#endif
+				  );
 }
 
 extern int init(void)
 {
-	static const size_t n = ARRAY_SIZE(own_syms);
-
-	if ((sizeof(cons_tres) != n * sizeof(void *)) ||
-	    (n + hived_select_pass_count() != ARRAY_SIZE(cons_tres_syms))) {
-		error("%s: forwarding tables out of sync with the operation table",
-		      plugin_type);
-		return SLURM_ERROR;
-	}
-	if (hived_fwd_open(&cons_tres_so, "select_cons_tres.so") ||
-	    hived_fwd_resolve(&cons_tres_so, own_syms, (void **) &cons_tres,
-			      n) ||
-	    hived_select_pass_resolve(&cons_tres_so))
+	if (hived_select_forward_open(&cons_tres_so, own_ops,
+				      ARRAY_SIZE(own_ops), &cons_tres,
+				      sizeof(cons_tres)))
 		return SLURM_ERROR;
 	/*
 	 * Loaded before select_g_init() reached cons_tres: run its init now. When
@@ -201,14 +154,22 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			     uint32_t req_nodes, uint16_t mode,
 			     list_t *preemptee_candidates,
 			     list_t **preemptee_job_list,
-			     bitstr_t *exc_core_bitmap)
+			     hived_exc_t *exc
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+			     , will_run_data_t *will_run_ptr
+#endif
+			     )
 {
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)
+	hived_will_run_t *will_run_ptr = NULL;
+#endif
 	return hived_hook_job_test(job_ptr, bitmap, min_nodes, max_nodes,
 				   req_nodes, mode, preemptee_candidates,
-				   preemptee_job_list, exc_core_bitmap, NULL,
+				   preemptee_job_list, exc, will_run_ptr,
 				   _cons_tres_job_test);
 }
 
+#if HIVED_SELECT_GEN == 2205
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 {
 	return cons_tres.job_signal(job_ptr, signal);
@@ -238,3 +199,5 @@ extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
 	return cons_tres.resv_test(resv_desc_ptr, node_cnt, avail_bitmap,
 				   core_bitmap);
 }
+#endif
+
