@@ -159,6 +159,7 @@ class Engine {
 
  private:
   friend struct VirtualView;
+  friend class FitBound;
   friend struct PhysicalView;
   // --- build ---
   Status BuildFrom(const ClusterSpec& spec);
@@ -202,8 +203,9 @@ class Engine {
   void MarkWaiting(const std::string& job, int vc);
   void WaitReason(const Request& req, int vc, CellId pinned_root, const std::vector<int>& chains,
                   bool found_virtual, Decision* d) const;
-  void ReleaseJob(int slot);
-  bool Reinstate(const Job& copy);
+  // *taken (may be null) receives the job's record instead of it being dropped.
+  void ReleaseJob(int slot, Job* taken = nullptr);
+  bool Reinstate(Job record);
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
                         Decision* d, std::vector<Job>* undo, int* slot_out);
   void Rollback(int slot, const std::vector<Job>& undo);

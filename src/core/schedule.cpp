@@ -268,7 +268,7 @@ CellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
   return kNone;
 }
 
-void Engine::ReleaseJob(int slot) {
+void Engine::ReleaseJob(int slot, Job* taken) {
   Job& j = jobs_[slot];
   if (j.guaranteed())
     for (CellId v : j.vleaves) {
@@ -283,14 +283,15 @@ void Engine::ReleaseJob(int slot) {
   for (const auto& p : j.pods)
     for (CellId l : p.leaves) ClearLeafJob(l, !j.guaranteed());
   job_index_.erase(j.name);
+  if (taken) *taken = std::move(j);
   j = Job();
   free_slots_.push_back(slot);
   FlushIndexes();
 }
 
-bool Engine::Reinstate(const Job& copy) {
+bool Engine::Reinstate(Job record) {
   int slot = NewJobSlot();
-  jobs_[slot] = copy;
+  jobs_[slot] = std::move(record);
   Job& j = jobs_[slot];
   j.live = true;
   job_index_[j.name] = slot;
