@@ -66,6 +66,7 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   pending.reserve(heap.size());
   std::vector<uint8_t> noted(jobs_.size(), 0);
   free_slots_.reserve(free_slots_.size() + heap.size());
+  job_index_.Reserve(heap.size(), JobNameOf());
   // Everything released comes back, even when a decision throws (out of memory).
   auto restore = [&] {
     no_reason_ = false;
@@ -103,12 +104,12 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
       size_t added = 0;
       while (!heap.empty() && heap.front().end == at) {
         std::pop_heap(heap.begin(), heap.end(), Later);
-        auto it = job_index_.find(ends[heap.back().at].job);
+        const int slot = FindJob(ends[heap.back().at].job);
         heap.pop_back();
-        if (it == job_index_.end() || noted[it->second]) continue;  // not held, or named twice
-        noted[it->second] = 1;
-        bound->Note(it->second);
-        pending.push_back(it->second);
+        if (slot < 0 || noted[slot]) continue;  // not held, or named twice
+        noted[slot] = 1;
+        bound->Note(slot);
+        pending.push_back(slot);
         added++;
       }
       // Nothing changed, or not enough cells free up for the job's pods: the same
