@@ -25,13 +25,16 @@ class JobIndex {
       if (s >= 0 && name_of(s) == name) return s;
     }
   }
-  // The slot's job must not be in the index yet.
+  // The slot's job must not be in the index yet. A job put back after Erase finds
+  // its own tombstone (or an earlier one) before any empty place, so it never grows
+  // the table: WillRun's restore allocates nothing here.
   template <class NameOf>
   void Insert(int slot, NameOf name_of) {
-    Reserve(1, name_of);
-    const size_t mask = table_.size() - 1;
-    size_t i = Hash(name_of(slot)) & mask;
-    while (table_[i] >= 0) i = (i + 1) & mask;
+    size_t i = Probe(name_of(slot));
+    if (i == table_.size() || (table_[i] == kEmpty && 2 * (used_ + deleted_ + 1) > table_.size())) {
+      Reserve(1, name_of);
+      i = Probe(name_of(slot));
+    }
     if (table_[i] == kDeleted) deleted_--;
     table_[i] = slot;
     used_++;
@@ -62,8 +65,7 @@ class JobIndex {
       if (table_[i] == kEmpty) return;
     }
   }
-  // Room for `more` insertions without allocating (WillRun puts jobs back after an
-  // out-of-memory error and must not need memory for it).
+  // Room for `more` insertions on empty places without allocating.
   template <class NameOf>
   void Reserve(size_t more, NameOf name_of) {
     if (2 * (used_ + deleted_ + more) <= table_.size()) return;
@@ -86,6 +88,14 @@ class JobIndex {
   static constexpr int32_t kEmpty = -1;
   static constexpr int32_t kDeleted = -2;
   static size_t Hash(std::string_view s) { return std::hash<std::string_view>()(s); }
+  // The first free place (empty or deleted) on the name's probe path; size() if none.
+  size_t Probe(std::string_view name) const {
+    if (table_.empty()) return 0;
+    const size_t mask = table_.size() - 1;
+    size_t i = Hash(name) & mask;
+    while (table_[i] >= 0) i = (i + 1) & mask;
+    return i;
+  }
   std::vector<int32_t> table_;
   size_t used_ = 0;
   size_t deleted_ = 0;

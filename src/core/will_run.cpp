@@ -66,7 +66,9 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   pending.reserve(heap.size());
   std::vector<uint8_t> noted(jobs_.size(), 0);
   free_slots_.reserve(free_slots_.size() + heap.size());
-  job_index_.Reserve(heap.size(), JobNameOf());
+  // The dry runs insert and erase the asked job (one empty place at most, its
+  // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
+  job_index_.Reserve(2, JobNameOf());
   // Everything released comes back, even when a decision throws (out of memory).
   auto restore = [&] {
     no_reason_ = false;
