@@ -5,9 +5,13 @@
 # TRACES=DIR overrides the trace directory; COMPARE_FLAGS passes options to
 # scripts/compare/compare (e.g. COMPARE_FLAGS="--jobs 200 --span 180"; the contended
 # runs: COMPARE_FLAGS="--scenario contended" or "--scenario churn").
+# make compare-scale: both plugins alternating on 256 nodes behind a flood of
+# pending jobs (scripts/compare/scale; SCALE_FLAGS passes options, e.g.
+# SCALE_FLAGS="--runs 2 --nodes 512 --flood 1000 --each 20 --hold 60").
 
 TRACES = $(abs_top_srcdir)/../shared/traces
 COMPARE_FLAGS =
+SCALE_FLAGS =
 
 EXTRA_DIST += doc/compare.md doc/compare tests/compare/test_report.py
 
@@ -19,4 +23,7 @@ compare: $(slurmplugin_LTLIBRARIES)
 	bash '$(abs_top_srcdir)/scripts/compare/compare' --builddir '$(abs_top_builddir)' \
 	  --traces '$(TRACES)' --out '$(abs_top_builddir)/compare' $(COMPARE_FLAGS)
 
-.PHONY: compare
+compare-scale: $(slurmplugin_LTLIBRARIES)
+	cd '$(abs_top_builddir)' && bash '$(abs_top_srcdir)/scripts/compare/scale' $(SCALE_FLAGS)
+
+.PHONY: compare compare-scale

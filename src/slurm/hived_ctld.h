@@ -92,6 +92,13 @@ extern void hived_ctld_state_save(const char *dir);
  * the snapshot (under the lock; xfree both) and the write (without it).
  */
 extern int hived_ctld_state_snapshot(const char *dir, char **path, char **json);
+/*
+ * The same from any engine (a copy: no lock needed) and the file's path (under
+ * the lock: the settings name it); xfree both.
+ */
+extern int hived_ctld_state_snapshot_of(const hived_engine *engine,
+					char **json);
+extern char *hived_ctld_state_path(const char *dir);
 extern void hived_ctld_state_write(const char *path, const char *json);
 extern void hived_ctld_state_restore(const char *dir);
 

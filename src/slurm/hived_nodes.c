@@ -21,6 +21,20 @@ static int *to_slurm = NULL;		/* engine node -> Slurm node index */
 static int32_t *to_engine = NULL;	/* Slurm node index -> engine node */
 static int to_engine_len = 0;
 static uint8_t *node_bad = NULL;	/* last health given to the engine */
+
+/*
+ * What a node looked like when its health was last worked out. Slurm moves
+ * last_node_update at every job start and end, so a sync runs after each; only
+ * a node whose state or slurmd changed needs its GPUs counted again (slurmd
+ * reports them when it registers, which a new start or boot time marks).
+ */
+typedef struct {
+	bool known;
+	uint32_t state;
+	time_t boot_time;
+	time_t slurmd_start_time;
+} node_seen_t;
+static node_seen_t *node_seen = NULL;
 static time_t synced_node_update = 0;
 
 extern void hived_ctld_map_nodes(void)
@@ -32,8 +46,10 @@ extern void hived_ctld_map_nodes(void)
 	xfree(to_slurm);
 	xfree(to_engine);
 	xfree(node_bad);
+	xfree(node_seen);
 	to_slurm = xcalloc(n ? n : 1, sizeof(int));
 	node_bad = xcalloc(n ? n : 1, sizeof(uint8_t));
+	node_seen = xcalloc(n ? n : 1, sizeof(node_seen_t));
 	to_engine_len = node_record_count;
 	to_engine = xcalloc(to_engine_len ? to_engine_len : 1,
 			    sizeof(int32_t));
@@ -59,6 +75,7 @@ extern void hived_ctld_nodes_free(void)
 	xfree(to_slurm);
 	xfree(to_engine);
 	xfree(node_bad);
+	xfree(node_seen);
 	to_engine_len = 0;
 }
 
@@ -128,6 +145,20 @@ extern void hived_ctld_sync_nodes(void)
 
 		if (to_slurm[i] >= 0 && to_slurm[i] < node_record_count)
 			node_ptr = node_record_table_ptr[to_slurm[i]];
+		/* Short of GPUs (2): counted again until it has them all. */
+		if (node_ptr && node_seen[i].known && (node_bad[i] != 2) &&
+		    (node_seen[i].state == node_ptr->node_state) &&
+		    (node_seen[i].boot_time == node_ptr->boot_time) &&
+		    (node_seen[i].slurmd_start_time ==
+		     node_ptr->slurmd_start_time))
+			continue;
+		if (node_ptr) {
+			node_seen[i].known = true;
+			node_seen[i].state = node_ptr->node_state;
+			node_seen[i].boot_time = node_ptr->boot_time;
+			node_seen[i].slurmd_start_time =
+				node_ptr->slurmd_start_time;
+		}
 		bad = !node_ptr || IS_NODE_DOWN(node_ptr) ||
 		      IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr);
 		if (!bad) {
@@ -148,6 +179,7 @@ extern void hived_ctld_sync_nodes(void)
 		if (hived_set_node_health(engine, hived_node_name(engine, i),
 					  !bad) != HIVED_OK) {
 			node_bad[i] = 0;
+			node_seen[i].known = false;	/* try again next sync */
 			error("select/hived: node %s: %s",
 			      hived_node_name(engine, i),
 			      hived_last_error(engine));

@@ -24,17 +24,31 @@ static char *_state_path(const char *dir)
 	return hived_path_state(dir, s ? s->state_file : NULL);
 }
 
-extern int hived_ctld_state_snapshot(const char *dir, char **path,
-				     char **json)
+extern char *hived_ctld_state_path(const char *dir)
 {
-	hived_engine *engine = hived_ctld_engine();
+	return _state_path(dir);
+}
+
+extern int hived_ctld_state_snapshot_of(const hived_engine *engine,
+					char **json)
+{
 	char *text = NULL;
 
-	*path = *json = NULL;
+	*json = NULL;
 	if (!engine || hived_snapshot(engine, &text) != HIVED_OK)
 		return SLURM_ERROR;
 	*json = xstrdup(text);
 	free(text);
+	return SLURM_SUCCESS;
+}
+
+extern int hived_ctld_state_snapshot(const char *dir, char **path,
+				     char **json)
+{
+	*path = NULL;
+	if (hived_ctld_state_snapshot_of(hived_ctld_engine(), json) !=
+	    SLURM_SUCCESS)
+		return SLURM_ERROR;
 	*path = _state_path(dir);
 	return SLURM_SUCCESS;
 }

@@ -61,6 +61,10 @@ static char *reload_refused = NULL;
 static time_t reload_time = 0;
 /* Every job_test since slurmctld started (a window hid slow phases). */
 static latency_hist_t job_test_us;
+/* The same calls less the time cons_tres took in them: HiveD's own share. */
+static latency_hist_t job_test_own_us;
+/* How long the writer held the plugin's lock (the engine copy) each time. */
+static latency_hist_t writer_lock_us;
 static uint64_t n_killed = 0, n_lazy = 0;
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
@@ -164,10 +168,11 @@ extern void hived_status_reload(const char *refused_reason)
 	slurm_mutex_unlock(&status_mutex);
 }
 
-extern void hived_status_job_test_time(uint64_t usec)
+extern void hived_status_job_test_time(uint64_t usec, uint64_t own_usec)
 {
 	slurm_mutex_lock(&status_mutex);
 	latency_hist_add(&job_test_us, usec);
+	latency_hist_add(&job_test_own_us, own_usec);
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -181,105 +186,135 @@ extern void hived_status_count_preempt(int killed, int lazy)
 	slurm_mutex_unlock(&status_mutex);
 }
 
-static void _json_str(char **out, const char *s)
+/*
+ * The engine's part of the file, from a copy of the engine: no lock held, so
+ * the O(cluster) JSON costs no scheduling call any wait. xstrcatat keeps the
+ * appends linear (xstrcat measures the whole string at each one).
+ */
+static char *_compose_engine(hived_engine *e, const char *config_text)
 {
-	xstrcat(*out, "\"");
-	for (; s && *s; s++) {
-		unsigned char c = *s;
-		if (c == '"' || c == '\\')
-			xstrfmtcat(*out, "\\%c", c);
-		else if (c < 0x20)
-			xstrfmtcat(*out, "\\u%04x", c);
-		else
-			xstrfmtcat(*out, "%c", c);
-	}
-	xstrcat(*out, "\"");
-}
-
-/* Caller holds hived_ctld_lock() and status_mutex. */
-static char *_compose(hived_engine *e)
-{
-	char *out = NULL, *part = NULL;
+	char *out = NULL, *pos = NULL, *part = NULL;
 	const char *const *names = NULL;
 	size_t n;
-	const latency_hist_t *jt = &job_test_us;
 
 	/* The release the plugin runs under (plugins are built for exactly one). */
-	xstrfmtcat(out, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"cluster\":",
-		   (long) time(NULL), HIVED_SLURM_VERSION_STRING);
+	xstrfmtcatat(out, &pos, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"cluster\":",
+		     (long) time(NULL), HIVED_SLURM_VERSION_STRING);
 	if (hived_inspect(e, NULL, &part) == HIVED_OK)
-		xstrcat(out, part);
+		xstrcatat(out, &pos, part);
 	else
-		xstrcat(out, "null");
+		xstrcatat(out, &pos, "null");
 	free(part);
 	part = NULL;
 	/*
 	 * The effective config, so that hivedctl whatif can rebuild the engine
 	 * as any user (the state file is SlurmUser's) and sees a reload at once.
 	 */
-	if (hived_ctld_config_text()) {
-		xstrcat(out, ",\"config\":");
-		xstrcat(out, hived_ctld_config_text());
+	if (config_text) {
+		xstrcatat(out, &pos, ",\"config\":");
+		xstrcatat(out, &pos, config_text);
 	}
-	xstrcat(out, ",\"topology\":");
+	xstrcatat(out, &pos, ",\"topology\":");
 	if (hived_inspect_topology(e, &part) == HIVED_OK)
-		xstrcat(out, part);
+		xstrcatat(out, &pos, part);
 	else
-		xstrcat(out, "null");
+		xstrcatat(out, &pos, "null");
 	free(part);
 	part = NULL;
-	xstrcat(out, ",\"jobs\":[");
+	xstrcatat(out, &pos, ",\"jobs\":[");
 	n = hived_job_list(e, &names);
 	for (size_t i = 0; i < n; i++) {
 		if (hived_inspect_job(e, names[i], &part) != HIVED_OK)
 			continue;
-		xstrfmtcat(out, "%s%s", i ? "," : "", part);
+		if (i)
+			xstrcatat(out, &pos, ",");
+		xstrcatat(out, &pos, part);
 		free(part);
 		part = NULL;
 	}
-	xstrcat(out, "],\"pending\":[");
-	for (int i = 0; i < n_pending; i++) {
-		xstrfmtcat(out, "%s{\"job\":\"%u\",\"vc\":", i ? "," : "",
-			   pending[i].job_id);
-		_json_str(&out, pending[i].vc);
-		xstrcat(out, ",\"class\":");
-		_json_str(&out, pending[i].job_class);
-		xstrcat(out, ",\"reason\":");
-		_json_str(&out, pending[i].reason);
-		xstrcat(out, "}");
+	xstrcatat(out, &pos, "]");
+	return out;
+}
+
+/* A JSON string at *pos (appends stay linear in the file's length). */
+static void _json_str_at(char **out, char **pos, const char *s)
+{
+	char c[8];
+
+	_xstrcatat(out, pos, "\"");
+	for (; s && *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			snprintf(c, sizeof(c), "\\%c", ch);
+		else if (ch < 0x20)
+			snprintf(c, sizeof(c), "\\u%04x", ch);
+		else
+			snprintf(c, sizeof(c), "%c", ch);
+		_xstrcatat(out, pos, c);
 	}
-	xstrcat(out, "],\"refused\":[");
+	_xstrcatat(out, pos, "\"");
+}
+
+/* The plugin's own part of the file. Caller holds status_mutex. */
+static char *_compose_plugin(size_t engine_bytes)
+{
+	char *out = NULL, *pos = NULL;
+	const latency_hist_t *jt = &job_test_us, *own = &job_test_own_us;
+
+	xstrcatat(out, &pos, ",\"pending\":[");
+	for (int i = 0; i < n_pending; i++) {
+		xstrfmtcatat(out, &pos, "%s{\"job\":\"%u\",\"vc\":",
+			     i ? "," : "", pending[i].job_id);
+		_json_str_at(&out, &pos, pending[i].vc);
+		xstrcatat(out, &pos, ",\"class\":");
+		_json_str_at(&out, &pos, pending[i].job_class);
+		xstrcatat(out, &pos, ",\"reason\":");
+		_json_str_at(&out, &pos, pending[i].reason);
+		xstrcatat(out, &pos, "}");
+	}
+	xstrcatat(out, &pos, "],\"refused\":[");
 	/* Oldest first: the ring from the slot written next. */
 	for (int k = 0, first = 1; k < REFUSED_KEPT; k++) {
 		int i = (refused_next + k) % REFUSED_KEPT;
 
 		if (!refused[i].reason)
 			continue;
-		xstrfmtcat(out, "%s{\"job\":\"%u\",\"time\":%ld,\"vc\":",
-			   first ? "" : ",", refused[i].job_id,
-			   (long) refused[i].when);
-		_json_str(&out, refused[i].vc);
-		xstrcat(out, ",\"reason\":");
-		_json_str(&out, refused[i].reason);
-		xstrcat(out, "}");
+		xstrfmtcatat(out, &pos, "%s{\"job\":\"%u\",\"time\":%ld,\"vc\":",
+			     first ? "" : ",", refused[i].job_id,
+			     (long) refused[i].when);
+		_json_str_at(&out, &pos, refused[i].vc);
+		xstrcatat(out, &pos, ",\"reason\":");
+		_json_str_at(&out, &pos, refused[i].reason);
+		xstrcatat(out, &pos, "}");
 		first = 0;
 	}
-	xstrfmtcat(out, "],\"lastReload\":{\"time\":%ld,\"refused\":%s",
-		   (long) reload_time, reload_refused ? "true" : "false");
+	xstrfmtcatat(out, &pos, "],\"lastReload\":{\"time\":%ld,\"refused\":%s",
+		     (long) reload_time, reload_refused ? "true" : "false");
 	if (reload_refused) {
-		xstrcat(out, ",\"reason\":");
-		_json_str(&out, reload_refused);
+		xstrcatat(out, &pos, ",\"reason\":");
+		_json_str_at(&out, &pos, reload_refused);
 	}
-	xstrcat(out, "}");
-	xstrfmtcat(out, ",\"timing\":{\"jobTestCalls\":%"PRIu64
-		   ",\"jobTestMeanUs\":%.1f,\"jobTestP50Us\":%"PRIu64
-		   ",\"jobTestP99Us\":%"PRIu64",\"jobTestMaxUs\":%"PRIu64
-		   "},\"counters\":{\"preemptions\":%"
-		   PRIu64",\"lazyPreemptions\":%"PRIu64"},"
-		   "\"memory\":{\"engineBytes\":%zu}}\n",
-		   jt->n, jt->n ? (double) jt->sum / jt->n : 0.0,
-		   latency_hist_quantile(jt, 0.5), latency_hist_quantile(jt, 0.99),
-		   jt->max, n_killed, n_lazy, hived_memory_bytes(e));
+	xstrcatat(out, &pos, "}");
+	xstrfmtcatat(out, &pos, ",\"timing\":{\"jobTestCalls\":%"PRIu64
+		     ",\"jobTestMeanUs\":%.1f,\"jobTestP50Us\":%"PRIu64
+		     ",\"jobTestP99Us\":%"PRIu64",\"jobTestMaxUs\":%"PRIu64
+		     ",\"jobTestOwnMeanUs\":%.1f,\"jobTestOwnP50Us\":%"PRIu64
+		     ",\"jobTestOwnP99Us\":%"PRIu64",\"jobTestOwnMaxUs\":%"PRIu64
+		     ",\"statusLockMeanUs\":%.1f,\"statusLockMaxUs\":%"PRIu64
+		     "},\"counters\":{\"preemptions\":%"
+		     PRIu64",\"lazyPreemptions\":%"PRIu64"},"
+		     "\"memory\":{\"engineBytes\":%zu}}\n",
+		     jt->n, jt->n ? (double) jt->sum / jt->n : 0.0,
+		     latency_hist_quantile(jt, 0.5),
+		     latency_hist_quantile(jt, 0.99), jt->max,
+		     own->n ? (double) own->sum / own->n : 0.0,
+		     latency_hist_quantile(own, 0.5),
+		     latency_hist_quantile(own, 0.99), own->max,
+		     writer_lock_us.n ?
+		     (double) writer_lock_us.sum / writer_lock_us.n : 0.0,
+		     writer_lock_us.max, n_killed,
+		     n_lazy, engine_bytes);
 	return out;
 }
 
@@ -349,9 +384,11 @@ out:
 static void *_writer(void *arg)
 {
 	for (;;) {
-		struct timespec ts;
+		struct timespec ts, t0, t1;
 		char *text = NULL, *state = NULL, *state_path = NULL;
-		hived_engine *e;
+		char *config = NULL;
+		hived_engine *e, *copy = NULL;
+		size_t engine_bytes = 0;
 		bool nodes_changed = false;
 
 		slurm_mutex_lock(&status_mutex);
@@ -377,23 +414,51 @@ static void *_writer(void *arg)
 				continue;	/* no health changed: nothing to write */
 		}
 
+		/*
+		 * Under our lock only a copy of the engine: its JSON, and the
+		 * state file's, are built from the copy while job_test runs on.
+		 */
 		hived_ctld_lock();
-		slurm_mutex_lock(&status_mutex);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		e = hived_ctld_engine();
-		if (e)
-			text = _compose(e);
+		if (e && (hived_engine_clone(e, &copy) != HIVED_OK))
+			copy = NULL;
+		config = xstrdup(hived_ctld_config_text());
+		if (copy && save_state)
+			state_path = hived_ctld_state_path(
+				slurm_conf.state_save_location);
+		/* A change from here on is after the copy: write again. */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		slurm_mutex_lock(&status_mutex);
 		dirty = false;
-		if (e && save_state)
-			(void) hived_ctld_state_snapshot(
-				slurm_conf.state_save_location, &state_path,
-				&state);
+		latency_hist_add(&writer_lock_us,
+				 (t1.tv_sec - t0.tv_sec) * 1000000 +
+				 (t1.tv_nsec - t0.tv_nsec) / 1000);
 		slurm_mutex_unlock(&status_mutex);
 		hived_ctld_unlock();
+		if (copy) {
+			text = _compose_engine(copy, config);
+			engine_bytes = hived_memory_bytes(copy);
+			if (state_path)
+				(void) hived_ctld_state_snapshot_of(copy,
+								    &state);
+			hived_engine_free(copy);
+			copy = NULL;
+		}
+		slurm_mutex_lock(&status_mutex);
+		if (text) {
+			char *tail = _compose_plugin(engine_bytes);
+
+			xstrcat(text, tail);
+			xfree(tail);
+		}
+		slurm_mutex_unlock(&status_mutex);
 		if (text)
 			_write(text);
 		if (state)
 			hived_ctld_state_write(state_path, state);
 		xfree(text);
+		xfree(config);
 		xfree(state);
 		xfree(state_path);
 		sleep(1);	/* at most one write a second */

@@ -38,8 +38,11 @@ extern bool hived_status_refused(uint32_t job_id, const char *vc,
  * else why it was refused (the previous configuration stays in force). */
 extern void hived_status_reload(const char *refused_reason);
 
-/* One select_p_job_test call handled by HiveD took `usec`. */
-extern void hived_status_job_test_time(uint64_t usec);
+/*
+ * One select_p_job_test call handled by HiveD took `usec`, of which own_usec
+ * outside cons_tres (the rest is what cons_tres would take anyway).
+ */
+extern void hived_status_job_test_time(uint64_t usec, uint64_t own_usec);
 extern void hived_status_count_preempt(int killed, int lazy);
 
 #endif

@@ -97,6 +97,8 @@ static bool _preempt_seen(uint32_t job_id)
 	return false;
 }
 
+static void _releases_free(void);
+
 static bool _verbose(void)
 {
 	const hived_settings *s = hived_ctld_settings();
@@ -153,6 +155,7 @@ extern void hived_hook_fini(void)
 	hived_status_stop();	/* before our lock: the writer takes it */
 	hived_ctld_lock();
 	FREE_NULL_LIST(pending);
+	_releases_free();
 	hived_ctld_unload();
 	hived_ctld_unlock();
 }
@@ -249,22 +252,112 @@ static int _cmp_release(const void *a, const void *b)
 }
 
 /*
+ * Each VC's running jobs by end time, as _quota_free_time reads them. Backfill
+ * asks for every quota-blocked job in its queue; one pass over all running
+ * jobs for each of them made a call O(cluster). Built once, kept while nothing
+ * it was built from can have changed: the same engine and hived.conf, no
+ * change the status file counts (job start and end, health, reload), and
+ * Slurm's last_job_update (end times) older than the second it was built in,
+ * since that clock counts seconds.
+ */
+typedef struct {
+	char *vc;
+	release_t *rel;
+	size_t n;
+} vc_releases_t;
+
+static struct {
+	bool valid;
+	hived_engine *engine;
+	uint64_t accepted, status;
+	time_t job_update;
+	vc_releases_t *vcs;
+	size_t n_vcs;
+} releases;
+
+static void _releases_free(void)
+{
+	for (size_t i = 0; i < releases.n_vcs; i++) {
+		xfree(releases.vcs[i].vc);
+		xfree(releases.vcs[i].rel);
+	}
+	xfree(releases.vcs);
+	releases.n_vcs = 0;
+	releases.valid = false;
+}
+
+static vc_releases_t *_releases_vc(const char *vc)
+{
+	vc_releases_t *v;
+
+	for (size_t i = 0; i < releases.n_vcs; i++)
+		if (!xstrcmp(releases.vcs[i].vc, vc))
+			return &releases.vcs[i];
+	xrecalloc(releases.vcs, releases.n_vcs + 1, sizeof(vc_releases_t));
+	v = &releases.vcs[releases.n_vcs++];
+	v->vc = xstrdup(vc);
+	return v;
+}
+
+static const vc_releases_t *_releases_of(hived_engine *e, const char *vc)
+{
+	const char *const *names = NULL;
+	const char *jvc;
+	uint64_t accepted = hived_ctld_accepted_generation();
+	uint64_t status = hived_status_generation();
+	time_t job_update = last_job_update;
+	size_t n;
+
+	if (!releases.valid || (releases.engine != e) ||
+	    (releases.accepted != accepted) || (releases.status != status) ||
+	    (releases.job_update != job_update)) {
+		_releases_free();
+		n = hived_job_list(e, &names);
+		for (size_t k = 0; k < n; k++) {
+			int64_t held = hived_job_quota_leaves(e, names[k], &jvc);
+			job_record_t *j;
+			vc_releases_t *v;
+
+			if (!held || !jvc)
+				continue;
+			j = find_job_record(strtoul(names[k], NULL, 10));
+			if (!j || !j->end_time)
+				continue;
+			v = _releases_vc(jvc);
+			xrecalloc(v->rel, v->n + 1, sizeof(release_t));
+			v->rel[v->n].end = j->end_time;
+			v->rel[v->n++].leaves = held;
+		}
+		for (size_t i = 0; i < releases.n_vcs; i++)
+			qsort(releases.vcs[i].rel, releases.vcs[i].n,
+			      sizeof(release_t), _cmp_release);
+		releases.engine = e;
+		releases.accepted = accepted;
+		releases.status = status;
+		releases.job_update = job_update;
+		/* A change later in this second would leave the clock as is. */
+		releases.valid = (time(NULL) > job_update);
+	}
+	for (size_t i = 0; i < releases.n_vcs; i++)
+		if (!xstrcmp(releases.vcs[i].vc, vc))
+			return &releases.vcs[i];
+	return NULL;
+}
+
+/*
  * Backfill's "when?" for a job whose VC quota is in use: when enough of its own
  * VC's jobs have ended, at the end times Slurm expects, to free the GPUs it
  * lacks. HiveD guarantees a VC its cells once its quota is free, wherever other
  * VCs run, so no placement is tried and no node is named: backfill reserves
  * nothing for the job (as for one over its association's GrpTRES) and plans
- * other VCs' jobs on the free cells their own quotas guarantee. Costs one pass
- * over the running jobs, not a copy of the engine. RET the time, or 0 if the
- * VC's jobs never free enough.
+ * other VCs' jobs on the free cells their own quotas guarantee. Costs a walk
+ * over the VC's jobs by end time (_releases_of), not a copy of the engine.
+ * RET the time, or 0 if the VC's jobs never free enough.
  */
 static time_t _quota_free_time(hived_engine *e, const hived_job_ask_t *ask)
 {
-	const char *const *names = NULL;
-	const char *vc;
-	size_t n, m = 0;
-	int64_t lack = 0, got = 0, free_leaves, held;
-	release_t *rel;
+	const vc_releases_t *v;
+	int64_t lack = 0, got = 0, free_leaves;
 	time_t when = 0;
 
 	for (size_t i = 0; i < ask->req.n_members; i++)
@@ -274,26 +367,12 @@ static time_t _quota_free_time(hived_engine *e, const hived_job_ask_t *ask)
 	if (!find_job_record || !ask->vc || (free_leaves < 0))
 		return 0;
 	lack -= free_leaves;
-	n = hived_job_list(e, &names);
-	rel = xcalloc(n ? n : 1, sizeof(release_t));
-	for (size_t k = 0; k < n; k++) {
-		job_record_t *j;
-
-		held = hived_job_quota_leaves(e, names[k], &vc);
-		if (!held || !vc || xstrcmp(vc, ask->vc))
-			continue;
-		j = find_job_record(strtoul(names[k], NULL, 10));
-		if (!j || !j->end_time)
-			continue;
-		rel[m].end = j->end_time;
-		rel[m++].leaves = held;
+	if (!(v = _releases_of(e, ask->vc)))
+		return 0;
+	for (size_t k = 0; (k < v->n) && (got < lack); k++) {
+		got += v->rel[k].leaves;
+		when = v->rel[k].end;
 	}
-	qsort(rel, m, sizeof(release_t), _cmp_release);
-	for (size_t k = 0; (k < m) && (got < lack); k++) {
-		got += rel[k].leaves;
-		when = rel[k].end;
-	}
-	xfree(rel);
 	return (got >= lack) ? when : 0;
 }
 
@@ -370,6 +449,29 @@ static uint64_t _now_us(void)
 	return (uint64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/*
+ * cons_tres's share of the call being timed: slurmctld's locks serialise
+ * job_test calls, the thread-local keeps a stray concurrent one apart.
+ */
+static __thread hived_job_test_f fwd_real;
+static __thread uint64_t fwd_us;
+
+static int _fwd_timed(job_record_t *job_ptr, bitstr_t *bitmap,
+		      uint32_t min_nodes, uint32_t max_nodes,
+		      uint32_t req_nodes, uint16_t mode,
+		      list_t *preemptee_candidates,
+		      list_t **preemptee_job_list, hived_exc_t *exc,
+		      hived_will_run_t *will_run)
+{
+	uint64_t t0 = _now_us();
+	int rc = fwd_real(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
+			  mode, preemptee_candidates, preemptee_job_list,
+			  exc, will_run);
+
+	fwd_us += _now_us() - t0;
+	return rc;
+}
+
 /* Timed: what the scheduler pays per call for jobs HiveD decides. */
 extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       uint32_t min_nodes, uint32_t max_nodes,
@@ -380,14 +482,20 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       hived_will_run_t *will_run,
 			       hived_job_test_f fwd)
 {
-	uint64_t t0 = _now_us();
+	uint64_t t0 = _now_us(), total;
 	bool asked = false;
-	int rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
-			   mode, preemptee_candidates, preemptee_job_list,
-			   exc, will_run, fwd, &asked);
+	int rc;
 
-	if (asked)
-		hived_status_job_test_time(_now_us() - t0);
+	fwd_real = fwd;
+	fwd_us = 0;
+	rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
+		       mode, preemptee_candidates, preemptee_job_list,
+		       exc, will_run, _fwd_timed, &asked);
+	if (asked) {
+		total = _now_us() - t0;
+		hived_status_job_test_time(total,
+					   (total > fwd_us) ? total - fwd_us : 0);
+	}
 	return rc;
 }
 

@@ -68,6 +68,16 @@ bool e2e_log_has(const char *text)
 		   log_mark + 1, e2e_clusterdir, text) == 0;
 }
 
+bool e2e_wait_log(const char *text, int seconds)
+{
+	for (int i = 0; i < 4 * seconds; i++) {
+		if (e2e_log_has(text))
+			return true;
+		usleep(250 * 1000);
+	}
+	return false;
+}
+
 int e2e_ctld_pid(void)
 {
 	char path[2600], *pid;
@@ -86,7 +96,7 @@ void e2e_ctld_kill9(void)
 
 	ck_assert_msg(pid > 0, "no slurmctld pid file");
 	ck_assert_int_eq(run(NULL, "kill -9 %d", pid), 0);
-	for (int i = 0; i < 40 && pid_alive(pid); i++)
+	for (int i = 0; i < 120 && pid_alive(pid); i++)
 		usleep(250 * 1000);
 	ck_assert_msg(!pid_alive(pid), "slurmctld %d survived kill -9", pid);
 }
@@ -114,7 +124,8 @@ void e2e_ctld_start(void)
 			     "</dev/null >>'%s/log/slurmctld.out' 2>&1 &",
 			     e2e_clusterdir, _ctld_restart_flags(), e2e_conf,
 			     e2e_clusterdir), 0);
-	for (int i = 0; i < 120; i++) {
+	/* A loaded machine and a big state to recover: minutes, not seconds. */
+	for (int i = 0; i < 360; i++) {
 		if (run(NULL, "scontrol ping | grep -q 'is UP'") == 0)
 			return;
 		usleep(500 * 1000);

@@ -40,6 +40,8 @@ void e2e_cluster_down(void);
 void e2e_mark_log(void);
 void e2e_log_from_start(void);
 bool e2e_log_has(const char *text);
+/* e2e_log_has(text), polled for up to `seconds` (a generous deadline, not a pause). */
+bool e2e_wait_log(const char *text, int seconds);
 
 /* slurmctld's pid (0 if none); kill -9 it; start it the way hived-cluster does. */
 int e2e_ctld_pid(void);

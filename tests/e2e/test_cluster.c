@@ -277,6 +277,36 @@ START_TEST(test_plugins_configured)
 }
 END_TEST
 
+/*
+ * hivedctl status names the Slurm release select/hived runs under, the one
+ * `slurmctld -V` prints last ("slurm 24.11.5", Debian's "slurm-wlm 22.05.8").
+ * The status thread writes the file within seconds; the deadline is generous.
+ */
+START_TEST(test_status_names_slurm)
+{
+	char *v = NULL, *out = NULL, want[96];
+	bool has = false;
+
+	require_cluster();
+	ck_assert_int_eq(run(&v, "slurmctld -V | awk '{print $NF}'"), 0);
+	ck_assert_msg(v && *v >= '0' && *v <= '9', "slurmctld -V: %s", v);
+	v[strcspn(v, "\n")] = '\0';
+	snprintf(want, sizeof(want), "Slurm: %s\n", v);
+	for (int i = 0; i < 120 && !has; i++) {
+		free(out);
+		out = NULL;
+		run(&out, "'%s/hivedctl' status", builddir);
+		has = out && strstr(out, want);
+		if (!has)
+			sleep(1);
+	}
+	ck_assert_msg(has, "hivedctl status lacks \"%.*s\":\n%s", (int) strlen(want) - 1, want,
+		      out);
+	free(out);
+	free(v);
+}
+END_TEST
+
 START_TEST(test_hived_conf_loads)
 {
 	char path[4200], *conf, err[512], *names = NULL;
@@ -439,6 +469,7 @@ static Suite *e2e_suite(void)
 	tcase_set_timeout(up, 300);
 	tcase_add_test(jobs, test_long_dir_sockets);
 	tcase_add_test(jobs, test_plugins_configured);
+	tcase_add_test(jobs, test_status_names_slurm);
 	tcase_add_test(jobs, test_hived_conf_loads);
 	tcase_add_test(jobs, test_one_node_two_gpus);
 	tcase_add_test(jobs, test_two_nodes);

@@ -40,12 +40,7 @@ static void clean_queue(void)
 /* slurmctld logs `text` within a generous deadline (no single quotes in it). */
 static bool wait_log(const char *text)
 {
-	for (int i = 0; i < 240; i++) {
-		if (e2e_log_has(text))
-			return true;
-		usleep(250 * 1000);
-	}
-	return false;
+	return e2e_wait_log(text, 60);
 }
 
 /* Edit hived.conf with a sed script (the good copy stays in .good), reload. */

@@ -180,6 +180,55 @@ START_TEST(test_priority_preemption)
 }
 END_TEST
 
+/* A "key":number of hived_status.json's text, or -1 if absent. */
+static double status_number(const char *text, const char *key)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	if (!text || !(p = strstr(text, want)))
+		return -1;
+	return atof(p + strlen(want));
+}
+
+/*
+ * The plugin times its job_test calls over slurmctld's whole life, with and
+ * without cons_tres's share (issue 18: a recent-window p99 hid slow phases).
+ */
+static void check_job_test_timing(void)
+{
+	char path[2400], *text;
+	double calls, p50, p99, own_p50, own_p99, own_max, max;
+
+	snprintf(path, sizeof(path), "%s/state/hived_status.json", e2e_clusterdir);
+	/* Written at most once a second after a change. */
+	for (int i = 0; i < 60; i++) {
+		text = read_file(path);
+		if (status_number(text, "jobTestOwnMaxUs") >= 0)
+			break;
+		free(text);
+		text = NULL;
+		sleep(1);
+	}
+	ck_assert_msg(text, "hived_status.json has no jobTestOwn timing");
+	calls = status_number(text, "jobTestCalls");
+	p50 = status_number(text, "jobTestP50Us");
+	p99 = status_number(text, "jobTestP99Us");
+	max = status_number(text, "jobTestMaxUs");
+	own_p50 = status_number(text, "jobTestOwnP50Us");
+	own_p99 = status_number(text, "jobTestOwnP99Us");
+	own_max = status_number(text, "jobTestOwnMaxUs");
+	free(text);
+	ck_assert_msg(calls >= 3, "job_test calls counted: %.0f", calls);
+	ck_assert_msg((p50 >= 0) && (p50 <= p99) && (p99 <= max),
+		      "job_test p50 %.0f, p99 %.0f, max %.0f", p50, p99, max);
+	ck_assert_msg((own_p50 >= 0) && (own_p50 <= p50) && (own_p99 <= p99) &&
+		      (own_max <= max),
+		      "HiveD's share p50 %.0f p99 %.0f max %.0f exceeds the whole calls' %.0f %.0f %.0f",
+		      own_p50, own_p99, own_max, p50, p99, max);
+}
+
 /*
  * Backfill plans with the cells: vc1's next job can start only when one of its
  * own jobs ends (time limit 10 min), although half the cluster is idle now.
@@ -210,6 +259,7 @@ START_TEST(test_backfill_estimate)
 	ck_assert_msg(start >= now + 8 * 60,
 		      "backfill expects vc1's job to start in %ld s; its cells free in about 10 min",
 		      start - now);
+	check_job_test_timing();
 	cancel_all();
 }
 END_TEST

@@ -7,3 +7,8 @@ tests_slurm_test_latency_hist_SOURCES = tests/slurm/test_latency_hist.c \
 	src/slurm/latency_hist.c src/slurm/latency_hist.h
 tests_slurm_test_latency_hist_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_slurm_test_latency_hist_LDADD = $(CHECK_LIBS)
+
+# configure's comparison of the plugins' operation tables with Slurm's (a script,
+# no Slurm needed).
+TESTS += tests/slurm/test_ops_check
+EXTRA_DIST += tests/slurm/test_ops_check
