@@ -519,11 +519,7 @@ size_t Engine::MemoryBytes() const {
     b += j.pods.capacity() * sizeof(Pod);
     for (const auto& p : j.pods) b += p.leaves.capacity() * sizeof(CellId);
   }
-  // job_index_: a hash node (next pointer, the name, the slot, the cached hash) and a
-  // bucket pointer per job.
-  b += job_index_.size() * (sizeof(void*) + sizeof(std::string) + 2 * sizeof(size_t)) +
-       job_index_.bucket_count() * sizeof(void*);
-  for (const auto& [name, slot] : job_index_) b += heap_text(name);
+  b += job_index_.Bytes();
   for (const auto& s : strings_) b += sizeof(s) + heap_text(s) + 48;  // + hash entry
   return b;
 }

@@ -96,9 +96,9 @@ int64_t Engine::VcFreeLeaves(const std::string& vc) const {
 
 int64_t Engine::JobQuotaLeaves(const std::string& job, const std::string** vc) const {
   *vc = nullptr;
-  auto it = job_index_.find(job);
-  if (it == job_index_.end()) return 0;
-  const Job& j = jobs_[it->second];
+  const int slot = FindJob(job);
+  if (slot < 0) return 0;
+  const Job& j = jobs_[slot];
   if (!j.live || !j.guaranteed() || j.vc < 0 || j.pinned_id != 0) return 0;
   *vc = &vcs_[j.vc].name;
   return static_cast<int64_t>(j.vleaves.size());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/job_index.h"
 #include "core/model.h"
 #include "core/spec.h"
 
@@ -117,7 +118,7 @@ class Engine {
   std::vector<std::pair<std::string, std::string>> WaitingJobs() const;
   void NoteWaiting(const std::string& job, const std::string& vc);
 
-  bool HasJob(const std::string& job) const { return job_index_.count(job) != 0; }
+  bool HasJob(const std::string& job) const { return FindJob(job) >= 0; }
   bool JobMatches(const std::string& job, const std::vector<PlacedPod>& pods) const;
   std::vector<std::string> JobNames() const;
   size_t NodeCount() const { return node_names_.size(); }
@@ -150,6 +151,7 @@ class Engine {
 
  private:
   friend struct VirtualView;
+  friend class FitBound;
   friend struct PhysicalView;
   // --- build ---
   Status BuildFrom(const ClusterSpec& spec);
@@ -193,8 +195,9 @@ class Engine {
   void MarkWaiting(const std::string& job, int vc);
   void WaitReason(const Request& req, int vc, CellId pinned_root, const std::vector<int>& chains,
                   bool found_virtual, Decision* d) const;
-  void ReleaseJob(int slot);
-  bool Reinstate(const Job& copy);
+  // *taken (may be null) receives the job's record instead of it being dropped.
+  void ReleaseJob(int slot, Job* taken = nullptr);
+  bool Reinstate(Job record);
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
                         Decision* d, std::vector<Job>* undo, int* slot_out);
   void Rollback(int slot, const std::vector<Job>& undo);
@@ -218,6 +221,16 @@ class Engine {
   // (the cell each pod takes, and the VC's quota cells in those chains); "" otherwise.
   std::string FractionalNeedText(const Request& req, int vc, const std::vector<int>& chains) const;
   int NewJobSlot();
+  // The slot of a running job by name, -1 if none.
+  int FindJob(std::string_view name) const { return job_index_.Find(name, JobNameOf()); }
+  void IndexJob(int slot) { job_index_.Insert(slot, JobNameOf()); }
+  void UnindexJob(const std::string& name) { job_index_.Erase(name, JobNameOf()); }
+  struct NameOfSlot {
+    const std::vector<Job>* jobs;
+    const std::string& operator()(int s) const { return (*jobs)[s].name; }
+  };
+  NameOfSlot JobNameOf() const { return {&jobs_}; }
+  void CompactJobs();
   // Interned strings of job records (VC asked for, pinned cell, GPU model): a handful
   // of distinct values shared by every job. Never shrinks; every value is one the
   // config knows (requests naming others are refused before a job is recorded).
@@ -247,7 +260,7 @@ class Engine {
   std::vector<std::string> strings_{std::string()};  // StrId -> text; 0 is ""
   std::unordered_map<std::string, StrId> string_ids_;
   std::vector<int> free_slots_;
-  std::unordered_map<std::string, int> job_index_;
+  JobIndex job_index_;
   std::map<std::string, int> waiting_;  // job -> VC, see WaitingJobs()
   uint64_t next_seq_ = 1;
   bool trial_ = false;  // inside WillRun: decisions leave no waiting marks

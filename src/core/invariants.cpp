@@ -23,9 +23,7 @@ std::string Engine::CheckInvariants() const {
   for (size_t s = 0; s < jobs_.size(); s++) {
     const Job& j = jobs_[s];
     if (!j.live) continue;
-    auto idx = job_index_.find(j.name);
-    if (idx == job_index_.end() || idx->second != static_cast<int>(s))
-      return "job index out of step for '" + j.name + "'";
+    if (FindJob(j.name) != static_cast<int>(s)) return "job index out of step for '" + j.name + "'";
     size_t nleaves = 0;
     for (const auto& p : j.pods)
       for (CellId l : p.leaves) {

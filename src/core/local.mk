@@ -14,6 +14,8 @@ libhived_la_SOURCES += \
 	src/core/placement.cpp \
 	src/core/schedule.cpp \
 	src/core/will_run.cpp \
+	src/core/fit_bound.cpp \
+	src/core/fit_bound.h \
 	src/core/reconfigure.cpp \
 	src/core/status.cpp \
 	src/core/invariants.cpp

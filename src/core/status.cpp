@@ -262,9 +262,9 @@ void PlacedPodJson(JsonOut& j, const std::string& node, const PlacedPod& p) {
 }  // namespace
 
 Status Engine::InspectJob(const std::string& name, std::string* json) const {
-  auto it = job_index_.find(name);
-  if (it == job_index_.end()) return Status::Err(Code::kNoEnt, "job: unknown job '" + name + "'");
-  const Job& job = jobs_[it->second];
+  const int slot = FindJob(name);
+  if (slot < 0) return Status::Err(Code::kNoEnt, "job: unknown job '" + name + "'");
+  const Job& job = jobs_[slot];
   JsonOut j;
   j.Open('{').Key("job").Val(job.name).Key("vc").Val(job.vc >= 0 ? vcs_[job.vc].name : "");
   j.Key("priority")

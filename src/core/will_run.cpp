@@ -9,10 +9,15 @@
 // reinstated exactly (Reinstate: the same physical and virtual leaves, so the same
 // bindings) - the machinery preemption's rollback already relies on. The end times
 // are a heap, so only the jobs that end are ordered and looked up: O(n) to build it,
-// then O(log n) and the job's GPUs per job ended, and one decision per end time.
+// then O(log n) per job ended. A decision is asked only at an end time where enough of
+// the cells the job needs could be free (FitBound, counted from the ended jobs' leaves
+// without ending them); jobs end for real, in end order, just before that decision, so
+// it sees exactly the state a decision after every end time would have seen.
 #include <algorithm>
+#include <memory>
 
 #include "core/engine.h"
+#include "core/fit_bound.h"
 
 namespace hived {
 
@@ -53,7 +58,17 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   std::make_heap(heap.begin(), heap.end(), Later);
 
   FlagScope trial(&trial_);
+  // Reserved up front so that putting the jobs back cannot fail for want of memory
+  // in what this function owns: records move, slots return to a list with room.
   std::vector<Job> ended;
+  ended.reserve(heap.size());
+  std::vector<int> pending;  // will have ended by `at`, not ended yet (see FitBound)
+  pending.reserve(heap.size());
+  std::vector<uint8_t> noted(jobs_.size(), 0);
+  free_slots_.reserve(free_slots_.size() + heap.size());
+  // The dry runs insert and erase the asked job (one empty place at most, its
+  // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
+  job_index_.Reserve(2, JobNameOf());
   // Everything released comes back, even when a decision throws (out of memory).
   auto restore = [&] {
     no_reason_ = false;
@@ -61,35 +76,55 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
     // opportunistic work lands on the same free cells' lists.
     for (int pass = 0; pass < 2; pass++)
       for (auto it = ended.rbegin(); it != ended.rend(); ++it)
-        if (it->guaranteed() == (pass == 0)) Reinstate(*it);
+        if (it->guaranteed() == (pass == 0)) Reinstate(std::move(*it));
     ended.clear();
+  };
+  // In end order, as if each had ended at its time: the state is the same.
+  auto end_pending = [&] {
+    for (int slot : pending) {
+      ended.emplace_back();
+      ReleaseJob(slot, &ended.back());
+    }
+    pending.clear();
   };
   try {
     no_reason_ = true;
     Decision d;
     Status st = Submit(req, true, &d);
     int64_t at = 0;
+    std::unique_ptr<FitBound> bound;
     // A rejected job and one larger than its VC fit after no end of running jobs.
     while (st.ok() && d.outcome == Outcome::kWaiting && d.wait != Wait::kVcTooSmall &&
            !heap.empty()) {
+      if (!bound) {
+        std::vector<int> chains;
+        Decision v;
+        Validate(req, &chains, &v);
+        bound = std::make_unique<FitBound>(*this, req, chains);
+      }
       at = heap.front().end;
-      size_t released = 0;
+      size_t added = 0;
       while (!heap.empty() && heap.front().end == at) {
         std::pop_heap(heap.begin(), heap.end(), Later);
-        auto it = job_index_.find(ends[heap.back().at].job);
+        const int slot = FindJob(ends[heap.back().at].job);
         heap.pop_back();
-        if (it == job_index_.end()) continue;  // not held, or named twice
-        ended.push_back(jobs_[it->second]);
-        ReleaseJob(it->second);
-        released++;
+        if (slot < 0 || noted[slot]) continue;  // not held, or named twice
+        noted[slot] = 1;
+        bound->Note(slot);
+        pending.push_back(slot);
+        added++;
       }
-      if (!released) continue;  // nothing changed: the same decision
+      // Nothing changed, or not enough cells free up for the job's pods: the same
+      // decision as before, without asking.
+      if (!added || !bound->MayFit()) continue;
+      end_pending();
       d = Decision();
       st = Submit(req, true, &d);
     }
     // The answer a caller reads says why the job still waits.
     no_reason_ = false;
     if (st.ok() && d.outcome == Outcome::kWaiting) {
+      end_pending();
       d = Decision();
       st = Submit(req, true, &d);
     }

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// See fit_bound.h: why the count is a necessary condition, and what changes it.
+#include "core/fit_bound.h"
+
+#include <algorithm>
+#include <map>
+
+namespace hived {
+
+FitBound::FitBound(const Engine& e, const Request& req, const std::vector<int>& chains) : e_(e) {
+  if (!req.pinned_id.empty()) {
+    off_ = true;
+    return;
+  }
+  guaranteed_ = req.priority >= 0;
+  if (guaranteed_) {
+    auto it = e.vc_index_.find(req.vc);
+    if (it == e.vc_index_.end()) {
+      off_ = true;
+      return;
+    }
+    vc_ = it->second;
+    priority_ = req.priority;
+    for (const auto& [prio, n] : e.vcs_[vc_].used_by_priority)
+      preempt_ |= prio < priority_ && n > 0;
+  }
+  for (int c : chains) {
+    Request shaped;
+    std::string why;
+    if (!e.ShapeFor(req, c, &shaped, &why)) continue;  // the chain cannot hold it at all
+    const std::vector<std::set<CellId>>* buckets = &e.chains_[c].node_by_avail;
+    if (guaranteed_) {
+      buckets = nullptr;
+      for (const auto& vch : e.vcs_[vc_].chains)
+        if (vch.chain == c) buckets = &vch.unit_by_free;
+      if (!buckets) continue;
+    }
+    PerChain pc;
+    pc.chain = c;
+    std::map<int, int64_t, std::greater<int>> sizes;
+    for (const auto& m : shaped.members) sizes[m.leaves] += m.pods;
+    int64_t at_least = 0;
+    for (const auto& [size, n] : sizes) pc.pods.emplace_back(size, at_least += n);
+    pc.units_with.assign(buckets->size(), 0);
+    for (size_t k = 0; k < buckets->size(); k++) {
+      if (!preempt_) {
+        pc.units_with[k] = static_cast<int64_t>((*buckets)[k].size());
+        continue;
+      }
+      // Leaves of lower-priority jobs count as usable: walk each unit once.
+      for (CellId u : (*buckets)[k]) {
+        int n = 0;
+        std::vector<CellId> stack{u};
+        while (!stack.empty()) {
+          const VCell& v = e.vcells_[stack.back()];
+          stack.pop_back();
+          if (v.level == 1) {
+            n += v.job < 0 || e.jobs_[v.job].priority < priority_;
+            continue;
+          }
+          for (int i = 0; i < e.chains_[c].level_children[v.level]; i++)
+            stack.push_back(v.first_child + i);
+        }
+        n = std::min<int>(n, static_cast<int>(buckets->size()) - 1);
+        pc.usable[u] = n;
+        pc.units_with[n]++;
+      }
+    }
+    chains_.push_back(std::move(pc));
+  }
+  off_ = chains_.empty();
+}
+
+CellId FitBound::VirtualUnit(CellId vleaf) const {
+  CellId c = vleaf;
+  while (c != kNone && !e_.IsUnit(c)) c = e_.vcells_[c].parent;
+  return c;
+}
+
+CellId FitBound::NodeUnit(CellId pleaf) const {
+  CellId c = pleaf;
+  const int nl = e_.chains_[e_.pcells_[pleaf].chain].node_level;
+  while (c != kNone && e_.pcells_[c].level < nl) c = e_.pcells_[c].parent;
+  return c;
+}
+
+int FitBound::Usable(const PerChain& pc, CellId unit) const {
+  auto it = pc.usable.find(unit);
+  if (it != pc.usable.end()) return it->second;
+  return guaranteed_ ? e_.vcells_[unit].vfree : e_.pcells_[unit].avail;
+}
+
+void FitBound::Bump(PerChain* pc, CellId unit) {
+  if (unit == kNone) return;
+  const int before = Usable(*pc, unit);
+  const int after = std::min<int>(before + 1, static_cast<int>(pc->units_with.size()) - 1);
+  pc->units_with[before]--;
+  pc->units_with[after]++;
+  pc->usable[unit] = after;
+}
+
+void FitBound::Note(int slot) {
+  if (off_) return;
+  const Job& j = e_.jobs_[slot];
+  for (auto& pc : chains_) {
+    if (pc.chain != j.chain) continue;
+    if (guaranteed_) {
+      // Other VCs' and opportunistic jobs hold none of the VC's cells; lower-priority
+      // ones are counted usable already.
+      if (!j.guaranteed() || j.vc != vc_ || (preempt_ && j.priority < priority_)) return;
+      for (CellId v : j.vleaves)
+        if (!e_.vcells_[e_.vcells_[v].root].pinned) Bump(&pc, VirtualUnit(v));
+    } else {
+      for (const auto& p : j.pods)
+        for (CellId l : p.leaves)
+          if (!e_.pcells_[l].bad) Bump(&pc, NodeUnit(l));
+    }
+  }
+}
+
+bool FitBound::MayFit() const {
+  if (off_) return true;
+  for (const auto& pc : chains_) {
+    bool fits = true;
+    for (const auto& [size, pods] : pc.pods) {
+      int64_t room = 0;
+      for (size_t k = static_cast<size_t>(size); k < pc.units_with.size() && room < pods; k++)
+        room += pc.units_with[k] * static_cast<int64_t>(k / static_cast<size_t>(size));
+      if (room < pods) {
+        fits = false;
+        break;
+      }
+    }
+    if (fits) return true;
+  }
+  return false;
+}
+
+}  // namespace hived
