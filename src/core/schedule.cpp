@@ -436,7 +436,13 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
                               std::vector<Job>* undo, int* slot_out) {
   Request req;
   std::string why;
-  ShapeFor(in, chain, &req, &why);  // PlaceVirtual placed it, so it has a shape here
+  *slot_out = -1;
+  // Exactly one virtual leaf per leaf the shaped request's pods need: anything else
+  // is refused before any job is touched (SplitPods would read past the list).
+  if (!ShapeFor(in, chain, &req, &why)) return false;
+  size_t need = 0;
+  for (const auto& m : req.members) need += static_cast<size_t>(m.pods) * m.leaves;
+  if (need != vleaves.size()) return false;
   std::vector<int> vvictims;
   for (CellId v : vleaves) {
     int j = vcells_[v].job;
@@ -498,7 +504,6 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
       int pod = pod_of.empty() ? 0 : pod_of.back() + 1;
       pod_of.insert(pod_of.end(), m.leaves, pod);
     }
-  if (pod_of.size() != vleaves.size()) pod_of.assign(vleaves.size(), 0);
   std::vector<uint8_t> pod_allowed = req.allowed;
   if (req.distinct_nodes && pod_allowed.empty()) pod_allowed.assign(node_bad_.size(), 1);
   for (size_t i = 0; i < vleaves.size(); i++) {
