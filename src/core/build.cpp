@@ -21,19 +21,52 @@ bool ParseGpuIndex(const std::string& s, int32_t* out) {
   return true;
 }
 
-std::vector<std::string> SplitPath(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    size_t dot = s.find('.', start);
-    parts.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return parts;
+// Whether `path` continues at `pos` with the type name `name`, then '.' or its end.
+// Names are matched whole so that a MIG profile ("a100_3g.20gb") is one step.
+bool PathStep(const std::string& path, size_t pos, const std::string& name) {
+  return path.compare(pos, name.size(), name) == 0 &&
+         (pos + name.size() == path.size() || path[pos + name.size()] == '.');
 }
 
 }  // namespace
+
+Status Engine::ResolveCellPath(const std::string& path, const std::string& where, int* chain,
+                               int* level) const {
+  auto err = [&](const std::string& what) {
+    return Status::Err(Code::kConfig, where + ": " + what);
+  };
+  *chain = -1;
+  for (size_t c = 0; c < chains_.size() && *chain < 0; c++)
+    if (PathStep(path, 0, chains_[c].top)) *chain = static_cast<int>(c);
+  if (*chain >= 0) {
+    const Chain& ch = chains_[*chain];
+    *level = ch.levels;
+    for (size_t pos = ch.top.size(); pos < path.size();) {
+      pos++;  // the '.'
+      if (*level <= 1 || !PathStep(path, pos, ch.level_type[*level - 1]))
+        return err("'" + path.substr(pos, path.find('.', pos) - pos) +
+                   "' is not the child type of '" + ch.level_type[*level] + "'");
+      pos += ch.level_type[*level - 1].size();
+      (*level)--;
+    }
+    return Status::Ok();
+  }
+  for (size_t c = 0; c < chains_.size(); c++)
+    for (int l = 1; l <= chains_[c].levels; l++)
+      if (chains_[c].level_type[l] == path) {
+        if (*chain >= 0 && *chain != static_cast<int>(c))
+          return err("'" + path +
+                     "' is in several chains; write the path from the chain's top, e.g. '" +
+                     chains_[*chain].top + "." + path + "'");
+        *chain = static_cast<int>(c);
+        *level = l;
+      }
+  if (*chain >= 0) return Status::Ok();
+  if (path.find('.') != std::string::npos)
+    return err("'" + path.substr(0, path.find('.')) +
+               "' is not the top cell type of any physical cell");
+  return err("unknown cell type '" + path + "'");
+}
 
 Status Engine::Build(const ClusterSpec& spec, std::unique_ptr<Engine>* out) {
   std::unique_ptr<Engine> e(new Engine());
@@ -58,6 +91,7 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     t.child_count = ts.child_count;
     t.node_level = ts.is_node_level;
     t.gpu_level = ts.is_gpu_level;
+    t.child_is_mig_slice = ts.child_is_mig_slice;
     t.where = ts.where;
     types_.push_back(t);
   }
@@ -67,6 +101,11 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     if (ts.child_type == ts.name) return err(ts.where + ".childCellType", "names the type itself");
     auto it = type_index_.find(ts.child_type);
     types_[i].child_type = it == type_index_.end() ? -1 : it->second;
+    if (ts.child_is_mig_slice && it != type_index_.end())
+      return err(ts.where + ".childIsMigSlice",
+                 "the children are MIG slices, leaf cells: childCellType must name the MIG "
+                 "profile (e.g. 'a100_3g.20gb'), not the cell type '" +
+                     ts.child_type + "'");
   }
   // Reject cycles: a chain longer than the number of types must loop.
   for (size_t i = 0; i < types_.size(); i++) {
@@ -118,6 +157,11 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
       ch.gpu_level = level;
     }
     ch.leaf_type = ch.level_type[ch.gpu_level];
+    for (int t : down) ch.mig |= types_[t].child_is_mig_slice;
+    if (ch.mig && ch.gpu_level > 1)
+      return err(types_[down.back()].where + ".childIsMigSlice",
+                 "MIG slices are fixed cells, not buddy fractions: the chain of '" + ch.top +
+                     "' cannot also have an isGpuLevel type");
     ch.desc.assign(ch.levels + 1, std::vector<int64_t>(ch.levels + 1, 0));
     for (int hi = 1; hi <= ch.levels; hi++) {
       ch.desc[hi][hi] = 1;
@@ -326,36 +370,9 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     vcs_[vc].name = vs.name;
     for (const auto& cs : vs.virtual_cells) {
       if (cs.count < 0) return err(cs.where + ".cellNumber", "must be >= 0");
-      std::vector<std::string> path = SplitPath(cs.cell_type);
       int chain = -1, level = -1;
-      auto top = chain_of_top.find(path[0]);
-      if (top != chain_of_top.end()) {
-        chain = top->second;
-        level = chains_[chain].levels;
-        for (size_t k = 1; k < path.size(); k++) {
-          if (level <= 1 || chains_[chain].level_type[level - 1] != path[k])
-            return err(cs.where + ".cellType", "'" + path[k] + "' is not the child type of '" +
-                                                   chains_[chain].level_type[level] + "'");
-          level--;
-        }
-      } else if (path.size() == 1) {
-        for (size_t c = 0; c < chains_.size(); c++)
-          for (int l = 1; l <= chains_[c].levels; l++)
-            if (chains_[c].level_type[l] == path[0]) {
-              if (chain >= 0 && chain != static_cast<int>(c))
-                return err(
-                    cs.where + ".cellType",
-                    "'" + path[0] +
-                        "' is in several chains; write the path from the chain's top, e.g. '" +
-                        chains_[chain].top + "." + path[0] + "'");
-              chain = static_cast<int>(c);
-              level = l;
-            }
-        if (chain < 0) return err(cs.where + ".cellType", "unknown cell type '" + path[0] + "'");
-      } else {
-        return err(cs.where + ".cellType",
-                   "'" + path[0] + "' is not the top cell type of any physical cell");
-      }
+      Status st = ResolveCellPath(cs.cell_type, cs.where + ".cellType", &chain, &level);
+      if (!st.ok()) return st;
       VcChain* vch = nullptr;
       for (auto& x : vcs_[vc].chains)
         if (x.chain == chain) vch = &x;
