@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "core/cell_path.h"
 #include "core/engine.h"
 
 namespace hived {
@@ -21,51 +22,20 @@ bool ParseGpuIndex(const std::string& s, int32_t* out) {
   return true;
 }
 
-// Whether `path` continues at `pos` with the type name `name`, then '.' or its end.
-// Names are matched whole so that a MIG profile ("a100_3g.20gb") is one step.
-bool PathStep(const std::string& path, size_t pos, const std::string& name) {
-  return path.compare(pos, name.size(), name) == 0 &&
-         (pos + name.size() == path.size() || path[pos + name.size()] == '.');
-}
-
 }  // namespace
 
 Status Engine::ResolveCellPath(const std::string& path, const std::string& where, int* chain,
                                int* level) const {
-  auto err = [&](const std::string& what) {
-    return Status::Err(Code::kConfig, where + ": " + what);
+  struct View {
+    const std::vector<Chain>& c;
+    size_t size() const { return c.size(); }
+    const std::string& top(size_t k) const { return c[k].top; }
+    int levels(size_t k) const { return c[k].levels; }
+    const std::string& type(size_t k, int l) const { return c[k].level_type[l]; }
   };
-  *chain = -1;
-  for (size_t c = 0; c < chains_.size() && *chain < 0; c++)
-    if (PathStep(path, 0, chains_[c].top)) *chain = static_cast<int>(c);
-  if (*chain >= 0) {
-    const Chain& ch = chains_[*chain];
-    *level = ch.levels;
-    for (size_t pos = ch.top.size(); pos < path.size();) {
-      pos++;  // the '.'
-      if (*level <= 1 || !PathStep(path, pos, ch.level_type[*level - 1]))
-        return err("'" + path.substr(pos, path.find('.', pos) - pos) +
-                   "' is not the child type of '" + ch.level_type[*level] + "'");
-      pos += ch.level_type[*level - 1].size();
-      (*level)--;
-    }
-    return Status::Ok();
-  }
-  for (size_t c = 0; c < chains_.size(); c++)
-    for (int l = 1; l <= chains_[c].levels; l++)
-      if (chains_[c].level_type[l] == path) {
-        if (*chain >= 0 && *chain != static_cast<int>(c))
-          return err("'" + path +
-                     "' is in several chains; write the path from the chain's top, e.g. '" +
-                     chains_[*chain].top + "." + path + "'");
-        *chain = static_cast<int>(c);
-        *level = l;
-      }
-  if (*chain >= 0) return Status::Ok();
-  if (path.find('.') != std::string::npos)
-    return err("'" + path.substr(0, path.find('.')) +
-               "' is not the top cell type of any physical cell");
-  return err("unknown cell type '" + path + "'");
+  std::string why = hived::ResolveCellPath(View{chains_}, path, chain, level);
+  if (!why.empty()) return Status::Err(Code::kConfig, where + ": " + why);
+  return Status::Ok();
 }
 
 Status Engine::Build(const ClusterSpec& spec, std::unique_ptr<Engine>* out) {
