@@ -388,10 +388,11 @@ END_TEST
 START_TEST(cluster_config_mig_quotas_become_slice_cells) {
   Fixture f = load("mig");
   ClusterConfig cc;
-  ck_assert_ok(build_cluster_config(
-      f.nodes, f.topology, ClusterSpec(),
-      {{"ml", "gres/gpu=3,gres/gpu:a100_1g.5gb=1"}, {"vis", "gres/gpu:a100_3g.20gb=2"}}, &cc)
-                   .msg);
+  ck_assert_ok(
+      build_cluster_config(
+          f.nodes, f.topology, ClusterSpec(),
+          {{"ml", "gres/gpu=3,gres/gpu:a100_1g.5gb=1"}, {"vis", "gres/gpu:a100_3g.20gb=2"}}, &cc)
+          .msg);
   ck_assert_msg(cc.quota_errors.empty(), "%s", cc.quota_errors[0].c_str());
   ck_assert(cc.quota_warnings.empty());
   ck_assert_has(cc.summary,
