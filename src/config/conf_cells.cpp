@@ -21,8 +21,15 @@ std::string parse_cell_type(const char* name, const json_t* v, const std::string
   std::string err = check_name(name, path, kNoDot);
   if (!err.empty()) return err;
   if (!json_is_object(v)) return path + ": must be an object, got " + describe(v);
-  err = check_keys(v, path, {"childCellType", "childCellNumber", "isNodeLevel", "isGpuLevel"});
-  if (err.empty()) err = get_string(v, path, "childCellType", true, kNoDot, &out->child_type);
+  err = check_keys(
+      v, path,
+      {"childCellType", "childCellNumber", "isNodeLevel", "isGpuLevel", "childIsMigSlice"});
+  if (err.empty()) err = get_bool(v, path, "childIsMigSlice", &out->child_is_mig_slice);
+  // A MIG profile keeps Slurm's name ("a100_3g.20gb"): requests and GrpTRES use it, and
+  // cell paths match it whole.
+  if (err.empty())
+    err = get_string(v, path, "childCellType", true, out->child_is_mig_slice ? kPlainName : kNoDot,
+                     &out->child_type);
   if (err.empty())
     err = get_int(v, path, "childCellNumber", true, 1, kMaxChildCellNumber, &out->child_count);
   if (err.empty()) err = get_bool(v, path, "isNodeLevel", &out->is_node_level);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "core/cell_path.h"
 #include "core/engine.h"
 
 namespace hived {
@@ -21,19 +22,21 @@ bool ParseGpuIndex(const std::string& s, int32_t* out) {
   return true;
 }
 
-std::vector<std::string> SplitPath(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    size_t dot = s.find('.', start);
-    parts.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return parts;
-}
-
 }  // namespace
+
+Status Engine::ResolveCellPath(const std::string& path, const std::string& where, int* chain,
+                               int* level) const {
+  struct View {
+    const std::vector<Chain>& c;
+    size_t size() const { return c.size(); }
+    const std::string& top(size_t k) const { return c[k].top; }
+    int levels(size_t k) const { return c[k].levels; }
+    const std::string& type(size_t k, int l) const { return c[k].level_type[l]; }
+  };
+  std::string why = hived::ResolveCellPath(View{chains_}, path, chain, level);
+  if (!why.empty()) return Status::Err(Code::kConfig, where + ": " + why);
+  return Status::Ok();
+}
 
 Status Engine::Build(const ClusterSpec& spec, std::unique_ptr<Engine>* out) {
   std::unique_ptr<Engine> e(new Engine());
@@ -58,6 +61,7 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     t.child_count = ts.child_count;
     t.node_level = ts.is_node_level;
     t.gpu_level = ts.is_gpu_level;
+    t.child_is_mig_slice = ts.child_is_mig_slice;
     t.where = ts.where;
     types_.push_back(t);
   }
@@ -67,6 +71,11 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     if (ts.child_type == ts.name) return err(ts.where + ".childCellType", "names the type itself");
     auto it = type_index_.find(ts.child_type);
     types_[i].child_type = it == type_index_.end() ? -1 : it->second;
+    if (ts.child_is_mig_slice && it != type_index_.end())
+      return err(ts.where + ".childIsMigSlice",
+                 "the children are MIG slices, leaf cells: childCellType must name the MIG "
+                 "profile (e.g. 'a100_3g.20gb'), not the cell type '" +
+                     ts.child_type + "'");
   }
   // Reject cycles: a chain longer than the number of types must loop.
   for (size_t i = 0; i < types_.size(); i++) {
@@ -118,6 +127,11 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
       ch.gpu_level = level;
     }
     ch.leaf_type = ch.level_type[ch.gpu_level];
+    for (int t : down) ch.mig |= types_[t].child_is_mig_slice;
+    if (ch.mig && ch.gpu_level > 1)
+      return err(types_[down.back()].where + ".childIsMigSlice",
+                 "MIG slices are fixed cells, not buddy fractions: the chain of '" + ch.top +
+                     "' cannot also have an isGpuLevel type");
     ch.desc.assign(ch.levels + 1, std::vector<int64_t>(ch.levels + 1, 0));
     for (int hi = 1; hi <= ch.levels; hi++) {
       ch.desc[hi][hi] = 1;
@@ -326,36 +340,9 @@ Status Engine::BuildFrom(const ClusterSpec& spec) {
     vcs_[vc].name = vs.name;
     for (const auto& cs : vs.virtual_cells) {
       if (cs.count < 0) return err(cs.where + ".cellNumber", "must be >= 0");
-      std::vector<std::string> path = SplitPath(cs.cell_type);
       int chain = -1, level = -1;
-      auto top = chain_of_top.find(path[0]);
-      if (top != chain_of_top.end()) {
-        chain = top->second;
-        level = chains_[chain].levels;
-        for (size_t k = 1; k < path.size(); k++) {
-          if (level <= 1 || chains_[chain].level_type[level - 1] != path[k])
-            return err(cs.where + ".cellType", "'" + path[k] + "' is not the child type of '" +
-                                                   chains_[chain].level_type[level] + "'");
-          level--;
-        }
-      } else if (path.size() == 1) {
-        for (size_t c = 0; c < chains_.size(); c++)
-          for (int l = 1; l <= chains_[c].levels; l++)
-            if (chains_[c].level_type[l] == path[0]) {
-              if (chain >= 0 && chain != static_cast<int>(c))
-                return err(
-                    cs.where + ".cellType",
-                    "'" + path[0] +
-                        "' is in several chains; write the path from the chain's top, e.g. '" +
-                        chains_[chain].top + "." + path[0] + "'");
-              chain = static_cast<int>(c);
-              level = l;
-            }
-        if (chain < 0) return err(cs.where + ".cellType", "unknown cell type '" + path[0] + "'");
-      } else {
-        return err(cs.where + ".cellType",
-                   "'" + path[0] + "' is not the top cell type of any physical cell");
-      }
+      Status st = ResolveCellPath(cs.cell_type, cs.where + ".cellType", &chain, &level);
+      if (!st.ok()) return st;
       VcChain* vch = nullptr;
       for (auto& x : vcs_[vc].chains)
         if (x.chain == chain) vch = &x;

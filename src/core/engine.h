@@ -155,6 +155,9 @@ class Engine {
   friend struct PhysicalView;
   // --- build ---
   Status BuildFrom(const ClusterSpec& spec);
+  // A virtualCells cellType ("TOP.A.B", or one type name) -> chain and level.
+  Status ResolveCellPath(const std::string& path, const std::string& where, int* chain,
+                         int* level) const;
   // --- buddy (buddy.cpp) ---
   void FreeInsert(CellId c);
   void FreeErase(CellId c);

@@ -49,6 +49,14 @@ std::string Engine::CheckInvariants() const {
       if (grain != j.grain)
         return "job '" + j.name + "' holds cells of level " + std::to_string(grain) +
                " but asked for level " + std::to_string(j.grain) + " on " + cell(p.leaves[0]);
+      // MIG: a slice goes only to a job that asked for its profile, so a GPU in MIG
+      // mode is never given out as a whole GPU.
+      for (CellId l : p.leaves) {
+        const Chain& lch = chains_[pcells_[l].chain];
+        if (lch.mig && Str(j.leaf_type) != lch.leaf_type)
+          return "job '" + j.name + "' holds MIG slice " + cell(l) + " of profile '" +
+                 lch.leaf_type + "' but asked for '" + Str(j.leaf_type) + "'";
+      }
     }
     if (j.guaranteed()) {
       if (j.vleaves.size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";

@@ -5,6 +5,7 @@ libhived_la_SOURCES += \
 	src/core/model.h \
 	src/core/engine.h \
 	src/core/error.h \
+	src/core/cell_path.h \
 	src/core/json_writer.h \
 	src/core/build.cpp \
 	src/core/buddy.cpp \

@@ -22,6 +22,7 @@ struct CellType {
   int child_count = 0;  // 0 for a leaf type
   bool node_level = false;
   bool gpu_level = false;
+  bool child_is_mig_slice = false;
   std::string where;
 };
 
@@ -29,11 +30,14 @@ struct CellType {
 // the GPU, or in a chain with fractional levels (isGpuLevel below the top) the
 // smallest fraction of a GPU, with the GPU at gpu_level.
 struct Chain {
-  std::string top;                         // cell type name of the top level
-  std::string leaf_type;                   // GPU model (or its smallest fraction)
-  int levels = 0;                          // top level number
-  int node_level = 0;                      // level whose cells are nodes
-  int gpu_level = 1;                       // level whose cells are whole GPUs
+  std::string top;        // cell type name of the top level
+  std::string leaf_type;  // GPU model (or its smallest fraction)
+  int levels = 0;         // top level number
+  int node_level = 0;     // level whose cells are nodes
+  int gpu_level = 1;      // level whose cells are whole GPUs
+  // Leaves are MIG slices of one profile (leaf_type): fixed cells, taken only by a
+  // request naming the profile, so a GPU in MIG mode is never given out whole.
+  bool mig = false;
   std::vector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
   std::vector<int32_t> level_children;     // [level] -> child count (0 at level 1)
   std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell

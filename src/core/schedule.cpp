@@ -35,8 +35,10 @@ int64_t Engine::ShapedNeed(const Request& req, const std::vector<int>& chains) c
 
 // What the chains' leaf cells are, for messages: GPUs, or the smallest fraction's type.
 std::string Engine::LeafWord(const std::vector<int>& chains) const {
-  for (int c : chains)
+  for (int c : chains) {
     if (chains_[c].gpu_level > 1) return "'" + chains_[c].level_type[1] + "' fractions";
+    if (chains_[c].mig) return "'" + chains_[c].leaf_type + "' MIG slices";
+  }
   return "GPUs";
 }
 
@@ -123,6 +125,8 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   auto chain_fits = [&](int c) {
     const Chain& ch = chains_[c];
     if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
+    // A MIG slice is not a GPU: only a request naming its profile gets one.
+    if (ch.mig && req.leaf_type.empty()) return false;
     Request shaped;
     if (!ShapeFor(req, c, &shaped, &shape_why)) return false;
     if (!req.within_type.empty()) {
@@ -960,7 +964,8 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   job.lazy = req.lazy;
   job.chain = chain;
   job.pinned_id = Intern(req.pinned_id);
-  job.leaf_type = Intern(req.leaf_type);
+  // A recovered job on MIG slices holds that profile, whatever its record names.
+  job.leaf_type = Intern(chains_[chain].mig ? chains_[chain].leaf_type : req.leaf_type);
   job.grain = GrainOf(chain, leaves[0]);
   job.seq = rj.seq ? rj.seq : next_seq_++;
   if (rj.seq >= next_seq_) next_seq_ = rj.seq + 1;

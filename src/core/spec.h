@@ -18,6 +18,10 @@ struct CellTypeSpec {
   bool is_node_level = false;
   // One physical GPU (one device index): the levels below it are fractions of it.
   bool is_gpu_level = false;
+  // Its children are NVIDIA MIG slices of one profile (child_type names the profile as
+  // Slurm's gres Type does, "a100_3g.20gb"): fixed leaf cells that only a request
+  // naming that type gets; never part of a whole GPU.
+  bool child_is_mig_slice = false;
 };
 
 struct PhysicalCellSpec {

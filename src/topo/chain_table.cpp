@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 
+#include "core/cell_path.h"
+
 namespace hived {
 namespace topo {
 
@@ -36,6 +38,7 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
       ch.levels[level].children = down[k]->child_count;
       if (down[k]->is_node_level && !ch.node_level) ch.node_level = level;
       if (down[k]->is_gpu_level && ch.gpu_level == 1) ch.gpu_level = level;
+      ch.mig = ch.mig || down[k]->child_is_mig_slice;
     }
     ch.model = ch.levels[ch.gpu_level].type;
     if (!ch.node_level) ch.node_level = levels;
@@ -89,38 +92,14 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
 
 std::string resolve_cell_path(const ChainTable& t, const std::string& path, int* chain,
                               int* level) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    size_t dot = path.find('.', start);
-    parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  *chain = -1;
-  for (size_t c = 0; c < t.chains.size(); c++)
-    if (t.chains[c].top == parts[0]) *chain = static_cast<int>(c);
-  if (*chain >= 0) {
-    const ChainInfo& ch = t.chains[*chain];
-    *level = ch.top_level();
-    for (size_t k = 1; k < parts.size(); k++) {
-      if (*level <= 1 || ch.levels[*level - 1].type != parts[k])
-        return "'" + parts[k] + "' is not the child type of '" + ch.levels[*level].type + "'";
-      (*level)--;
-    }
-    return "";
-  }
-  if (parts.size() > 1) return "'" + parts[0] + "' is not the top cell type of any physical cell";
-  for (size_t c = 0; c < t.chains.size(); c++)
-    for (int l = 1; l <= t.chains[c].top_level(); l++)
-      if (t.chains[c].levels[l].type == parts[0]) {
-        if (*chain >= 0 && *chain != static_cast<int>(c))
-          return "'" + parts[0] + "' is in several chains; write the path from the chain's top";
-        *chain = static_cast<int>(c);
-        *level = l;
-      }
-  if (*chain < 0) return "unknown cell type '" + parts[0] + "'";
-  return "";
+  struct View {
+    const std::vector<ChainInfo>& c;
+    size_t size() const { return c.size(); }
+    const std::string& top(size_t k) const { return c[k].top; }
+    int levels(size_t k) const { return c[k].top_level(); }
+    const std::string& type(size_t k, int l) const { return c[k].levels[l].type; }
+  };
+  return ResolveCellPath(View{t.chains}, path, chain, level);
 }
 
 }  // namespace topo

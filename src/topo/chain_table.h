@@ -28,6 +28,7 @@ struct ChainInfo {
   // `model` is its type, the name GrpTRES gres/gpu:<model> and messages use.
   int gpu_level = 1;
   std::string model;
+  bool mig = false;  // leaves are MIG slices of the profile `model` (childIsMigSlice)
   int node_level = 0;
   std::vector<ChainLevelInfo> levels;  // [level], level 1 = GPU; [0] unused
   std::vector<std::string> nodes;      // node names in order

@@ -33,6 +33,7 @@ struct DType {
   int count = 0;
   bool node_level = false;
   bool gpu_level = false;
+  bool mig = false;  // children are MIG slices (childIsMigSlice)
   int64_t leaves = 0;
   std::string name;
   bool reused = false;  // `name` is a hived.conf type of the same structure
@@ -302,6 +303,7 @@ void Deriver::CollectNodeModels() {
     std::map<std::string, int> configured;
     for (const auto& c : n.configured)
       if (!c.first.empty()) configured[c.first] += c.second;
+    for (const auto& c : n.configured_mig) configured[c.first] += c.second;
     int untyped = n.configured.count("") ? n.configured.at("") : 0;
     std::vector<const GpuFact*> gpus;
     if (n.gpus_known) {
@@ -330,7 +332,22 @@ void Deriver::CollectNodeModels() {
       continue;
     }
     for (const GpuFact* g : gpus) {
-      if (!g->mig.empty()) ReportMig(n, *g);
+      if (!g->mig.empty()) {
+        // No cell for the GPU: each slice is a leaf of its profile's chain.
+        ReportMig(n, *g);
+        for (const auto& s : g->mig) {
+          GpuFact f;
+          f.type = s.type;
+          f.index = s.index;
+          f.file = g->file;
+          f.cores = g->cores;
+          f.where = s.where;
+          synthesized_.push_back(f);
+          if (!actual.count(s.type)) actual_order.push_back(s.type);
+          actual[s.type].push_back(&synthesized_.back());
+        }
+        continue;
+      }
       std::string m = g->type;
       if (m.empty() && configured.size() == 1) m = configured.begin()->first;
       m = leaf_model(m);
@@ -377,7 +394,7 @@ void Deriver::CollectNodeModels() {
     for (const auto& m : actual_order) {
       auto e = expected.find(m);
       if (e == expected.end() || e->second <= 0) continue;
-      if (m.find('.') != std::string::npos) {
+      if (m.find('.') != std::string::npos && !is_mig_type(m)) {
         report_->problems.push_back(
             "GPU type '" + m + "' of node " + n.name +
             " contains '.', which a hived.conf cell type path cannot name: no cells for it");
@@ -576,6 +593,7 @@ void Deriver::NodeItems() {
       node.child = child;
       node.count = l.sizes.empty() ? nm.expected : nm.expected / l.sizes[0];
       node.node_level = true;
+      node.mig = is_mig_type(nm.model);
       node.leaves = nm.expected;
       it.type = MakeType(node);
       counts.push_back(node.count);
@@ -724,6 +742,7 @@ std::string Deriver::Run(ClusterSpec* out) {
     c.child_count = t.count;
     c.is_node_level = t.node_level;
     c.is_gpu_level = t.gpu_level;
+    c.child_is_mig_slice = t.mig;
     spec.cell_types.push_back(c);
   }
   for (auto& t : tops_) {

@@ -17,12 +17,16 @@ struct MigSliceFact {
   std::string type;     // gres Type as written ("a100_3g.20gb")
   std::string profile;  // "3g.20gb"
   int slots = 0;        // compute slots out of 7
+  int index = -1;       // Slurm's GPU GRES index of the slice (its leaf's cellAddress)
   std::string where;    // e.g. "gres.conf:7"
 };
 
 struct GpuFact {
-  std::string type;        // GPU model as Slurm names it (gres Type=); "" when untyped
-  int index = -1;          // GPU index on the node (Slurm's gres index, the leaf's cellAddress)
+  std::string type;  // GPU model as Slurm names it (gres Type=); "" when untyped
+  // GPU index on the node (Slurm's gres index, the leaf's cellAddress). Slurm numbers
+  // a node's gpu GRES in gres.conf order, one per whole GPU and one per MIG slice; a GPU
+  // in MIG mode has the index of its first slice.
+  int index = -1;
   std::string file;        // device file, for messages and gres.conf output
   std::vector<int> cores;  // Slurm core ids close to the GPU (gres Cores=); empty: unknown
   // NVLink row (gres Links=): links[j] = connections to GPU j, -1 for itself, 0 none.
@@ -33,7 +37,7 @@ struct GpuFact {
   std::vector<std::string> pcie_path;
   std::string where;  // e.g. "gres.conf:4"
   // MIG slices carved from this GPU; Slurm schedules them, not the GPU. Empty: not in
-  // MIG mode. The GPU is still one leaf cell (slices as cells are a later step).
+  // MIG mode. Such a GPU is no cell: each slice is a leaf cell of its profile's chain.
   std::vector<MigSliceFact> mig;
   // gres/shard count on this GPU (gres.conf Name=shard, or slurm.conf Gres=shard:N
   // spread over the node's GPUs); a power of two. 0: not shared.

@@ -9,7 +9,7 @@
 namespace hived {
 namespace topo {
 
-std::string add_mig_slice(const GresGpuRecord& r, NodeFacts* n,
+std::string add_mig_slice(const GresGpuRecord& r, int index, NodeFacts* n,
                           std::map<std::string, size_t>* by_file) {
   const std::string& dev = r.files[0];
   auto f = by_file->find(dev);
@@ -19,6 +19,7 @@ std::string add_mig_slice(const GresGpuRecord& r, NodeFacts* n,
     g.file = dev;
     g.cores = r.cores;
     g.where = r.where;
+    g.index = index;
     f = by_file->emplace(dev, n->gpus.size()).first;
     n->gpus.push_back(std::move(g));
   }
@@ -29,7 +30,7 @@ std::string add_mig_slice(const GresGpuRecord& r, NodeFacts* n,
   if (g.type != r.mig.model)
     return r.where + ": Type: " + r.type + " is a slice of " + dev + " of node '" + n->name +
            "', whose slices at " + g.where + " are of GPU model '" + g.type + "'";
-  g.mig.push_back({r.type, r.mig.profile, r.mig.slots, r.where});
+  g.mig.push_back({r.type, r.mig.profile, r.mig.slots, index, r.where});
   int used = 0;
   for (const auto& s : g.mig) used += s.slots;
   if (used > kMigSlots)
@@ -47,9 +48,6 @@ void count_mig_parents(NodeFacts* n, std::vector<std::string>* notes) {
     for (const auto& s : g.mig) slices[s.type]++;
   }
   if (!any) return;
-  if (!n->configured.empty() || !n->configured_mig.empty())
-    for (const auto& g : n->gpus)
-      if (!g.mig.empty()) n->configured[g.type]++;
   if (!n->configured_mig.empty() && slices != n->configured_mig)
     notes->push_back("node " + n->name +
                      ": slurm.conf Gres= and gres.conf disagree on its MIG slices; the cells "

@@ -14,10 +14,11 @@ namespace topo {
 
 // A MIG slice line: a slice of the GPU its first file names, which joins n's GPUs the
 // first time one of its slices is seen. `by_file`: device -> position in n->gpus.
-std::string add_mig_slice(const GresGpuRecord& r, NodeFacts* n,
+std::string add_mig_slice(const GresGpuRecord& r, int index, NodeFacts* n,
                           std::map<std::string, size_t>* by_file);
 
-// slurm.conf counts slices, not GPUs: a GPU in MIG mode counts once for its model.
+// slurm.conf counts slices (configured_mig), not the GPUs in MIG mode: checks that the
+// two files agree.
 void count_mig_parents(NodeFacts* n, std::vector<std::string>* notes);
 
 }  // namespace topo

@@ -229,9 +229,10 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
     n.gpus_known = true;
     bool all_links = true;
     std::map<std::string, size_t> by_file;  // device -> position in n.gpus
+    int gres_index = 0;                     // Slurm's: one per whole GPU and per slice
     for (const GresGpuRecord* r : recs[i]) {
       if (r->mig.slots > 0) {
-        std::string err = add_mig_slice(*r, &n, &by_file);
+        std::string err = add_mig_slice(*r, gres_index++, &n, &by_file);
         if (!err.empty()) return err;
         all_links = false;
         continue;
@@ -243,6 +244,7 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
         g.cores = r->cores;
         g.links = r->links;
         g.where = r->where;
+        g.index = gres_index++;
         if (g.links.empty()) all_links = false;
         if (!g.file.empty()) {
           auto f = by_file.emplace(g.file, n.gpus.size());
@@ -258,7 +260,6 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
     int max_core = n.sockets * n.cores_per_socket;
     for (size_t k = 0; k < n.gpus.size(); k++) {
       GpuFact& g = n.gpus[k];
-      g.index = static_cast<int>(k);
       for (int c : g.cores)
         if (c >= max_core)
           return g.where + ": Cores: core " + std::to_string(c) + " does not exist on node '" +

@@ -127,6 +127,7 @@ int64_t need_at(const ChainInfo& ch, const ChainDemand& d, int l) {
 std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
                         const std::string& grptres, VcSpec* out,
                         std::vector<std::string>* warnings) {
+  static_cast<void>(warnings);  // no limit warns today; kept for callers and new TRES
   std::string who = "account '" + account + "'";
   for (const auto& vc : spec.vcs)
     if (vc.name == account) return who + ": already has cells in hived.conf (" + vc.where + ")";
@@ -147,8 +148,14 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       demand[chain].cells[level] += v.count;
     }
 
-  std::vector<std::string> models, sharded;
+  std::vector<std::string> models, sharded, profiles;
   for (const auto& ch : t.chains) {
+    // A MIG profile is not a GPU model: only gres/gpu:<profile> asks for its slices.
+    if (ch.mig) {
+      if (std::find(profiles.begin(), profiles.end(), ch.model) == profiles.end())
+        profiles.push_back(ch.model);
+      continue;
+    }
     if (std::find(models.begin(), models.end(), ch.model) == models.end())
       models.push_back(ch.model);
     if (ch.gpu_level > 1 && std::find(sharded.begin(), sharded.end(), ch.model) == sharded.end())
@@ -167,11 +174,16 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
   for (const auto& x : tres) {
     if (x.shards) continue;  // below
     if (!x.type.empty() && is_mig_type(x.type)) {
-      // A slice is not a cell yet: counting it as a GPU would promise too much.
-      if (warnings)
-        warnings->push_back(who + ": GrpTRES gres/gpu:" + x.type + "=" + std::to_string(x.count) +
-                            ": MIG slices as VC cells are not yet supported in the engine; "
-                            "this limit gets no cells");
+      // Slices of that profile; Slurm counts each slice as one gres/gpu too.
+      std::string p;
+      for (const auto& q : profiles)
+        if (strcasecmp(q.c_str(), x.type.c_str()) == 0) p = q;
+      std::string list;
+      for (const auto& q : profiles) list += (list.empty() ? "" : ", ") + q;
+      if (p.empty())
+        return who + ": GrpTRES gres/gpu:" + x.type + ": no cells are MIG slices of profile '" +
+               x.type + "' (profiles: " + (list.empty() ? "none" : list) + ")";
+      if (x.count > 0) want.push_back({p, x.count, false});
       mig += x.count;
       continue;
     }

@@ -30,9 +30,10 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
 // more GPUs than remain (over-commit).
 // gres/shard:<model>=N and gres/shard=N (minus the typed shard limits, for the one
 // model with shards that has none) become fractional cells of that model, largest
-// fractions first (32 shards of 8-shard GPUs: 8 HALF cells); a MIG type limit
-// (gres/gpu:a100_3g.20gb=n) gets no cells and a line in *warnings (slices are not
-// cells in the engine yet) and is not counted as GPUs of gres/gpu=N.
+// fractions first (32 shards of 8-shard GPUs: 8 HALF cells). A MIG type limit
+// (gres/gpu:a100_3g.20gb=n) becomes n slice cells of that profile's chains (Slurm
+// counts them in gres/gpu=N as well, so they are taken off it); an untyped limit never
+// goes to slices.
 std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
                         const std::string& grptres, VcSpec* out,
                         std::vector<std::string>* warnings = nullptr);

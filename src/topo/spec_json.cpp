@@ -81,6 +81,7 @@ std::string spec_to_hived_conf(const ClusterSpec& spec) {
          ": {\"childCellType\": " + json_quote(t.child_type) +
          ", \"childCellNumber\": " + std::to_string(t.child_count) +
          (t.is_gpu_level ? ", \"isGpuLevel\": true" : "") +
+         (t.child_is_mig_slice ? ", \"childIsMigSlice\": true" : "") +
          (t.is_node_level ? ", \"isNodeLevel\": true}" : "}");
   }
   o += spec.cell_types.empty() ? "},\n" : "\n    },\n";

@@ -41,19 +41,20 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
   ChainTable t;
   std::string err = build_chain_table(spec, &t);
   if (!err.empty()) return "cell hierarchy: invalid: " + err + "\n";
-  int64_t gpus = 0;
+  int64_t gpus = 0, slices = 0;
   std::vector<std::string> nodes;
   for (const auto& ch : t.chains) {
-    gpus += ch.levels[ch.gpu_level].cells;
+    (ch.mig ? slices : gpus) += ch.levels[ch.gpu_level].cells;
     for (const auto& n : ch.nodes)
       if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
   }
   o += "cell hierarchy: " + plural(static_cast<int64_t>(t.chains.size()), "chain", "chains") +
        ", " + plural(static_cast<int64_t>(nodes.size()), "node", "nodes") + ", " +
-       plural(gpus, "GPU", "GPUs") + "\n";
+       plural(gpus, "GPU", "GPUs") +
+       (slices ? ", " + plural(slices, "MIG slice", "MIG slices") : std::string()) + "\n";
   for (const auto& ch : t.chains) {
     o += "chain " + ch.top + ": " + std::to_string(ch.levels[ch.gpu_level].cells) + " " + ch.model +
-         " GPUs on " +
+         (ch.mig ? " MIG slices on " : " GPUs on ") +
          (ch.nodes.empty() ? std::string("unnamed nodes") : compress_hostlist(ch.nodes)) + "\n";
     size_t w = 4;
     for (int l = 1; l <= ch.top_level(); l++) w = std::max(w, ch.levels[l].type.size());
@@ -84,7 +85,7 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
       std::string cells;
       double total = 0;
       std::string leaf;
-      bool mixed = false;
+      bool mixed = false, slice = false;
       for (const auto& v : vc.virtual_cells) {
         int chain = -1, level = 0;
         std::string e = resolve_cell_path(t, v.cell_type, &chain, &level);
@@ -102,15 +103,17 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
         total += static_cast<double>(v.count) * ch.levels[level].leaves / ch.leaves_per_gpu();
         if (!leaf.empty() && leaf != ch.model) mixed = true;
         leaf = ch.model;
+        slice = ch.mig;
       }
       if (!vc.pinned_cells.empty())
         cells += (cells.empty() ? "" : " + ") + plural(static_cast<int64_t>(vc.pinned_cells.size()),
                                                        "pinned cell", "pinned cells");
       char num[32];
       snprintf(num, sizeof num, "%g", total);
-      o += "  " + vc.name + ": " + (cells.empty() ? "no cells" : cells) + " = " + num + " " +
-           (mixed || leaf.empty() ? std::string("GPUs") : leaf + " GPUs") +
-           (vc.where.compare(0, 9, "sacctmgr.") == 0 ? " [from sacctmgr GrpTRES]" : "") + "\n";
+      o +=
+          "  " + vc.name + ": " + (cells.empty() ? "no cells" : cells) + " = " + num + " " +
+          (mixed || leaf.empty() ? std::string("GPUs") : leaf + (slice ? " MIG slices" : " GPUs")) +
+          (vc.where.compare(0, 9, "sacctmgr.") == 0 ? " [from sacctmgr GrpTRES]" : "") + "\n";
     }
   }
   if (report) {
@@ -147,7 +150,7 @@ std::string mig_slices_line(const DeriveReport& report) {
   if (report.mig_gpus.empty()) return "";
   return "MIG slices: " + plural(report.mig_slices, "slice", "slices") + " on " +
          plural(static_cast<int64_t>(report.mig_gpus.size()), "GPU", "GPUs") +
-         " (each such GPU is one cell; slices are not cells yet)";
+         " (no GPU cell for such a GPU: each slice is a leaf cell of its profile's chain)";
 }
 
 }  // namespace topo

@@ -54,27 +54,49 @@ START_TEST(mig_slices_are_parts_of_one_gpu) {
   Fixture f = load("mig");
   const NodeFacts* n = node(f, "mig1");
   ck_assert_uint_eq(n->gpus.size(), 4);
+  // Slurm's GRES indices: one per whole GPU and one per slice, in gres.conf order; a GPU
+  // in MIG mode has its first slice's.
+  const int first[] = {0, 1, 2, 6};
   for (int i = 0; i < 4; i++) {
-    ck_assert_int_eq(n->gpus[i].index, i);
+    ck_assert_int_eq(n->gpus[i].index, first[i]);
     ck_assert_sstr_eq(n->gpus[i].file, "/dev/nvidia" + std::to_string(i));
     ck_assert_sstr_eq(n->gpus[i].type, "a100");
   }
+  ck_assert_uint_eq(n->gpus[2].mig.size(), 4);
+  for (int k = 0; k < 4; k++) ck_assert_int_eq(n->gpus[2].mig[k].index, 2 + k);
+  ck_assert_int_eq(n->gpus[3].mig[1].index, 7);
   ClusterSpec spec;
   DeriveReport rep;
   ck_assert_ok(derive_cluster(f.nodes, f.topology, ClusterSpec(), &spec, &rep));
   ck_assert_msg(rep.problems.empty() && rep.mismatches.empty(), "%s",
                 hierarchy_summary(spec, &rep).c_str());
-  // The GPU in MIG mode stays one leaf: four A100 leaves, two per socket.
-  ck_assert_sstr_eq(types_text(spec), "A100-SOCKET=a100*2 A100-NODE=A100-SOCKET*2[n]");
+  // A GPU in MIG mode is no cell: its slices are leaves of one chain per profile,
+  // addressed by their GRES index; the two whole A100s keep their chain.
+  ck_assert_sstr_eq(types_text(spec),
+                    "A100-NODE=a100*2[n] A100_3G-20GB-NODE=a100_3g.20gb*2[n] "
+                    "A100_2G-10GB-NODE=a100_2g.10gb*1[n] A100_1G-5GB-NODE=a100_1g.5gb*2[n] "
+                    "A100_4G-20GB-NODE=a100_4g.20gb*1[n]");
+  for (const auto& t : spec.cell_types)
+    ck_assert_int_eq(t.child_is_mig_slice, t.name != "A100-NODE");
+  std::string addrs;
+  for (const auto& pc : spec.physical_cells) {
+    addrs += pc.cell_type + ":";
+    for (const auto& c : pc.children) addrs += c.address + ",";
+    addrs += " ";
+  }
+  ck_assert_sstr_eq(addrs,
+                    "A100-NODE: A100_3G-20GB-NODE:2,7, A100_2G-10GB-NODE:3, "
+                    "A100_1G-5GB-NODE:4,5, A100_4G-20GB-NODE:6, ");
   ck_assert_ok(build_engine(spec));
   ck_assert_int_eq(rep.mig_slices, 6);
   std::string sum = hierarchy_summary(spec, &rep);
-  ck_assert_has(sum, "cell hierarchy: 1 chain, 1 node, 4 GPUs\n");
-  ck_assert_has(sum, "MIG slices: 6 slices on 2 GPUs (each such GPU is one cell");
+  ck_assert_has(sum, "cell hierarchy: 5 chains, 1 node, 2 GPUs, 6 MIG slices\n");
+  ck_assert_has(sum, "chain A100_3G-20GB-NODE: 2 a100_3g.20gb MIG slices on mig1\n");
+  ck_assert_has(sum, "MIG slices: 6 slices on 2 GPUs (no GPU cell for such a GPU");
   ck_assert_has(sum,
                 "  mig1 GPU 2 (/dev/nvidia2): 3g.20gb + 2g.10gb + 1g.5gb + 1g.5gb = 7 of 7 "
                 "compute slots\n");
-  ck_assert_has(sum, "  mig1 GPU 3 (/dev/nvidia3): 4g.20gb + 3g.20gb = 7 of 7 compute slots\n");
+  ck_assert_has(sum, "  mig1 GPU 6 (/dev/nvidia3): 4g.20gb + 3g.20gb = 7 of 7 compute slots\n");
   // slurm.conf's slice counts agree with gres.conf's lines.
   for (const auto& note : f.notes) ck_assert_msg(!topo_test::has(note, "MIG"), "%s", note.c_str());
 }
@@ -330,15 +352,11 @@ START_TEST(quota_shards_become_fractional_cells) {
   ck_assert_sstr_eq(quota(spec, "gres/shard=9", &err), "ERR");
   ck_assert_has(err, "asks for 9 a100 shards but only 8 of the cluster's 96");
   spec.vcs.clear();
-  // MIG type limits: a warning, no cells, and not GPUs of gres/gpu=N.
-  std::vector<std::string> warn;
-  ck_assert_sstr_eq(quota(spec, "gres/gpu=6,gres/gpu:a100_3g.20gb=2", &err, &warn), "1xA100-NODE");
-  ck_assert_uint_eq(warn.size(), 1);
-  ck_assert_sstr_eq(warn[0],
-                    "account 'acct': GrpTRES gres/gpu:a100_3g.20gb=2: MIG slices as VC cells are "
-                    "not yet supported in the engine; this limit gets no cells");
-  ck_assert_sstr_eq(quota(spec, "gres/gpu=1,gres/gpu:a100_3g.20gb=2", &err), "ERR");
-  ck_assert_has(err, "gres/gpu=1 is less than its typed limits (2)");
+  // A MIG type limit on a cluster without slices of that profile.
+  ck_assert_sstr_eq(quota(spec, "gres/gpu=6,gres/gpu:a100_3g.20gb=2", &err), "ERR");
+  ck_assert_sstr_eq(err,
+                    "account 'acct': GrpTRES gres/gpu:a100_3g.20gb: no cells are MIG slices of "
+                    "profile 'a100_3g.20gb' (profiles: none)");
   // Which model: shards need exactly one model with fractional levels.
   ClusterSpec both = derive_ok(f.nodes, &rep);
   ck_assert_sstr_eq(quota(both, "gres/shard=4", &err), "ERR");
@@ -359,23 +377,41 @@ START_TEST(quota_shards_become_fractional_cells) {
   ClusterSpec none = derive_ok(load("mig").nodes, &rep);
   ck_assert_sstr_eq(quota(none, "gres/shard=4", &err), "ERR");
   ck_assert_has(err, "GrpTRES gres/shard=4: no GPU model has shards");
-  ck_assert_sstr_eq(quota(none, "gres/shard=0,gres/gpu=2", &err), "1xA100-NODE.A100-SOCKET");
+  ck_assert_sstr_eq(quota(none, "gres/shard=0,gres/gpu=2", &err), "1xA100-NODE");
   ck_assert_sstr_eq(quota(none, "gres/shard=x", &err), "ERR");
   ck_assert_has(err, "GrpTRES: gres/shard: 'x' is not a shard count");
 }
 END_TEST
 
-START_TEST(cluster_config_reports_quota_warnings) {
+// GrpTRES gres/gpu:<MIG type>=n: n slice cells of that profile, counted in gres/gpu=N
+// as Slurm counts them; an untyped limit never goes to slices.
+START_TEST(cluster_config_mig_quotas_become_slice_cells) {
   Fixture f = load("mig");
   ClusterConfig cc;
-  ck_assert_ok(build_cluster_config(f.nodes, f.topology, ClusterSpec(),
-                                    {{"ml", "gres/gpu=3,gres/gpu:a100_1g.5gb=1"}}, &cc)
-                   .msg);
-  ck_assert(cc.quota_errors.empty());
-  ck_assert_uint_eq(cc.quota_warnings.size(), 1);
-  ck_assert_has(cc.summary, "  ml: 1 x A100-NODE.A100-SOCKET (2) = 2 a100 GPUs");
-  ck_assert_has(cc.summary, "quota warning: account 'ml': GrpTRES gres/gpu:a100_1g.5gb=1: MIG");
+  ck_assert_ok(
+      build_cluster_config(
+          f.nodes, f.topology, ClusterSpec(),
+          {{"ml", "gres/gpu=3,gres/gpu:a100_1g.5gb=1"}, {"vis", "gres/gpu:a100_3g.20gb=2"}}, &cc)
+          .msg);
+  ck_assert_msg(cc.quota_errors.empty(), "%s", cc.quota_errors[0].c_str());
+  ck_assert(cc.quota_warnings.empty());
+  ck_assert_has(cc.summary,
+                "  ml: 1 x A100_1G-5GB-NODE.a100_1g.5gb (1) + 1 x A100-NODE (2) = 3 GPUs");
+  ck_assert_has(cc.summary, "  vis: 1 x A100_3G-20GB-NODE (2) = 2 a100_3g.20gb MIG slices");
   ck_assert_ok(build_engine(cc.spec));
+  std::string err;
+  DeriveReport rep;
+  ClusterSpec spec = derive_ok(f.nodes, &rep);
+  ck_assert_sstr_eq(quota(spec, "gres/gpu:A100_1G.5GB=2", &err), "1xA100_1G-5GB-NODE");
+  // Two whole A100s only: a third untyped GPU is never a slice.
+  ck_assert_sstr_eq(quota(spec, "gres/gpu=3", &err), "ERR");
+  ck_assert_sstr_eq(quota(spec, "gres/gpu:a100_1g.5gb=3", &err), "ERR");
+  ck_assert_sstr_eq(quota(spec, "gres/gpu=1,gres/gpu:a100_3g.20gb=2", &err), "ERR");
+  ck_assert_has(err, "gres/gpu=1 is less than its typed limits (2)");
+  ck_assert_sstr_eq(quota(spec, "gres/gpu:a100_7g.80gb=1", &err), "ERR");
+  ck_assert_has(err,
+                "no cells are MIG slices of profile 'a100_7g.80gb' (profiles: "
+                "a100_3g.20gb, a100_2g.10gb, a100_1g.5gb, a100_4g.20gb)");
 }
 END_TEST
 
@@ -393,7 +429,7 @@ Suite* frac_suite() {
   suite_add_tcase(s, sh);
   TCase* q = tcase_create("quota");
   tcase_add_test(q, quota_shards_become_fractional_cells);
-  tcase_add_test(q, cluster_config_reports_quota_warnings);
+  tcase_add_test(q, cluster_config_mig_quotas_become_slice_cells);
   suite_add_tcase(s, q);
   return s;
 }

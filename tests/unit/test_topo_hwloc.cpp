@@ -82,22 +82,26 @@ START_TEST(hived_topo_check_fractions_and_quota_warnings) {
   int rc = -1;
   std::string out = run_topo("--check --slurm-conf '" + mig + "'", &rc);
   ck_assert_int_eq(rc, 0);
-  ck_assert_msg(out.find("hived-topo: MIG slices: 6 slices on 2 GPUs (each such GPU is one "
-                         "cell; slices are not cells yet)\nhived-topo: OK: ") == 0,
-                "%s", out.c_str());
+  ck_assert_msg(
+      out.find("hived-topo: MIG slices: 6 slices on 2 GPUs (no GPU cell for such a "
+               "GPU: each slice is a leaf cell of its profile's chain)\nhived-topo: OK: ") == 0,
+      "%s", out.c_str());
   out = run_topo("--check --slurm-conf '" + shard + "'", &rc);
   ck_assert_int_eq(rc, 0);
   ck_assert_msg(
       out.find("hived-topo: shards: a100: 8 shards per GPU on s[1-2,4]: ") == 0 &&
           out.find("\nhived-topo: shards: l40s: 4 shards per GPU on s3: ") != std::string::npos,
       "%s", out.c_str());
-  // A MIG typed limit gets no cells: a problem for --check (stderr), no OK line.
-  const std::string quota = " --quota A=gres/gpu:1g.5gb=2,gres/gpu=2";
+  // A MIG typed limit gives slice cells of its profile (one VC, OK); a profile that no
+  // cell has is a problem for --check (stderr), with no OK line.
+  run_topo("--check --slurm-conf '" + mig + "' --quota A=gres/gpu:a100_1g.5gb=2,gres/gpu=3", &rc);
+  ck_assert_int_eq(rc, 0);
+  const std::string quota = " --quota A=gres/gpu:a100_7g.80gb=1,gres/gpu=2";
   run_topo("--check --slurm-conf '" + mig + "'" + quota, &rc);
   ck_assert_int_eq(rc, 1);
   out = run_topo("--check --slurm-conf '" + mig + "'" + quota + " 2>&1 | cat", &rc);
-  ck_assert_msg(out.find("hived-topo: sacctmgr quota warning: account 'A': GrpTRES "
-                         "gres/gpu:1g.5gb=2: MIG slices") != std::string::npos &&
+  ck_assert_msg(out.find("hived-topo: sacctmgr quota refused: account 'A': GrpTRES "
+                         "gres/gpu:a100_7g.80gb: no cells are MIG slices") != std::string::npos &&
                     out.find("1 problem(s)") != std::string::npos &&
                     out.find("OK:") == std::string::npos,
                 "%s", out.c_str());
