@@ -241,7 +241,7 @@ static void _json_str_at(char **out, char **pos, const char *s)
 {
 	char c[8];
 
-	_xstrcatat(out, pos, "\"");
+	xstrcatat(*out, pos, "\"");
 	for (; s && *s; s++) {
 		unsigned char ch = *s;
 
@@ -251,9 +251,9 @@ static void _json_str_at(char **out, char **pos, const char *s)
 			snprintf(c, sizeof(c), "\\u%04x", ch);
 		else
 			snprintf(c, sizeof(c), "%c", ch);
-		_xstrcatat(out, pos, c);
+		xstrcatat(*out, pos, c);
 	}
-	_xstrcatat(out, pos, "\"");
+	xstrcatat(*out, pos, "\"");
 }
 
 /* The plugin's own part of the file. Caller holds status_mutex. */
