@@ -467,7 +467,9 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->within_type = xstrdup(hived_node_parent_type(e, 0));
 		ask->req.within_cell_type = ask->within_type;
 	}
-	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) && !c.shards) {
+	/* Slices have no socket cells: their chains go from slice to node. */
+	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) && !c.shards &&
+	    !hived_is_mig_profile(e, ask->leaf_type)) {
 		int32_t biggest = 0;
 		const char *t;
 
