@@ -207,7 +207,6 @@ class Engine {
                         Decision* d, std::vector<Job>* undo, int* slot_out);
   void Rollback(int slot, const std::vector<Job>& undo);
   std::vector<int> Spans(int slot) const;
-  int BoundUnits(int vc, int chain) const;
   bool CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
                             const std::vector<CellId>& first, Decision* d, std::vector<Job>* undo,
                             int* slot);

@@ -341,7 +341,10 @@ class Placer {
     if (raw == Size(c) || raw == 0) return raw;
     int n = 0;
     for (int k = 0; k < v_.NChildren(c); k++) n += Eff(v_.Child(c, k));
-    return n;
+    // Never more than the cell's own count: the idle view caps a bound cell by its
+    // physical cell's idle GPUs, which its unbound children do not see, so their sum
+    // can exceed it and Pick would then come back with fewer leaves than promised.
+    return std::min(raw, n);
   }
   int Size(CellId c) const {
     int n = 1;
@@ -562,9 +565,16 @@ int PodLevel(const Chain& ch, const Request& req) {
   int l = WithinLevel(ch, req.pod_within_type);
   return l > 0 && l < ch.node_level ? l : 0;
 }
-void Flatten(const std::vector<std::vector<CellId>>& per_pod, std::vector<CellId>* out) {
+// Every pod's leaves in request order; false (and nothing) unless each pod got exactly
+// the leaves it asked for, so a miscount in a view refuses the placement instead of
+// handing the commit a short list.
+bool Flatten(const std::vector<PodAsk>& pods, const std::vector<std::vector<CellId>>& per_pod,
+             std::vector<CellId>* out) {
   out->clear();
+  for (const auto& p : pods)
+    if (per_pod[p.index].size() != static_cast<size_t>(p.size)) return false;
   for (const auto& p : per_pod) out->insert(out->end(), p.begin(), p.end());
+  return true;
 }
 }  // namespace
 
@@ -590,10 +600,9 @@ bool Engine::PlaceVirtual(const Request& in, int vc, int chain, CellId pinned_ro
   view.Prepare();
   Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes, PodLevel(chains_[chain], req),
                              req.grain);
+  const std::vector<PodAsk> pods = Pods(req);
   std::vector<std::vector<CellId>> per_pod;
-  if (!placer.Place(Pods(req), within, &per_pod)) return false;
-  Flatten(per_pod, vleaves);
-  return true;
+  return placer.Place(pods, within, &per_pod) && Flatten(pods, per_pod, vleaves);
 }
 
 bool Engine::PlacePhysical(const Request& in, int chain, std::vector<CellId>* pleaves) const {
@@ -606,10 +615,9 @@ bool Engine::PlacePhysical(const Request& in, int chain, std::vector<CellId>* pl
   PhysicalView view{*this, chain, req.allowed};
   Placer<PhysicalView> placer(view, /*pack=*/false, req.distinct_nodes,
                               PodLevel(chains_[chain], req), req.grain);
+  const std::vector<PodAsk> pods = Pods(req);
   std::vector<std::vector<CellId>> per_pod;
-  if (!placer.Place(Pods(req), within, &per_pod)) return false;
-  Flatten(per_pod, pleaves);
-  return true;
+  return placer.Place(pods, within, &per_pod) && Flatten(pods, per_pod, pleaves);
 }
 
 }  // namespace hived

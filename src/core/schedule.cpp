@@ -366,29 +366,15 @@ std::vector<int> Engine::Spans(int slot) const {
   return out;
 }
 
-// The VC's placement units (node cells, whole VC cells below a node) bound now.
-int Engine::BoundUnits(int vc, int chain) const {
-  int n = 0;
-  for (const auto& x : vcs_[vc].chains)
-    if (x.chain == chain)
-      for (const auto& bucket : x.unit_by_free)
-        for (CellId u : bucket) n += vcells_[u].bound != kNone;
-  return n;
-}
-
 // The job was committed onto GPUs that opportunistic jobs run on (vleaves `first`).
 // A guaranteed job preempts only when no free cell of its VC's shape can be bound: a
 // placement on idle GPUs of the VC's cells is taken instead if one binds without
-// victims, keeps every pod (and the gang) inside cells as small as `first` did and
-// binds no more of the VC's units than `first` did; otherwise `first` is committed
-// again. Opening another node cell of the VC for a job its partly used one holds
-// would leave the VC's small jobs spread over its node cells, so that its next
-// whole-node job waits although its quota has room (doc/compare.md, contended run).
+// victims and keeps every pod (and the gang) inside cells as small as `first` did;
+// otherwise `first` is committed again.
 bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
                                   const std::vector<CellId>& first, Decision* d,
                                   std::vector<Job>* undo, int* slot) {
   const std::vector<int> shape = Spans(*slot);
-  const int first_units = BoundUnits(vc, chain);
   Rollback(*slot, *undo);
   // Pods as compact as in `first`: inside one cell of its widest pod's level below the node.
   Request r = req;
@@ -404,7 +390,6 @@ bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId 
     if (ok) {
       std::vector<int> span = Spans(*slot);
       for (size_t i = 0; i < span.size(); i++) ok &= span[i] <= shape[i];
-      ok &= BoundUnits(vc, chain) <= first_units;
     }
     if (ok) {
       *d = std::move(a);
@@ -440,7 +425,13 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
                               std::vector<Job>* undo, int* slot_out) {
   Request req;
   std::string why;
-  ShapeFor(in, chain, &req, &why);  // PlaceVirtual placed it, so it has a shape here
+  *slot_out = -1;
+  // Exactly one virtual leaf per leaf the shaped request's pods need: anything else
+  // is refused before any job is touched (SplitPods would read past the list).
+  if (!ShapeFor(in, chain, &req, &why)) return false;
+  size_t need = 0;
+  for (const auto& m : req.members) need += static_cast<size_t>(m.pods) * m.leaves;
+  if (need != vleaves.size()) return false;
   std::vector<int> vvictims;
   for (CellId v : vleaves) {
     int j = vcells_[v].job;
@@ -502,7 +493,6 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
       int pod = pod_of.empty() ? 0 : pod_of.back() + 1;
       pod_of.insert(pod_of.end(), m.leaves, pod);
     }
-  if (pod_of.size() != vleaves.size()) pod_of.assign(vleaves.size(), 0);
   std::vector<uint8_t> pod_allowed = req.allowed;
   if (req.distinct_nodes && pod_allowed.empty()) pod_allowed.assign(node_bad_.size(), 1);
   for (size_t i = 0; i < vleaves.size(); i++) {
