@@ -261,6 +261,10 @@ int64_t hived_vc_free_leaves(const hived_engine *e, const char *vc);
 int64_t hived_job_quota_leaves(const hived_engine *e, const char *job, const char **vc);
 /* 1 if some chain's leaf cells are of this GPU model (case-sensitive). */
 int hived_has_leaf_type(const hived_engine *e, const char *leaf_cell_type);
+/* 1 if leaf_cell_type is a MIG profile whose slices are cells (childIsMigSlice). */
+int hived_is_mig_profile(const hived_engine *e, const char *leaf_cell_type);
+/* The MIG profiles with slice cells, ", "-separated in buf (truncated to len); how many. */
+size_t hived_mig_profiles(const hived_engine *e, char *buf, size_t len);
 /* GPUs of the node (all chains), 0 if unknown. */
 int32_t hived_node_leaf_count(const hived_engine *e, size_t node);
 /* The cell type one level above the node level in the node's chain (a rack),

@@ -3,6 +3,7 @@
 // requests, keeps the last decision alive for the caller, and turns Status into
 // hived_rc + a message. Nothing may throw across this boundary.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -551,6 +552,24 @@ int64_t hived_job_quota_leaves(const hived_engine* e, const char* job, const cha
 int hived_has_leaf_type(const hived_engine* e, const char* t) {
   return EngineValue("hived_has_leaf_type", e, 0,
                      [&] { return t && e->engine->HasLeafType(t) ? 1 : 0; });
+}
+
+int hived_is_mig_profile(const hived_engine* e, const char* t) {
+  return EngineValue("hived_is_mig_profile", e, 0, [&] {
+    if (!t) return 0;
+    const auto p = e->engine->MigProfiles();
+    return std::find(p.begin(), p.end(), t) != p.end() ? 1 : 0;
+  });
+}
+
+size_t hived_mig_profiles(const hived_engine* e, char* buf, size_t len) {
+  return EngineValue("hived_mig_profiles", e, size_t{0}, [&] {
+    std::string all;
+    const auto p = e->engine->MigProfiles();
+    for (const auto& t : p) all += (all.empty() ? "" : ", ") + t;
+    if (buf && len) snprintf(buf, len, "%s", all.c_str());
+    return p.size();
+  });
 }
 
 int32_t hived_node_leaf_count(const hived_engine* e, size_t node) {

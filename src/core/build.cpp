@@ -447,6 +447,15 @@ bool Engine::HasLeafType(const std::string& t) const {
   return false;
 }
 
+std::vector<std::string> Engine::MigProfiles() const {
+  std::vector<std::string> out;
+  for (const auto& ch : chains_)
+    if (ch.mig && std::find(out.begin(), out.end(), ch.leaf_type) == out.end())
+      out.push_back(ch.leaf_type);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 int32_t Engine::NodeLeafCount(size_t node) const {
   int32_t n = 0;
   for (CellId c : node_cells_[node])

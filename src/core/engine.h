@@ -134,6 +134,8 @@ class Engine {
   // (0 and nullptr for opportunistic, pinned or unknown jobs).
   int64_t JobQuotaLeaves(const std::string& job, const std::string** vc) const;
   bool HasLeafType(const std::string& t) const;
+  // The MIG profiles whose slices are leaf cells (childIsMigSlice chains), sorted.
+  std::vector<std::string> MigProfiles() const;
   int32_t NodeLeafCount(size_t node) const;
   const std::string* NodeParentType(size_t node) const;
   const std::string* NodeChildType(size_t node, int32_t leaves) const;

@@ -31,48 +31,81 @@ static size_t quota_refused = 0;	/* limits that gave no cells */
 static time_t quota_checked = 0;
 static char *kept_before = NULL;	/* the kept copy this process found */
 
+/* gres/gpu, gres/shard and their typed forms (gres/gpu:a100_3g.20gb): HiveD's. */
+static bool _quota_tres(const char *name)
+{
+	static const char *const prefixes[] = { "gres/gpu", "gres/shard" };
+
+	for (size_t i = 0; name && (i < ARRAY_SIZE(prefixes)); i++) {
+		size_t len = strlen(prefixes[i]);
+
+		if (!xstrncasecmp(name, prefixes[i], len) &&
+		    ((name[len] == '\0') || (name[len] == ':')))
+			return true;
+	}
+	return false;
+}
+
 /*
- * Accounts' GPU limits (GrpTRES gres/gpu=N) as "account=N;..." for change
+ * Accounts' GPU limits (GrpTRES gres/gpu=N, gres/gpu:<type>=N for GPU models
+ * and MIG profiles, gres/shard[:<type>]=N) as "account=tres=N,...;" for change
  * detection, and as quota entries. Needs no slurmctld lock; takes assoc_mgr's.
  */
 static char *_account_quotas(hived_account_quota **q, size_t *n)
 {
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .tres = READ_LOCK };
-	slurmdb_tres_rec_t tres_rec = { .type = "gres", .name = "gpu" };
 	slurmdb_assoc_rec_t *a;
 	list_itr_t *it;
 	char *key = NULL;
-	int pos;
+	int *pos = NULL, n_pos = 0;
 
 	*q = NULL;
 	*n = 0;
 	if (!assoc_mgr_assoc_list)
 		return NULL;
 	assoc_mgr_lock(&locks);
-	pos = assoc_mgr_find_tres_pos(&tres_rec, true);
-	if (pos < 0) {
+	for (uint32_t i = 0; assoc_mgr_tres_name_array && (i < g_tres_count);
+	     i++) {
+		if (!_quota_tres(assoc_mgr_tres_name_array[i]))
+			continue;
+		xrecalloc(pos, n_pos + 1, sizeof(int));
+		pos[n_pos++] = i;
+	}
+	if (!n_pos) {
 		assoc_mgr_unlock(&locks);
 		return NULL;
 	}
 	it = list_iterator_create(assoc_mgr_assoc_list);
 	while ((a = list_next(it))) {
-		uint64_t gpus;
+		char *tres = NULL;
 
 		/* The account's own association, not a user's or a partition's. */
 		if (a->user || a->partition || !a->acct || !a->grp_tres_ctld ||
 		    !xstrcmp(a->acct, "root"))
 			continue;
-		gpus = a->grp_tres_ctld[pos];
-		if ((gpus == INFINITE64) || (gpus == NO_VAL64))
+		for (int k = 0; k < n_pos; k++) {
+			uint64_t v = a->grp_tres_ctld[pos[k]];
+
+			if ((v == INFINITE64) || (v == NO_VAL64))
+				continue;
+			xstrfmtcat(tres, "%s%s=%"PRIu64, tres ? "," : "",
+				   assoc_mgr_tres_name_array[pos[k]], v);
+		}
+		if (!tres)
 			continue;
 		xrecalloc(*q, *n + 1, sizeof(hived_account_quota));
 		(*q)[*n].account = xstrdup(a->acct);
-		(*q)[*n].grptres = xstrdup_printf("gres/gpu=%"PRIu64, gpus);
+		(*q)[*n].grptres = tres;
 		(*n)++;
-		xstrfmtcat(key, "%s=%"PRIu64";", a->acct, gpus);
+		/* "acct=N;" for a plain gres/gpu=N, as the log has always said. */
+		if (!xstrncmp(tres, "gres/gpu=", 9) && !strchr(tres, ','))
+			xstrfmtcat(key, "%s=%s;", a->acct, tres + 9);
+		else
+			xstrfmtcat(key, "%s=%s;", a->acct, tres);
 	}
 	list_iterator_destroy(it);
 	assoc_mgr_unlock(&locks);
+	xfree(pos);
 	return key;
 }
 

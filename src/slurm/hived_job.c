@@ -81,6 +81,68 @@ static hived_job_kind_t _classify_shards(gres_job_state_t *shard, bool gpus,
 	return (c->kind = HIVED_JOB_ASK);
 }
 
+/* The type of the first of the job's gpu GRES requests that names a MIG profile. */
+static const char *_mig_type(hived_engine *e, list_t *gres_list)
+{
+	list_itr_t *it;
+	gres_state_t *gs;
+	const char *found = NULL;
+
+	if (!gres_list)
+		return NULL;
+	it = list_iterator_create(gres_list);
+	while (!found && (gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		if (!xstrcmp(gs->gres_name, "gpu") && js &&
+		    hived_is_mig_profile(e, js->type_name))
+			found = js->type_name;
+	}
+	list_iterator_destroy(it);
+	return found;
+}
+
+/*
+ * --gres=gpu:<profile>:n (or --gpus=<profile>:n): n slices of that profile on
+ * each node. Slices are leaf cells of their profile's chain, so the request is n
+ * leaves of it. Other shapes are refused, not left to cons_tres, which would
+ * hand out any slice of the profile, another VC's guaranteed one included.
+ */
+static hived_job_kind_t _classify_slices(gres_job_state_t *gpu,
+					 hived_job_class_t *c, char **why)
+{
+	uint64_t n = gpu->gres_per_node;
+
+	if (!n && gpu->gres_per_job && !(gpu->gres_per_job % c->nodes))
+		n = gpu->gres_per_job / c->nodes;
+	if (!n || (n > INT32_MAX)) {
+		*why = xstrdup_printf("MIG slices of %s per socket or per task, or not evenly per node: HiveD places slices per node only (--gres=gpu:%s:n)",
+				      gpu->type_name, gpu->type_name);
+		return (c->kind = HIVED_JOB_REFUSE);
+	}
+	c->members[0].pod_number = c->nodes;
+	c->members[0].leaf_cell_number = (int32_t) n;
+	c->n_members = 1;
+	return (c->kind = HIVED_JOB_ASK);
+}
+
+/*
+ * Where MIG slices are cells, a GPU type HiveD has no cells of is refused:
+ * placed as whole GPUs, the job would be steered to GPUs of another type, and
+ * left to cons_tres it could take any slice.
+ */
+static bool _unknown_type(hived_engine *e, gres_job_state_t *gpu, char **why)
+{
+	char profiles[512];
+
+	if (!gpu->type_name || hived_has_leaf_type(e, gpu->type_name) ||
+	    !hived_mig_profiles(e, profiles, sizeof(profiles)))
+		return false;
+	*why = xstrdup_printf("GPU type %s is neither a GPU model nor a MIG profile HiveD has cells of (MIG profiles here: %s)",
+			      gpu->type_name, profiles);
+	return true;
+}
+
 /* The VC named like the account, ignoring case (Slurm lower-cases accounts). */
 static const char *_vc_of(hived_engine *e, const char *account)
 {
@@ -288,11 +350,23 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 	if (c->nodes < 1)
 		c->nodes = 1;
 	if (!shard_entries && !gpu) {
+		const char *mig = _mig_type(e, job_ptr->gres_list_req);
+
+		if (mig) {
+			*why = xstrdup_printf("several GPU types in one job, MIG profile %s among them: ask for slices of one profile (--gres=gpu:%s:n)",
+					      mig, mig);
+			return (c->kind = HIVED_JOB_REFUSE);
+		}
 		*why = xstrdup("several gpu GRES requests in one job");
 		return c->kind;
 	}
 	if (shard_entries) {
 		if (_classify_shards(shard, entries, c, why) != HIVED_JOB_ASK)
+			return c->kind;
+	} else if (_unknown_type(e, gpu, why)) {
+		return (c->kind = HIVED_JOB_REFUSE);
+	} else if (hived_is_mig_profile(e, gpu->type_name)) {
+		if (_classify_slices((c->gpu = gpu), c, why) != HIVED_JOB_ASK)
 			return c->kind;
 	} else if ((c->gpu = gpu)->gres_per_node) {
 		c->members[0].pod_number = c->nodes;
@@ -393,7 +467,9 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->within_type = xstrdup(hived_node_parent_type(e, 0));
 		ask->req.within_cell_type = ask->within_type;
 	}
-	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) && !c.shards) {
+	/* Slices have no socket cells: their chains go from slice to node. */
+	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) && !c.shards &&
+	    !hived_is_mig_profile(e, ask->leaf_type)) {
 		int32_t biggest = 0;
 		const char *t;
 

@@ -16,7 +16,9 @@ typedef enum {
 	HIVED_JOB_NO_GPU,	/* not HiveD's business: cons_tres alone */
 	HIVED_JOB_UNMANAGED,	/* GPUs in a shape HiveD does not model */
 	HIVED_JOB_ASK,		/* ask the engine */
-	HIVED_JOB_REFUSE	/* account has no cells and the site refuses those */
+	HIVED_JOB_REFUSE	/* a shape HiveD must place but cannot (shards, MIG
+				   slices), or an account without cells the site
+				   refuses */
 } hived_job_kind_t;
 
 typedef struct {

@@ -553,9 +553,15 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	}
 	*asked = true;
 	submitted = hived_submit(e, &ask.req, 1, &d);
-	if ((submitted != HIVED_OK) && ask.members[0].fraction_number) {
-		/* cons_tres could put the shards on a GPU HiveD gave out whole. */
-		why = xstrdup_printf("shards: %s", hived_last_error(e));
+	if ((submitted != HIVED_OK) && (ask.members[0].fraction_number ||
+					hived_is_mig_profile(e, ask.leaf_type))) {
+		/*
+		 * cons_tres could put the shards on a GPU HiveD gave out whole,
+		 * or take another VC's slice.
+		 */
+		why = xstrdup_printf("%s: %s", ask.members[0].fraction_number ?
+				     "shards" : ask.leaf_type,
+				     hived_last_error(e));
 		_refuse(job_ptr, ask.vc, why);
 		xfree(why);
 		hived_job_ask_free(&ask);

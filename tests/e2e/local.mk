@@ -43,9 +43,11 @@ clean-e2e-cluster:
 #   no free cell of its VC's shape can be bound.
 # - test_shard (issue 15): --gres=shard:k jobs packed and guaranteed per VC; a GPU
 #   holding shards is never given out whole.
+# - test_mig (issue 15): --gres=gpu:<MIG profile>:n jobs on their VC's guaranteed
+#   slices, at the GRES index HiveD chose; an untyped GPU job never gets a slice.
 E2E_TESTS = tests/e2e/test_select tests/e2e/test_backfill tests/e2e/test_user \
 	tests/e2e/test_security tests/e2e/test_faults tests/e2e/test_admin tests/e2e/test_reload \
-	tests/e2e/test_preempt tests/e2e/test_shard
+	tests/e2e/test_preempt tests/e2e/test_shard tests/e2e/test_mig
 if HAVE_SLURM
 check_PROGRAMS += $(E2E_TESTS)
 TESTS += $(E2E_TESTS)
@@ -80,6 +82,8 @@ tests_e2e_test_preempt_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_preempt_LDADD = $(E2E_LDADD)
 tests_e2e_test_shard_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_shard_LDADD = $(E2E_LDADD)
+tests_e2e_test_mig_CFLAGS = $(E2E_CFLAGS)
+tests_e2e_test_mig_LDADD = $(E2E_LDADD)
 
 HIVED_LOAD_JOBS = 1000
 HIVED_LOAD_KILLS = 10

@@ -87,7 +87,17 @@ START_TEST(mig_slices_are_parts_of_one_gpu) {
   ck_assert_sstr_eq(addrs,
                     "A100-NODE: A100_3G-20GB-NODE:2,7, A100_2G-10GB-NODE:3, "
                     "A100_1G-5GB-NODE:4,5, A100_4G-20GB-NODE:6, ");
-  ck_assert_ok(build_engine(spec));
+  hived_engine* e = nullptr;
+  ck_assert_ok(build_engine(spec, &e));
+  // What select/hived asks to tell a slice job (and a type without cells) apart.
+  char profiles[256];
+  ck_assert_uint_eq(hived_mig_profiles(e, profiles, sizeof profiles), 4);
+  ck_assert_str_eq(profiles, "a100_1g.5gb, a100_2g.10gb, a100_3g.20gb, a100_4g.20gb");
+  ck_assert_int_eq(hived_is_mig_profile(e, "a100_3g.20gb"), 1);
+  ck_assert_int_eq(hived_is_mig_profile(e, "a100"), 0);
+  ck_assert_int_eq(hived_is_mig_profile(e, "a100_7g.40gb"), 0);
+  ck_assert_int_eq(hived_is_mig_profile(e, nullptr), 0);
+  hived_engine_free(e);
   ck_assert_int_eq(rep.mig_slices, 6);
   std::string sum = hierarchy_summary(spec, &rep);
   ck_assert_has(sum, "cell hierarchy: 5 chains, 1 node, 2 GPUs, 6 MIG slices\n");
