@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Buddy allocation of physical cells to VCs' preassigned cells: free lists per level,
 // split on demand, merge on release, and the counts behind the safety invariant.
-#include "core/engine.h"
+#include "core/buddy.h"
 
 namespace hived {
 
-void Engine::FreeInsert(CellId c) {
-  PCell& p = pcells_[c];
-  Chain& ch = chains_[p.chain];
+void Buddy::FreeInsert(CellId c) {
+  PCell& p = m_.pcells_[c];
+  Chain& ch = m_.chains_[p.chain];
   p.flags |= kFree;
   if (p.bad)
     ch.free_bad[p.level].insert(c);
@@ -17,47 +17,48 @@ void Engine::FreeInsert(CellId c) {
     ch.free_clean[p.level].insert(c);
 }
 
-void Engine::FreeErase(CellId c) {
-  PCell& p = pcells_[c];
-  Chain& ch = chains_[p.chain];
+void Buddy::FreeErase(CellId c) {
+  PCell& p = m_.pcells_[c];
+  Chain& ch = m_.chains_[p.chain];
   p.flags &= static_cast<uint8_t>(~kFree);
   ch.free_bad[p.level].erase(c);
   ch.free_busy[p.level].erase(c);
   ch.free_clean[p.level].erase(c);
 }
 
-// Called when a free cell's health or opportunistic use changed.
-void Engine::FreeRefile(CellId c) {
+void Buddy::FreeRefile(CellId c) {
   FreeErase(c);
   FreeInsert(c);
 }
 
-CellId Engine::FreeAncestor(CellId c) const {
-  for (; c != kNone; c = pcells_[c].parent)
-    if (pcells_[c].flags & kFree) return c;
+CellId BuddySafety::FreeAncestor(CellId c) const {
+  for (; c != kNone; c = s_.pcells_[c].parent)
+    if (s_.pcells_[c].flags & kFree) return c;
   return kNone;
 }
 
-int64_t Engine::Demand(int chain, int level) const {
-  const Chain& ch = chains_[chain];
+int64_t BuddySafety::Demand(int chain, int level) const {
+  const Chain& ch = s_.chains_[chain];
   int64_t n = 0;
   for (int j = level; j <= ch.levels; j++) n += ch.unbound_demand[j] * ch.desc[j][level];
   return n;
 }
 
-// Healthy level-`level` cells inside c (a cell with a bad leaf is not healthy).
-int64_t Engine::HealthyDesc(CellId c, int level) const {
-  const PCell& p = pcells_[c];
-  const Chain& ch = chains_[p.chain];
-  if (!p.bad) return ch.desc[p.level][level];
-  if (p.level == level) return 0;
+int64_t BuddySafety::HealthyDesc(CellId c, int level) const {
   int64_t n = 0;
-  for (int k = 0; k < ch.level_children[p.level]; k++) n += HealthyDesc(p.first_child + k, level);
+  s_.WalkPhysical(c, [&](CellId x) {
+    const PCell& p = s_.pcells_[x];
+    if (!p.bad) {
+      n += s_.chains_[p.chain].desc[p.level][level];
+      return Visit::kPrune;
+    }
+    return p.level == level ? Visit::kPrune : Visit::kDescend;
+  });
   return n;
 }
 
-int64_t Engine::Obtainable(int chain, int level, bool healthy_only) const {
-  const Chain& ch = chains_[chain];
+int64_t BuddySafety::Obtainable(int chain, int level, bool healthy_only) const {
+  const Chain& ch = s_.chains_[chain];
   int64_t n = 0;
   for (int j = level; j <= ch.levels; j++) {
     n += static_cast<int64_t>(ch.free_clean[j].size() + ch.free_busy[j].size()) * ch.desc[j][level];
@@ -74,9 +75,9 @@ int64_t Engine::Obtainable(int chain, int level, bool healthy_only) const {
 // without costing the levels at which it counts as bad already); only a surplus over
 // the VCs' unbound cells may pay for it (counting bad cells too, as the safety
 // invariant does: a repair makes them usable).
-bool Engine::CanSplitSafely(CellId from, int to_level) const {
-  const int chain = pcells_[from].chain;
-  for (int m = to_level + 1; m <= pcells_[from].level; m++) {
+bool BuddySafety::CanSplitSafely(CellId from, int to_level) const {
+  const int chain = s_.pcells_[from].chain;
+  for (int m = to_level + 1; m <= s_.pcells_[from].level; m++) {
     if (Obtainable(chain, m, false) - 1 < Demand(chain, m)) return false;  // the invariant
     if (HealthyDesc(from, m) > 0 && Obtainable(chain, m, true) - 1 < Demand(chain, m)) return false;
   }
@@ -87,11 +88,11 @@ bool Engine::CanSplitSafely(CellId from, int to_level) const {
 // free ancestor for it must leave each level above enough for the VCs' unbound cells,
 // counted as the invariant counts them (bad cells too: a repair makes them usable);
 // otherwise the job is demoted rather than a guarantee of another VC broken.
-bool Engine::CanTakeSafely(CellId c) const {
+bool BuddySafety::CanTakeSafely(CellId c) const {
   CellId a = FreeAncestor(c);
   if (a == kNone) return false;
-  const int chain = pcells_[c].chain;
-  for (int m = pcells_[c].level + 1; m <= pcells_[a].level; m++)
+  const int chain = s_.pcells_[c].chain;
+  for (int m = s_.pcells_[c].level + 1; m <= s_.pcells_[a].level; m++)
     if (Obtainable(chain, m, false) - 1 < Demand(chain, m)) return false;
   return true;
 }
@@ -102,97 +103,97 @@ bool Allowed(const std::vector<uint8_t>& allowed, int32_t node) {
 }
 }  // namespace
 
+// Above node level: allowed if any node inside is allowed.
+bool Buddy::AllowedCell(CellId c, const std::vector<uint8_t>& allowed) const {
+  if (allowed.empty()) return true;
+  if (m_.pcells_[c].node >= 0) return Allowed(allowed, m_.pcells_[c].node);
+  return !m_.WalkPhysical(c, [&](CellId x) {
+    const int32_t node = m_.pcells_[x].node;
+    if (node < 0) return Visit::kDescend;
+    return Allowed(allowed, node) ? Visit::kStop : Visit::kPrune;
+  });
+}
+
+CellId Buddy::PickHealthy(int chain, int level, const std::vector<uint8_t>& allowed) const {
+  const Chain& ch = m_.chains_[chain];
+  for (CellId c : ch.free_clean[level])
+    if (AllowedCell(c, allowed)) return c;
+  CellId best = kNone;
+  for (CellId c : ch.free_busy[level])
+    if (AllowedCell(c, allowed) && (best == kNone || m_.pcells_[c].opp < m_.pcells_[best].opp))
+      best = c;
+  return best;
+}
+
+CellId Buddy::SplitOnce(CellId c) {
+  FreeErase(c);
+  const CellId first = m_.pcells_[c].first_child;
+  for (int k = 0; k < m_.ChildCount(m_.pcells_[c]); k++) FreeInsert(first + k);
+  return first;
+}
+
+// Split c down to `target`, following the child that a binding would prefer.
+CellId Buddy::SplitTo(CellId c, int target, const std::vector<uint8_t>& allowed) {
+  while (m_.pcells_[c].level > target) {
+    const int n = m_.ChildCount(m_.pcells_[c]);
+    const CellId first = SplitOnce(c);
+    CellId next = kNone;
+    for (int k = 0; k < n; k++) {
+      CellId k_id = first + k;
+      if (!AllowedCell(k_id, allowed)) continue;
+      if (next == kNone) next = k_id;
+      const PCell& a = m_.pcells_[k_id];
+      const PCell& b = m_.pcells_[next];
+      if ((a.bad != 0) < (b.bad != 0) || ((a.bad != 0) == (b.bad != 0) && a.opp < b.opp))
+        next = k_id;
+    }
+    c = next == kNone ? first : next;
+  }
+  FreeErase(c);
+  return c;
+}
+
+// A gang's later pods: the free healthy cell inside the rack (or other cell) `near`
+// that holds its first pod and can be split to `level` safely, smallest and least
+// busy first, ties to the lowest id; kNone if none.
+CellId Buddy::NearCell(CellId near, int level, const std::vector<uint8_t>& allowed) const {
+  CellId best = kNone;
+  m_.WalkPhysical(near, [&](CellId x) {
+    const PCell& p = m_.pcells_[x];
+    if (p.level < level) return Visit::kPrune;
+    if (p.flags & kFree) {
+      const PCell* b = best == kNone ? nullptr : &m_.pcells_[best];
+      if (!p.bad && AllowedCell(x, allowed) &&
+          (!b || p.level < b->level ||
+           (p.level == b->level && (p.opp < b->opp || (p.opp == b->opp && x < best)))))
+        best = x;
+      return Visit::kPrune;
+    }
+    return p.level > level ? Visit::kDescend : Visit::kPrune;
+  });
+  if (best != kNone && (m_.pcells_[best].level == level || CanSplitSafely(best, level)))
+    return best;
+  return kNone;
+}
+
 // Take a free cell at `level` for a preassigned cell: a healthy one at that level,
 // else split a healthy higher cell that the safety margin can spare, else whatever
 // the plain buddy rule gives (the caller refuses to place a job on bad leaves).
-CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed, CellId near) {
-  Chain& ch = chains_[chain];
-  auto allowed_cell = [&](CellId c) {
-    if (allowed.empty()) return true;
-    const PCell& p = pcells_[c];
-    if (p.node >= 0) return Allowed(allowed, p.node);
-    // Above node level: allowed if any node inside is allowed.
-    std::vector<CellId> stack{c};
-    while (!stack.empty()) {
-      CellId x = stack.back();
-      stack.pop_back();
-      const PCell& px = pcells_[x];
-      if (px.node >= 0) {
-        if (Allowed(allowed, px.node)) return true;
-        continue;
-      }
-      for (int k = 0; k < ch.level_children[px.level]; k++) stack.push_back(px.first_child + k);
-    }
-    return false;
-  };
-  auto pick_healthy = [&](int l) -> CellId {
-    for (CellId c : ch.free_clean[l])
-      if (allowed_cell(c)) return c;
-    CellId best = kNone;
-    for (CellId c : ch.free_busy[l])
-      if (allowed_cell(c) && (best == kNone || pcells_[c].opp < pcells_[best].opp)) best = c;
-    return best;
-  };
-  auto split_to = [&](CellId c, int target) -> CellId {
-    // Split c down to `target`, following the child that a binding would prefer.
-    while (pcells_[c].level > target) {
-      FreeErase(c);
-      int n = ch.level_children[pcells_[c].level];
-      CellId first = pcells_[c].first_child, next = kNone;
-      for (int k = 0; k < n; k++) FreeInsert(first + k);
-      for (int k = 0; k < n; k++) {
-        CellId k_id = first + k;
-        if (!allowed_cell(k_id)) continue;
-        if (next == kNone) next = k_id;
-        const PCell& a = pcells_[k_id];
-        const PCell& b = pcells_[next];
-        if ((a.bad != 0) < (b.bad != 0) || ((a.bad != 0) == (b.bad != 0) && a.opp < b.opp))
-          next = k_id;
-      }
-      if (next == kNone) next = first;
-      c = next;
-    }
-    FreeErase(c);
-    return c;
-  };
-  // A gang's later pods: a free cell inside the rack (or other cell) `near` that
-  // holds its first pod, if the safety margin allows, keeps the gang together.
-  CellId in_near = kNone;
-  if (near != kNone) {
-    CellId best = kNone;
-    std::vector<CellId> stack{near};
-    while (!stack.empty()) {
-      CellId x = stack.back();
-      stack.pop_back();
-      const PCell& p = pcells_[x];
-      if (p.level < level) continue;
-      if (p.flags & kFree) {
-        // Ties go to the lowest id (the stack visits children last to first).
-        if (!p.bad && allowed_cell(x) &&
-            (best == kNone || p.level < pcells_[best].level ||
-             (p.level == pcells_[best].level &&
-              (p.opp < pcells_[best].opp || (p.opp == pcells_[best].opp && x < best)))))
-          best = x;
-        continue;
-      }
-      if (p.level > level)
-        for (int k = 0; k < ch.level_children[p.level]; k++) stack.push_back(p.first_child + k);
-    }
-    if (best != kNone && (pcells_[best].level == level || CanSplitSafely(best, level)))
-      in_near = best;
-  }
-  if (in_near != kNone && pcells_[in_near].opp == 0) return split_to(in_near, level);
+CellId Buddy::Alloc(int chain, int level, const std::vector<uint8_t>& allowed, CellId near) {
+  const Chain& ch = m_.chains_[chain];
+  const CellId in_near = near == kNone ? kNone : NearCell(near, level, allowed);
+  if (in_near != kNone && m_.pcells_[in_near].opp == 0) return SplitTo(in_near, level, allowed);
   // An idle cell, at this level or split from a higher one the safety margin can
   // spare, before one that opportunistic jobs run on: binding there would preempt
   // them although a free cell of the VC's shape exists.
   for (int j = level; j <= ch.levels; j++)
     for (CellId c : ch.free_clean[j])
-      if (allowed_cell(c)) {
-        if (j == level || CanSplitSafely(c, level)) return split_to(c, level);
+      if (AllowedCell(c, allowed)) {
+        if (j == level || CanSplitSafely(c, level)) return SplitTo(c, level, allowed);
         break;
       }
-  if (in_near != kNone) return split_to(in_near, level);
-  CellId c = pick_healthy(level);
+  if (in_near != kNone) return SplitTo(in_near, level, allowed);
+  CellId c = PickHealthy(chain, level, allowed);
   if (c != kNone) {
     FreeErase(c);
     return c;
@@ -200,14 +201,14 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
   // Split a higher cell only from the surplus the VCs' higher cells leave; a
   // partly bad cell may be split for its healthy part.
   for (int j = level + 1; j <= ch.levels; j++) {
-    CellId h = pick_healthy(j);
+    CellId h = PickHealthy(chain, j, allowed);
     if (h == kNone)
       for (CellId x : ch.free_bad[j])
-        if (allowed_cell(x) && HealthyDesc(x, level) > 0) {
+        if (AllowedCell(x, allowed) && HealthyDesc(x, level) > 0) {
           h = x;
           break;
         }
-    if (h != kNone && CanSplitSafely(h, level)) return split_to(h, level);
+    if (h != kNone && CanSplitSafely(h, level)) return SplitTo(h, level, allowed);
   }
   // Nothing healthy to spare: the VC's cell stays unbound (and shows as doomed)
   // rather than taking a cell another VC's guarantee needs.
@@ -215,17 +216,14 @@ CellId Engine::BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allo
 }
 
 // Take exactly cell c (recovery): split its free ancestor down to it.
-bool Engine::BuddyTake(CellId c) {
+bool Buddy::Take(CellId c) {
   CellId a = FreeAncestor(c);
   if (a == kNone) return false;
-  const Chain& ch = chains_[pcells_[c].chain];
   while (a != c) {
-    FreeErase(a);
-    int n = ch.level_children[pcells_[a].level];
-    CellId first = pcells_[a].first_child, next = kNone;
-    for (int k = 0; k < n; k++) FreeInsert(first + k);
-    for (CellId x = c; x != kNone; x = pcells_[x].parent)
-      if (pcells_[x].parent == a) next = x;
+    SplitOnce(a);
+    CellId next = kNone;
+    for (CellId x = c; x != kNone; x = m_.pcells_[x].parent)
+      if (m_.pcells_[x].parent == a) next = x;
     a = next;
   }
   FreeErase(c);
@@ -233,16 +231,16 @@ bool Engine::BuddyTake(CellId c) {
 }
 
 // Return c to the free lists and merge buddies while a whole parent is free again.
-void Engine::BuddyRelease(CellId c) {
+void Buddy::Release(CellId c) {
   for (;;) {
     FreeInsert(c);
-    CellId p = pcells_[c].parent;
-    if (p == kNone || (pcells_[p].flags & kPinned)) return;
-    const Chain& ch = chains_[pcells_[c].chain];
-    int n = ch.level_children[pcells_[p].level];
+    CellId p = m_.pcells_[c].parent;
+    if (p == kNone || (m_.pcells_[p].flags & kPinned)) return;
+    const int n = m_.ChildCount(m_.pcells_[p]);
+    const CellId first = m_.pcells_[p].first_child;
     for (int k = 0; k < n; k++)
-      if (!(pcells_[pcells_[p].first_child + k].flags & kFree)) return;
-    for (int k = 0; k < n; k++) FreeErase(pcells_[p].first_child + k);
+      if (!(m_.pcells_[first + k].flags & kFree)) return;
+    for (int k = 0; k < n; k++) FreeErase(first + k);
     c = p;
   }
 }

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/buddy.h"
+#include "core/cell_store.h"
 #include "core/error.h"
 #include "core/job_index.h"
 #include "core/model.h"
@@ -80,7 +82,10 @@ struct TransferReport {
 // VCs a new config no longer has, each with the guaranteed jobs running in it.
 using VcJobs = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
-class Engine {
+// The cells are a private CellStore base, not a member, so that the code working on
+// them keeps its names (pcells_, chains_, ...) while the store builds and walks them
+// and the buddy allocator (buddy.h) works on the store alone.
+class Engine : private CellStore {
  public:
   static Status Build(const ClusterSpec& spec, std::unique_ptr<Engine>* out);
 
@@ -155,24 +160,29 @@ class Engine {
   friend struct VirtualView;
   friend class FitBound;
   friend struct PhysicalView;
-  // --- build ---
-  Status BuildFrom(const ClusterSpec& spec);
-  // A virtualCells cellType ("TOP.A.B", or one type name) -> chain and level.
-  Status ResolveCellPath(const std::string& path, const std::string& where, int* chain,
-                         int* level) const;
-  // --- buddy (buddy.cpp) ---
-  void FreeInsert(CellId c);
-  void FreeErase(CellId c);
-  void FreeRefile(CellId c);
-  CellId FreeAncestor(CellId c) const;
-  CellId BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed, CellId near = kNone);
-  bool BuddyTake(CellId c);  // take a specific cell out of the free lists
-  void BuddyRelease(CellId c);
-  int64_t Obtainable(int chain, int level, bool healthy_only) const;
-  int64_t Demand(int chain, int level) const;
-  int64_t HealthyDesc(CellId c, int level) const;
-  bool CanSplitSafely(CellId from, int to_level) const;
-  bool CanTakeSafely(CellId c) const;  // BuddyTake(c) keeps the safety invariant
+  friend class InvariantCheck;
+  // --- buddy: the allocator over the store (buddy.h) ---
+  void FreeInsert(CellId c) { Buddy(*this).FreeInsert(c); }
+  void FreeErase(CellId c) { Buddy(*this).FreeErase(c); }
+  void FreeRefile(CellId c) { Buddy(*this).FreeRefile(c); }
+  CellId FreeAncestor(CellId c) const { return BuddySafety(*this).FreeAncestor(c); }
+  CellId BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed,
+                    CellId near = kNone) {
+    return Buddy(*this).Alloc(chain, level, allowed, near);
+  }
+  bool BuddyTake(CellId c) { return Buddy(*this).Take(c); }
+  void BuddyRelease(CellId c) { Buddy(*this).Release(c); }
+  int64_t Obtainable(int chain, int level, bool healthy_only) const {
+    return BuddySafety(*this).Obtainable(chain, level, healthy_only);
+  }
+  int64_t Demand(int chain, int level) const { return BuddySafety(*this).Demand(chain, level); }
+  int64_t HealthyDesc(CellId c, int level) const {
+    return BuddySafety(*this).HealthyDesc(c, level);
+  }
+  bool CanSplitSafely(CellId from, int to_level) const {
+    return BuddySafety(*this).CanSplitSafely(from, to_level);
+  }
+  bool CanTakeSafely(CellId c) const { return BuddySafety(*this).CanTakeSafely(c); }
   // --- binding (binding.cpp) ---
   CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near = kNone);
   CellId GangRack(int chain, const std::vector<CellId>& vleaves,
@@ -190,7 +200,6 @@ class Engine {
   // Best-fit indexes move once per unit per decision, not once per GPU.
   void NoteIndex(CellId cell, int32_t before, bool is_virtual);
   void FlushIndexes();
-  bool IsUnit(CellId v) const;
   // --- scheduling (schedule.cpp, placement.cpp) ---
   Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
   // idle_only: count only free GPUs that bind to idle physical ones (no opportunistic job).
@@ -215,7 +224,6 @@ class Engine {
   bool ShapeFor(const Request& req, int chain, Request* out, std::string* why) const;
   int32_t LeafSlot(CellId leaf) const;
   CellId LeafAt(CellId gpu_cell, int32_t slot) const;
-  void LeavesUnder(CellId c, std::vector<CellId>* out) const;
   PlacedPod PodPlacement(const Pod& p) const;
   // A pod as AddRunning reads it back; its vleaves (from `at` in `vleaves`) are
   // appended to *out in the order AddRunning lists the leaves.
@@ -248,19 +256,6 @@ class Engine {
   void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;
   std::string VcJson(int vc, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const;
 
-  std::vector<CellType> types_;
-  std::unordered_map<std::string, int> type_index_;
-  std::vector<Chain> chains_;
-  std::vector<PCell> pcells_;
-  std::vector<VCell> vcells_;
-  std::vector<std::string> addresses_;
-  std::vector<std::string> node_names_;
-  std::unordered_map<std::string, int32_t> node_index_;
-  std::vector<std::vector<CellId>> node_cells_;  // node -> node-level cells
-  std::vector<uint8_t> node_bad_;
-  std::vector<Vc> vcs_;
-  std::unordered_map<std::string, int> vc_index_;
-  std::unordered_map<std::string, CellId> pinned_physical_;  // pinnedCellId -> cell
   std::vector<Job> jobs_;
   std::vector<std::string> strings_{std::string()};  // StrId -> text; 0 is ""
   std::unordered_map<std::string, StrId> string_ids_;

@@ -96,16 +96,6 @@ CellId Engine::LeafAt(CellId gpu_cell, int32_t slot) const {
   return c;
 }
 
-void Engine::LeavesUnder(CellId c, std::vector<CellId>* out) const {
-  const PCell& p = pcells_[c];
-  if (p.level == 1) {
-    out->push_back(c);
-    return;
-  }
-  for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++)
-    LeavesUnder(p.first_child + k, out);
-}
-
 PlacedPod Engine::PodPlacement(const Pod& p) const {
   PlacedPod pp;
   pp.node = p.node;

@@ -4,6 +4,10 @@ libhived_la_SOURCES += \
 	src/core/spec.h \
 	src/core/model.h \
 	src/core/engine.h \
+	src/core/cell_store.h \
+	src/core/cell_store.cpp \
+	src/core/cell_store_vcs.cpp \
+	src/core/buddy.h \
 	src/core/error.h \
 	src/core/cell_path.h \
 	src/core/json_writer.h \
