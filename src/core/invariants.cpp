@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The invariant checker: recomputes every counter and index from scratch and compares.
 // O(cells + jobs); tests run it after every step, slurmctld only under a debug switch.
+// One function per invariant; each returns "" or which one broke and where.
 #include <algorithm>
 #include <string>
 
@@ -8,223 +9,310 @@
 
 namespace hived {
 
-std::string Engine::CheckInvariants() const {
-  if (!index_moves_.empty()) return "best-fit index moves left unapplied";
-  auto cell = [&](CellId c) {
-    const PCell& p = pcells_[c];
-    std::string s = "cell " + std::to_string(c) + " (" + chains_[p.chain].level_type[p.level];
-    if (p.node >= 0) s += " on " + node_names_[p.node];
-    if (p.level <= chains_[p.chain].gpu_level) s += " gpu " + std::to_string(p.addr);
-    if (p.level < chains_[p.chain].gpu_level) s += " fraction " + std::to_string(LeafSlot(c));
-    return s + ")";
-  };
-  // 1. No GPU double-booked; jobs and leaves agree.
-  std::vector<int> owner(pcells_.size(), -1);
-  for (size_t s = 0; s < jobs_.size(); s++) {
-    const Job& j = jobs_[s];
+class InvariantCheck {
+ public:
+  explicit InvariantCheck(const Engine& e) : e(e), owner(e.pcells_.size(), -1) {}
+  std::string Run();
+
+ private:
+  std::string Cell(CellId c) const;
+  std::string NoDoubleBooking();
+  std::string JobLeaves(size_t s);
+  std::string JobPods(const Job& j) const;
+  std::string JobVirtualLeaves(size_t s) const;
+  std::string PhysicalCounters() const;
+  std::string FreeListsListed() const;
+  std::string FreeListsMerged() const;
+  std::string VirtualCells() const;
+  std::string UnitIndex() const;
+  std::string VcCellsObtainable() const;
+  std::string VcTotals() const;
+
+  const Engine& e;
+  std::vector<int> owner;  // [physical leaf] the job slot holding it, -1
+};
+
+std::string InvariantCheck::Cell(CellId c) const {
+  const PCell& p = e.pcells_[c];
+  std::string s = "cell " + std::to_string(c) + " (" + e.chains_[p.chain].level_type[p.level];
+  if (p.node >= 0) s += " on " + e.node_names_[p.node];
+  if (p.level <= e.chains_[p.chain].gpu_level) s += " gpu " + std::to_string(p.addr);
+  if (p.level < e.chains_[p.chain].gpu_level) s += " fraction " + std::to_string(e.LeafSlot(c));
+  return s + ")";
+}
+
+std::string InvariantCheck::Run() {
+  std::string why = NoDoubleBooking();  // fills `owner`, which the checks after it read
+  using Check = std::string (InvariantCheck::*)() const;
+  for (Check check :
+       {&InvariantCheck::PhysicalCounters, &InvariantCheck::FreeListsListed,
+        &InvariantCheck::FreeListsMerged, &InvariantCheck::VirtualCells, &InvariantCheck::UnitIndex,
+        &InvariantCheck::VcCellsObtainable, &InvariantCheck::VcTotals})
+    if (why.empty()) why = (this->*check)();
+  return why;
+}
+
+// 1. No GPU double-booked; jobs and leaves agree.
+std::string InvariantCheck::NoDoubleBooking() {
+  for (size_t s = 0; s < e.jobs_.size(); s++) {
+    const Job& j = e.jobs_[s];
     if (!j.live) continue;
-    if (FindJob(j.name) != static_cast<int>(s)) return "job index out of step for '" + j.name + "'";
-    size_t nleaves = 0;
-    for (const auto& p : j.pods)
-      for (CellId l : p.leaves) {
-        nleaves++;
-        if (owner[l] >= 0)
-          return "double-booked: " + cell(l) + " held by '" + jobs_[owner[l]].name + "' and '" +
-                 j.name + "'";
-        owner[l] = static_cast<int>(s);
-        if (pcells_[l].job != static_cast<int>(s))
-          return cell(l) + " does not record job '" + j.name + "'";
-        if (pcells_[l].node != p.node)
-          return "job '" + j.name + "' pod node differs from its GPU's node";
-      }
-    // Fractions: every pod holds whole GPUs or one buddy cell inside one GPU, of the
-    // job's grain. So a GPU with a fractional job is never held whole by another, and
-    // a whole-GPU job never shares its GPU.
-    for (const auto& p : j.pods) {
-      if (p.leaves.empty()) return "job '" + j.name + "' has an empty pod";
-      int grain = GrainOf(pcells_[p.leaves[0]].chain, p.leaves);
-      if (grain == 0)
-        return "job '" + j.name + "' holds fractions of " + cell(p.leaves[0]) +
-               " that are not one cell of a GPU";
-      if (grain != j.grain)
-        return "job '" + j.name + "' holds cells of level " + std::to_string(grain) +
-               " but asked for level " + std::to_string(j.grain) + " on " + cell(p.leaves[0]);
-      // MIG: a slice goes only to a job that asked for its profile, so a GPU in MIG
-      // mode is never given out as a whole GPU.
-      for (CellId l : p.leaves) {
-        const Chain& lch = chains_[pcells_[l].chain];
-        if (lch.mig && Str(j.leaf_type) != lch.leaf_type)
-          return "job '" + j.name + "' holds MIG slice " + cell(l) + " of profile '" +
-                 lch.leaf_type + "' but asked for '" + Str(j.leaf_type) + "'";
-      }
+    if (e.FindJob(j.name) != static_cast<int>(s))
+      return "job index out of step for '" + j.name + "'";
+    std::string why = JobLeaves(s);
+    if (why.empty()) why = JobPods(j);
+    if (why.empty()) why = JobVirtualLeaves(s);
+    if (!why.empty()) return why;
+  }
+  if (e.job_index_.size() !=
+      static_cast<size_t>(
+          std::count_if(e.jobs_.begin(), e.jobs_.end(), [](const Job& j) { return j.live; })))
+    return "job index holds finished jobs";
+  return "";
+}
+
+std::string InvariantCheck::JobLeaves(size_t s) {
+  const Job& j = e.jobs_[s];
+  for (const auto& p : j.pods)
+    for (CellId l : p.leaves) {
+      if (owner[l] >= 0)
+        return "double-booked: " + Cell(l) + " held by '" + e.jobs_[owner[l]].name + "' and '" +
+               j.name + "'";
+      owner[l] = static_cast<int>(s);
+      if (e.pcells_[l].job != static_cast<int>(s))
+        return Cell(l) + " does not record job '" + j.name + "'";
+      if (e.pcells_[l].node != p.node)
+        return "job '" + j.name + "' pod node differs from its GPU's node";
     }
-    if (j.guaranteed()) {
-      if (j.vleaves.size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";
-      size_t i = 0;
-      for (const auto& p : j.pods)
-        for (CellId l : p.leaves) {
-          CellId v = j.vleaves[i++];
-          if (vcells_[v].job != static_cast<int>(s))
-            return "virtual leaf of '" + j.name + "' does not record it";
-          if (vcells_[v].bound != l)
-            return "virtual leaf of '" + j.name + "' is not bound to its GPU " + cell(l);
-          if (vcells_[v].vc != j.vc) return "job '" + j.name + "' uses another VC's cell";
-        }
-    } else if (!j.vleaves.empty()) {
-      return "opportunistic job '" + j.name + "' holds virtual cells";
+  return "";
+}
+
+std::string InvariantCheck::JobPods(const Job& j) const {
+  // Fractions: every pod holds whole GPUs or one buddy cell inside one GPU, of the
+  // job's grain. So a GPU with a fractional job is never held whole by another, and
+  // a whole-GPU job never shares its GPU.
+  for (const auto& p : j.pods) {
+    if (p.leaves.empty()) return "job '" + j.name + "' has an empty pod";
+    int grain = e.GrainOf(e.pcells_[p.leaves[0]].chain, p.leaves);
+    if (grain == 0)
+      return "job '" + j.name + "' holds fractions of " + Cell(p.leaves[0]) +
+             " that are not one cell of a GPU";
+    if (grain != j.grain)
+      return "job '" + j.name + "' holds cells of level " + std::to_string(grain) +
+             " but asked for level " + std::to_string(j.grain) + " on " + Cell(p.leaves[0]);
+    // MIG: a slice goes only to a job that asked for its profile, so a GPU in MIG
+    // mode is never given out as a whole GPU.
+    for (CellId l : p.leaves) {
+      const Chain& lch = e.chains_[e.pcells_[l].chain];
+      if (lch.mig && e.Str(j.leaf_type) != lch.leaf_type)
+        return "job '" + j.name + "' holds MIG slice " + Cell(l) + " of profile '" + lch.leaf_type +
+               "' but asked for '" + e.Str(j.leaf_type) + "'";
     }
   }
-  if (job_index_.size() != static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(),
-                                                             [](const Job& j) { return j.live; })))
-    return "job index holds finished jobs";
+  return "";
+}
+
+std::string InvariantCheck::JobVirtualLeaves(size_t s) const {
+  const Job& j = e.jobs_[s];
+  if (!j.guaranteed())
+    return j.vleaves.empty() ? "" : "opportunistic job '" + j.name + "' holds virtual cells";
+  size_t nleaves = 0;
+  for (const auto& p : j.pods) nleaves += p.leaves.size();
+  if (j.vleaves.size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";
+  size_t i = 0;
+  for (const auto& p : j.pods)
+    for (CellId l : p.leaves) {
+      CellId v = j.vleaves[i++];
+      if (e.vcells_[v].job != static_cast<int>(s))
+        return "virtual leaf of '" + j.name + "' does not record it";
+      if (e.vcells_[v].bound != l)
+        return "virtual leaf of '" + j.name + "' is not bound to its GPU " + Cell(l);
+      if (e.vcells_[v].vc != j.vc) return "job '" + j.name + "' uses another VC's cell";
+    }
+  return "";
+}
+
+std::string InvariantCheck::PhysicalCounters() const {
   // 2. Physical counters and bindings.
-  for (CellId c = static_cast<CellId>(pcells_.size()) - 1; c >= 0; c--) {
-    const PCell& p = pcells_[c];
+  for (CellId c = static_cast<CellId>(e.pcells_.size()) - 1; c >= 0; c--) {
+    const PCell& p = e.pcells_[c];
     int32_t avail = 0, opp = 0, bad = 0;
     if (p.level == 1) {
-      if (p.job != owner[c]) return cell(c) + " records a job that does not hold it";
+      if (p.job != owner[c]) return Cell(c) + " records a job that does not hold it";
       bad = p.bad;
       avail = (!p.bad && p.job < 0) ? 1 : 0;
-      opp = (p.job >= 0 && !jobs_[p.job].guaranteed()) ? 1 : 0;
-      if (p.bad != (p.node >= 0 && node_bad_[p.node] ? 1 : 0))
-        return cell(c) + " health differs from its node";
+      opp = (p.job >= 0 && !e.jobs_[p.job].guaranteed()) ? 1 : 0;
+      if (p.bad != (p.node >= 0 && e.node_bad_[p.node] ? 1 : 0))
+        return Cell(c) + " health differs from its node";
     } else {
-      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++) {
-        const PCell& ch = pcells_[p.first_child + k];
-        if (ch.parent != c) return cell(c) + " child does not point back";
+      for (int k = 0; k < e.chains_[p.chain].level_children[p.level]; k++) {
+        const PCell& ch = e.pcells_[p.first_child + k];
+        if (ch.parent != c) return Cell(c) + " child does not point back";
         avail += ch.avail;
         opp += ch.opp;
         bad += ch.bad;
       }
     }
     if (avail != p.avail || opp != p.opp || bad != p.bad)
-      return "counters of " + cell(c) + " are out of step";
+      return "counters of " + Cell(c) + " are out of step";
     if (p.bound != kNone) {
-      const VCell& v = vcells_[p.bound];
-      if (v.bound != c) return "binding of " + cell(c) + " is not mutual";
+      const VCell& v = e.vcells_[p.bound];
+      if (v.bound != c) return "binding of " + Cell(c) + " is not mutual";
     }
-    if (p.level == chains_[p.chain].node_level && !chains_[p.chain].node_by_avail[p.avail].count(c))
-      return cell(c) + " is missing from the node index";
+    if (p.level == e.chains_[p.chain].node_level &&
+        !e.chains_[p.chain].node_by_avail[p.avail].count(c))
+      return Cell(c) + " is missing from the node index";
   }
+  return "";
+}
+
+std::string InvariantCheck::FreeListsListed() const {
   // 3. Free lists: a free cell is unbound, has no free/bound ancestor or descendant,
   //    sits in the right list, and no parent has all children free (merged).
-  std::vector<uint8_t> covered(pcells_.size(), 0);  // 1: in or under a free cell
-  for (size_t ci = 0; ci < chains_.size(); ci++) {
-    const Chain& ch = chains_[ci];
+  for (size_t ci = 0; ci < e.chains_.size(); ci++) {
+    const Chain& ch = e.chains_[ci];
     for (int l = 1; l <= ch.levels; l++) {
       for (const auto* set : {&ch.free_clean[l], &ch.free_busy[l], &ch.free_bad[l]})
         for (CellId c : *set) {
-          const PCell& p = pcells_[c];
+          const PCell& p = e.pcells_[c];
           if (!(p.flags & kFree) || p.level != l)
-            return cell(c) + " is listed free but not marked free";
+            return Cell(c) + " is listed free but not marked free";
           bool right = set == &ch.free_bad[l]    ? p.bad > 0
                        : set == &ch.free_busy[l] ? (!p.bad && p.opp > 0)
                                                  : (!p.bad && !p.opp);
-          if (!right) return cell(c) + " is in the wrong free list";
-          for (CellId a = p.parent; a != kNone; a = pcells_[a].parent)
-            if ((pcells_[a].flags & kFree) || pcells_[a].bound != kNone)
-              return cell(c) + " is free under a free or bound cell";
-          if (p.flags & (kPinned | kUnderPinned)) return cell(c) + " is pinned yet free";
+          if (!right) return Cell(c) + " is in the wrong free list";
+          for (CellId a = p.parent; a != kNone; a = e.pcells_[a].parent)
+            if ((e.pcells_[a].flags & kFree) || e.pcells_[a].bound != kNone)
+              return Cell(c) + " is free under a free or bound cell";
+          if (p.flags & (kPinned | kUnderPinned)) return Cell(c) + " is pinned yet free";
         }
     }
   }
-  for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
-    const PCell& p = pcells_[c];
-    const Chain& ch = chains_[p.chain];
+  for (CellId c = 0; c < static_cast<CellId>(e.pcells_.size()); c++) {
+    const PCell& p = e.pcells_[c];
+    const Chain& ch = e.chains_[p.chain];
     bool listed = ch.free_clean[p.level].count(c) || ch.free_busy[p.level].count(c) ||
                   ch.free_bad[p.level].count(c);
-    if (((p.flags & kFree) != 0) != listed) return cell(c) + " is marked free but not listed";
+    if (((p.flags & kFree) != 0) != listed) return Cell(c) + " is marked free but not listed";
   }
-  for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
-    const PCell& p = pcells_[c];
+  return "";
+}
+
+// 3b. ... and no cell is bound inside a free one, and buddies are merged.
+std::string InvariantCheck::FreeListsMerged() const {
+  std::vector<uint8_t> covered(e.pcells_.size(), 0);  // 1: in or under a free cell
+  for (CellId c = 0; c < static_cast<CellId>(e.pcells_.size()); c++) {
+    const PCell& p = e.pcells_[c];
     if (p.flags & kFree) covered[c] = 1;
     if (p.parent != kNone && covered[p.parent]) covered[c] = 1;  // parents precede children
-    if (covered[c] && p.bound != kNone) return cell(c) + " is bound inside a free cell";
+    if (covered[c] && p.bound != kNone) return Cell(c) + " is bound inside a free cell";
     if (p.level > 1 && !(p.flags & kFree) && !covered[c]) {
-      int n = chains_[p.chain].level_children[p.level];
+      int n = e.chains_[p.chain].level_children[p.level];
       bool all_free = n > 0;
-      for (int k = 0; k < n; k++) all_free &= (pcells_[p.first_child + k].flags & kFree) != 0;
+      for (int k = 0; k < n; k++) all_free &= (e.pcells_[p.first_child + k].flags & kFree) != 0;
       if (all_free && !(p.flags & kPinned))
-        return cell(c) + " has all children free but was not merged";
+        return Cell(c) + " has all children free but was not merged";
     }
   }
+  return "";
+}
+
+std::string InvariantCheck::VirtualCells() const {
   // 4. Virtual cells: counters, bindings mirror the trees, bound iff in use.
-  for (CellId v = static_cast<CellId>(vcells_.size()) - 1; v >= 0; v--) {
-    const VCell& c = vcells_[v];
+  for (CellId v = static_cast<CellId>(e.vcells_.size()) - 1; v >= 0; v--) {
+    const VCell& c = e.vcells_[v];
     int32_t vfree = 0;
     bool any_bound_child = false;
     if (c.level == 1) {
       vfree = c.job < 0 ? 1 : 0;
-      if (c.job >= 0 && (!jobs_[c.job].live || !jobs_[c.job].guaranteed()))
+      if (c.job >= 0 && (!e.jobs_[c.job].live || !e.jobs_[c.job].guaranteed()))
         return "virtual leaf held by a non-guaranteed job";
     } else {
-      for (int k = 0; k < chains_[c.chain].level_children[c.level]; k++) {
-        vfree += vcells_[c.first_child + k].vfree;
-        any_bound_child |= vcells_[c.first_child + k].bound != kNone;
+      for (int k = 0; k < e.chains_[c.chain].level_children[c.level]; k++) {
+        vfree += e.vcells_[c.first_child + k].vfree;
+        any_bound_child |= e.vcells_[c.first_child + k].bound != kNone;
       }
     }
-    if (vfree != c.vfree) return "virtual counters of VC '" + vcs_[c.vc].name + "' are out of step";
+    if (vfree != c.vfree)
+      return "virtual counters of VC '" + e.vcs_[c.vc].name + "' are out of step";
     bool in_use = c.level == 1 ? c.job >= 0 : any_bound_child;
     if (!c.pinned && (c.bound != kNone) != in_use)
-      return "virtual cell of VC '" + vcs_[c.vc].name + "' is " +
+      return "virtual cell of VC '" + e.vcs_[c.vc].name + "' is " +
              (in_use ? "used but unbound" : "bound but unused");
     if (c.bound != kNone) {
-      const PCell& p = pcells_[c.bound];
+      const PCell& p = e.pcells_[c.bound];
       if (p.bound != v || p.level != c.level || p.chain != c.chain)
         return "binding of a virtual cell is not mutual";
-      if (c.root != v && vcells_[c.parent].bound != p.parent)
+      if (c.root != v && e.vcells_[c.parent].bound != p.parent)
         return "binding of a virtual cell breaks its parent's";
     }
   }
-  // 5. Unit index and demand counters.
-  for (const auto& vc : vcs_)
+  return "";
+}
+
+std::string InvariantCheck::UnitIndex() const {
+  // 5. The unit index.
+  for (const auto& vc : e.vcs_)
     for (const auto& vch : vc.chains) {
       size_t units = 0;
       for (size_t f = 0; f < vch.unit_by_free.size(); f++)
         for (CellId u : vch.unit_by_free[f]) {
           units++;
-          if (vcells_[u].vfree != static_cast<int32_t>(f) || !IsUnit(u))
+          if (e.vcells_[u].vfree != static_cast<int32_t>(f) || !e.IsUnit(u))
             return "unit index of VC '" + vc.name + "' is out of step";
         }
       (void)units;
     }
-  for (size_t ci = 0; ci < chains_.size(); ci++) {
-    const Chain& ch = chains_[ci];
+  return "";
+}
+
+// 5b. Demand counters, and 6. safety: the VCs' unbound cells are always obtainable.
+std::string InvariantCheck::VcCellsObtainable() const {
+  for (size_t ci = 0; ci < e.chains_.size(); ci++) {
+    const Chain& ch = e.chains_[ci];
     std::vector<int64_t> demand(ch.levels + 1, 0);
-    for (const auto& vc : vcs_)
+    for (const auto& vc : e.vcs_)
       for (const auto& vch : vc.chains)
         if (vch.chain == static_cast<int>(ci))
           for (CellId r : vch.roots)
-            if (vcells_[r].bound == kNone) demand[vcells_[r].level]++;
+            if (e.vcells_[r].bound == kNone) demand[e.vcells_[r].level]++;
     for (int l = 1; l <= ch.levels; l++) {
       if (demand[l] != ch.unbound_demand[l])
         return "unbound-cell count of chain '" + ch.top + "' is out of step";
-      // 6. Safety: the VCs' unbound cells are always obtainable.
-      if (Demand(static_cast<int>(ci), l) > Obtainable(static_cast<int>(ci), l, false))
+      if (e.Demand(static_cast<int>(ci), l) > e.Obtainable(static_cast<int>(ci), l, false))
         return "safety broken: chain '" + ch.top + "' level " + std::to_string(l) + " (" +
                ch.level_type[l] + ") has " +
-               std::to_string(Obtainable(static_cast<int>(ci), l, false)) +
-               " obtainable cells for " + std::to_string(Demand(static_cast<int>(ci), l)) +
+               std::to_string(e.Obtainable(static_cast<int>(ci), l, false)) +
+               " obtainable cells for " + std::to_string(e.Demand(static_cast<int>(ci), l)) +
                " unbound VC cells";
     }
   }
+  return "";
+}
+
+std::string InvariantCheck::VcTotals() const {
   // 7. Per-VC usage totals.
-  for (size_t v = 0; v < vcs_.size(); v++) {
+  for (size_t v = 0; v < e.vcs_.size(); v++) {
     int64_t used = 0, opp = 0;
-    for (const auto& j : jobs_)
+    for (const auto& j : e.jobs_)
       if (j.live && j.vc == static_cast<int>(v))
         for (const auto& p : j.pods)
           (j.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
-    if (used != vcs_[v].used_leaves || opp != vcs_[v].opp_leaves)
-      return "usage totals of VC '" + vcs_[v].name + "' are out of step";
+    if (used != e.vcs_[v].used_leaves || opp != e.vcs_[v].opp_leaves)
+      return "usage totals of VC '" + e.vcs_[v].name + "' are out of step";
     int64_t free_v = 0, held = 0;
-    for (const auto& vch : vcs_[v].chains)
-      for (CellId r : vch.roots) free_v += vcells_[r].vfree;
-    for (const auto& [prio, n] : vcs_[v].used_by_priority) held += n;
-    if (free_v != vcs_[v].free_leaves || held != used)
-      return "free/held virtual leaf totals of VC '" + vcs_[v].name + "' are out of step";
+    for (const auto& vch : e.vcs_[v].chains)
+      for (CellId r : vch.roots) free_v += e.vcells_[r].vfree;
+    for (const auto& [prio, n] : e.vcs_[v].used_by_priority) held += n;
+    if (free_v != e.vcs_[v].free_leaves || held != used)
+      return "free/held virtual leaf totals of VC '" + e.vcs_[v].name + "' are out of step";
   }
   return "";
+}
+
+std::string Engine::CheckInvariants() const {
+  if (!index_moves_.empty()) return "best-fit index moves left unapplied";
+  return InvariantCheck(*this).Run();
 }
 
 }  // namespace hived
