@@ -99,17 +99,11 @@ CellId Engine::GangRack(int chain, const std::vector<CellId>& vleaves,
         CellId r = c;
         while (pcells_[r].level < rack) r = pcells_[r].parent;
         int64_t n = 0;
-        std::vector<CellId> stack{c};
-        while (!stack.empty()) {
-          CellId x = stack.back();
-          stack.pop_back();
-          if (pcells_[x].level > ch.node_level) {
-            for (int k = 0; k < ch.level_children[pcells_[x].level]; k++)
-              stack.push_back(pcells_[x].first_child + k);
-          } else if (allowed.empty() || allowed[pcells_[x].node]) {
-            n++;
-          }
-        }
+        WalkPhysical(c, [&](CellId x) {
+          if (pcells_[x].level > ch.node_level) return Visit::kDescend;
+          n += allowed.empty() || allowed[pcells_[x].node];
+          return Visit::kPrune;
+        });
         room[r] += n;
       }
   CellId best = kNone;

@@ -50,17 +50,11 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<int>& 
       // Leaves of lower-priority jobs count as usable: walk each unit once.
       for (CellId u : (*buckets)[k]) {
         int n = 0;
-        std::vector<CellId> stack{u};
-        while (!stack.empty()) {
-          const VCell& v = e.vcells_[stack.back()];
-          stack.pop_back();
-          if (v.level == 1) {
-            n += v.job < 0 || e.jobs_[v.job].priority < priority_;
-            continue;
-          }
-          for (int i = 0; i < e.chains_[c].level_children[v.level]; i++)
-            stack.push_back(v.first_child + i);
-        }
+        e.WalkVirtual(u, [&](CellId x) {
+          const VCell& v = e.vcells_[x];
+          if (v.level == 1) n += v.job < 0 || e.jobs_[v.job].priority < priority_;
+          return Visit::kDescend;
+        });
         n = std::min<int>(n, static_cast<int>(buckets->size()) - 1);
         pc.usable[u] = n;
         pc.units_with[n]++;

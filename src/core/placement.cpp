@@ -100,24 +100,20 @@ struct VirtualView {
   }
   std::vector<CellId> CellsAtLevel(int l) const {
     if (pinned_root == kNone) return vch->cells_at_level[l];
-    std::vector<CellId> out, stack{pinned_root};
-    while (!stack.empty()) {
-      CellId c = stack.back();
-      stack.pop_back();
-      if (Level(c) == l) {
-        out.push_back(c);
-      } else if (Level(c) > l) {
-        for (int k = NChildren(c) - 1; k >= 0; k--) stack.push_back(Child(c, k));
-      }
-    }
+    std::vector<CellId> out;
+    e.WalkVirtual(pinned_root, [&](CellId c) {
+      if (Level(c) > l) return Visit::kDescend;
+      if (Level(c) == l) out.push_back(c);
+      return Visit::kPrune;
+    });
     return out;
   }
   void UnitsUnder(CellId g, std::vector<CellId>* out) const {
-    if (Level(g) <= UnitLevel()) {
-      out->push_back(g);
-      return;
-    }
-    for (int k = 0; k < NChildren(g); k++) UnitsUnder(Child(g, k), out);
+    e.WalkVirtual(g, [&](CellId c) {
+      if (Level(c) > UnitLevel()) return Visit::kDescend;
+      out->push_back(c);
+      return Visit::kPrune;
+    });
   }
   void Prepare() {
     if (preempt) {
@@ -187,11 +183,11 @@ struct PhysicalView {
     return e.chains_[chain].cells_at_level[l];
   }
   void UnitsUnder(CellId g, std::vector<CellId>* out) const {
-    if (Level(g) <= UnitLevel()) {
-      out->push_back(g);
-      return;
-    }
-    for (int k = 0; k < NChildren(g); k++) UnitsUnder(Child(g, k), out);
+    e.WalkPhysical(g, [&](CellId c) {
+      if (Level(c) > UnitLevel()) return Visit::kDescend;
+      out->push_back(c);
+      return Visit::kPrune;
+    });
   }
   template <class F>
   void ForEachUnit(int min_free, bool pack, F f) const {

@@ -259,18 +259,15 @@ CellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
   if (node < 0 || static_cast<size_t>(node) >= node_cells_.size()) return kNone;
   for (CellId nc : node_cells_[node]) {
     if (chain >= 0 && pcells_[nc].chain != chain) continue;
-    std::vector<CellId> stack{nc};
-    while (!stack.empty()) {
-      CellId c = stack.back();
-      stack.pop_back();
+    CellId found = kNone;
+    WalkPhysical(nc, [&](CellId c) {
       const PCell& p = pcells_[c];
-      if (p.level == chains_[p.chain].gpu_level) {
-        if (p.addr == gpu) return c;
-        continue;
-      }
-      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++)
-        stack.push_back(p.first_child + k);
-    }
+      if (p.level != chains_[p.chain].gpu_level) return Visit::kDescend;
+      if (p.addr != gpu) return Visit::kPrune;
+      found = c;
+      return Visit::kStop;
+    });
+    if (found != kNone) return found;
   }
   return kNone;
 }
@@ -718,18 +715,12 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
           for (CellId r : racks) {
             Request t = req;
             std::vector<uint8_t> mask(node_names_.size(), 0);
-            std::vector<CellId> stack{r};
-            while (!stack.empty()) {
-              CellId x = stack.back();
-              stack.pop_back();
-              if (pcells_[x].level == ch.node_level) {
-                int32_t n = pcells_[x].node;
-                mask[n] = req.allowed.empty() || req.allowed[n];
-                continue;
-              }
-              for (int k = 0; k < ch.level_children[pcells_[x].level]; k++)
-                stack.push_back(pcells_[x].first_child + k);
-            }
+            WalkPhysical(r, [&](CellId x) {
+              if (pcells_[x].level != ch.node_level) return Visit::kDescend;
+              const int32_t n = pcells_[x].node;
+              mask[n] = req.allowed.empty() || req.allowed[n];
+              return Visit::kPrune;
+            });
             t.allowed = std::move(mask);
             tries.push_back(std::move(t));
           }
@@ -1036,18 +1027,8 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
   node_bad_[n] = healthy ? 0 : 1;
   for (CellId nc : node_cells_[n]) {
     const int nl = chains_[pcells_[nc].chain].node_level;
-    std::vector<CellId> stack{nc}, leaves;
-    while (!stack.empty()) {
-      CellId c = stack.back();
-      stack.pop_back();
-      const PCell& p = pcells_[c];
-      if (p.level == 1) {
-        leaves.push_back(c);
-        continue;
-      }
-      for (int k = 0; k < chains_[p.chain].level_children[p.level]; k++)
-        stack.push_back(p.first_child + k);
-    }
+    std::vector<CellId> leaves;
+    LeavesUnder(nc, &leaves);
     for (CellId l : leaves) {
       // A free leaf (a VC's fraction or GPU cell split off) is refiled like any cell.
       const bool leaf_was_bad = pcells_[l].bad > 0;

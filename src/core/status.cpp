@@ -181,17 +181,8 @@ std::string Engine::InspectTopology() const {
         j.Close('}');
       }
       j.Close(']').Key("gpus").Open('[');
-      std::vector<CellId> stack{nc}, leaves;
-      while (!stack.empty()) {
-        CellId c = stack.back();
-        stack.pop_back();
-        if (pcells_[c].level == 1) {
-          leaves.push_back(c);
-          continue;
-        }
-        for (int k = ch.level_children[pcells_[c].level] - 1; k >= 0; k--)
-          stack.push_back(pcells_[c].first_child + k);
-      }
+      std::vector<CellId> leaves;
+      LeavesUnder(nc, &leaves);
       for (CellId l : leaves) {
         const PCell& p = pcells_[l];
         j.Open('{').Key("gpu").Val(p.addr).Key("groups").Open('[');
