@@ -63,3 +63,10 @@ TESTS += tests/unit/test_api_errors
 tests_unit_test_api_errors_SOURCES = tests/unit/test_api_errors.cpp
 tests_unit_test_api_errors_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_api_errors_LDADD = libhived.la $(CHECK_LIBS)
+
+# --- src/core: the cell store's walk and the buddy allocator, table-driven
+check_PROGRAMS += tests/unit/test_buddy
+TESTS += tests/unit/test_buddy
+tests_unit_test_buddy_SOURCES = tests/unit/test_buddy.cpp
+tests_unit_test_buddy_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_buddy_LDADD = libhived.la $(CHECK_LIBS)
