@@ -226,7 +226,8 @@ START_TEST(buddy_table) {
   CellStore s;
   hived::Status st = s.BuildFrom(Rack(tc.vc));
   ck_assert_msg(st.ok(), "%s: %s", tc.name, st.msg.c_str());
-  ck_assert_str_eq(FreeLists(s).c_str(), "r0");
+  const std::string start = FreeLists(s);
+  ck_assert_str_eq(start.c_str(), "r0");
   for (size_t k = 0; k < tc.steps.size(); k++) {
     std::istringstream in(tc.steps[k].op);
     const std::string got = Apply(&s, in);
