@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/job_index.h"
 #include "core/model.h"
+#include "core/preemption.h"
 #include "core/spec.h"
 
 namespace hived {
@@ -155,6 +156,7 @@ class Engine {
   friend struct VirtualView;
   friend class FitBound;
   friend struct PhysicalView;
+  friend class Preemption;
   // --- build ---
   Status BuildFrom(const ClusterSpec& spec);
   // A virtualCells cellType ("TOP.A.B", or one type name) -> chain and level.
@@ -204,11 +206,10 @@ class Engine {
   void ReleaseJob(int slot, Job* taken = nullptr);
   bool Reinstate(Job record);
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
-                        Decision* d, std::vector<Job>* undo, int* slot_out);
-  void Rollback(int slot, const std::vector<Job>& undo);
+                        Decision* d, JobSnapshot* undo, int* slot_out);
   std::vector<int> Spans(int slot) const;
   bool CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
-                            const std::vector<CellId>& first, Decision* d, std::vector<Job>* undo,
+                            const std::vector<CellId>& first, Decision* d, JobSnapshot* undo,
                             int* slot);
   CellId FindGpuCell(int32_t node, int32_t gpu, int chain) const;
   // --- fractions (fractions.cpp) ---

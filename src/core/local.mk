@@ -13,6 +13,8 @@ libhived_la_SOURCES += \
 	src/core/counts.cpp \
 	src/core/fractions.cpp \
 	src/core/placement.cpp \
+	src/core/preemption.h \
+	src/core/preemption.cpp \
 	src/core/schedule.cpp \
 	src/core/will_run.cpp \
 	src/core/fit_bound.cpp \

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/engine.h"
+#include "core/preemption.h"
 
 namespace hived {
 
@@ -320,18 +321,6 @@ bool Engine::Reinstate(Job record) {
   return ok;
 }
 
-void Engine::Rollback(int slot, const std::vector<Job>& undo) {
-  if (slot >= 0) ReleaseJob(slot);
-  for (const Job& v : undo) {
-    const int s = FindJob(v.name);
-    if (s >= 0) ReleaseJob(s);
-  }
-  // Guaranteed victims first: they need their exact bindings back.
-  for (int pass = 0; pass < 2; pass++)
-    for (const Job& v : undo)
-      if (v.guaranteed() == (pass == 0)) Reinstate(v);
-}
-
 // The levels of the smallest physical cells holding each pod of a placed job, then
 // the whole job (top level + 1 when it spans top-level cells): how compact it is.
 std::vector<int> Engine::Spans(int slot) const {
@@ -372,10 +361,10 @@ std::vector<int> Engine::Spans(int slot) const {
 // victims and keeps every pod (and the gang) inside cells as small as `first` did;
 // otherwise `first` is committed again.
 bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
-                                  const std::vector<CellId>& first, Decision* d,
-                                  std::vector<Job>* undo, int* slot) {
+                                  const std::vector<CellId>& first, Decision* d, JobSnapshot* undo,
+                                  int* slot) {
   const std::vector<int> shape = Spans(*slot);
-  Rollback(*slot, *undo);
+  Preemption(this).Revert(*slot, *undo);
   // Pods as compact as in `first`: inside one cell of its widest pod's level below the node.
   Request r = req;
   const Chain& ch = chains_[chain];
@@ -385,7 +374,7 @@ bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId 
   std::vector<CellId> idle;
   if (PlaceVirtual(r, vc, chain, pinned_root, false, &idle, /*idle_only=*/true)) {
     Decision a;
-    undo->clear();
+    undo->Clear();
     bool ok = CommitGuaranteed(r, vc, chain, idle, &a, undo, slot) && a.preempted.empty();
     if (ok) {
       std::vector<int> span = Spans(*slot);
@@ -395,10 +384,10 @@ bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId 
       *d = std::move(a);
       return true;
     }
-    Rollback(*slot, *undo);
+    Preemption(this).Revert(*slot, *undo);
   }
   *d = Decision();
-  undo->clear();
+  undo->Clear();
   return CommitGuaranteed(req, vc, chain, first, d, undo, slot);
 }
 
@@ -421,8 +410,8 @@ std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves
 // Victims among the VC's own jobs are those whose virtual leaves the placement took;
 // opportunistic victims are those on the physical leaves the binding lands on.
 bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
-                              const std::vector<CellId>& vleaves, Decision* d,
-                              std::vector<Job>* undo, int* slot_out) {
+                              const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo,
+                              int* slot_out) {
   Request req;
   std::string why;
   *slot_out = -1;
@@ -432,39 +421,8 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   size_t need = 0;
   for (const auto& m : req.members) need += static_cast<size_t>(m.pods) * m.leaves;
   if (need != vleaves.size()) return false;
-  std::vector<int> vvictims;
-  for (CellId v : vleaves) {
-    int j = vcells_[v].job;
-    if (j >= 0 && std::find(vvictims.begin(), vvictims.end(), j) == vvictims.end())
-      vvictims.push_back(j);
-  }
-  for (int s : vvictims) undo->push_back(jobs_[s]);
-  for (int s : vvictims) {
-    Job& j = jobs_[s];
-    if (!j.lazy) {
-      d->preempted.push_back(j.name);
-      ReleaseJob(s);
-      continue;
-    }
-    // Demote: give back the virtual cells, keep running on the physical ones.
-    d->lazy_preempted.push_back(j.name);
-    for (CellId v : j.vleaves) {
-      ClearVleafJob(v);
-      UnbindUp(v);
-    }
-    j.vleaves.clear();
-    int64_t n = 0;
-    for (const auto& p : j.pods)
-      for (CellId l : p.leaves) {
-        ClearLeafJob(l, false);
-        SetLeafJob(l, s, true);
-        n++;
-      }
-    vcs_[vc].used_leaves -= n;
-    vcs_[vc].opp_leaves += n;
-    j.priority = -1;
-    j.demoted = true;
-  }
+  Preemption planner(this);
+  planner.DisplaceVirtual(vc, vleaves, d, undo);
   int slot = NewJobSlot();
   *slot_out = slot;
   Job& job = jobs_[slot];
@@ -566,23 +524,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
     FlushIndexes();
     return false;
   }
-  std::vector<int> ovictims;
-  for (CellId p : pleaves) {
-    int j = pcells_[p].job;
-    if (j >= 0 && std::find(ovictims.begin(), ovictims.end(), j) == ovictims.end())
-      ovictims.push_back(j);
-  }
-  for (int s : ovictims) {
-    const std::string& name = jobs_[s].name;
-    auto lz = std::find(d->lazy_preempted.begin(), d->lazy_preempted.end(), name);
-    if (lz != d->lazy_preempted.end()) {
-      d->lazy_preempted.erase(lz);  // demoted, then its GPUs were needed after all
-    } else {
-      undo->push_back(jobs_[s]);
-    }
-    d->preempted.push_back(name);
-    ReleaseJob(s);
-  }
+  planner.DisplacePhysical(pleaves, d, undo);
   Job& jb = jobs_[slot];
   jb.pods = SplitPods(req, pleaves, pcells_);
   for (CellId p : pleaves) SetLeafJob(p, slot, false);
@@ -676,7 +618,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     return Status::Ok();
   }
   int slot = -1;
-  std::vector<Job> undo;
+  JobSnapshot undo;
   bool placed = false, found_virtual = false;
   if (req.priority >= 0) {
     int vc = vc_index_.at(req.vc);
@@ -741,7 +683,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
           if (!PlaceVirtual(t, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
           found_virtual = true;
           Decision attempt;
-          undo.clear();
+          undo.Clear();
           bool committed = CommitGuaranteed(t, vc, c, vleaves, &attempt, &undo, &slot);
           if (committed && preempt == 0 && !attempt.preempted.empty())
             committed =
@@ -752,7 +694,8 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
             placed = true;
             break;
           }
-          Rollback(slot, undo);  // lazy victims restored: the preemptor could not be placed
+          Preemption(this).Revert(
+              slot, undo);  // lazy victims restored: the preemptor could not be placed
           slot = -1;
         }
         if (placed) break;
@@ -796,7 +739,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     FillDecisionPods(jobs_[slot], &d);
     if (dry_run) {
       next_seq_--;
-      Rollback(slot, undo);
+      Preemption(this).Revert(slot, undo);
     } else {
       waiting_.erase(req.job);
     }

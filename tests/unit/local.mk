@@ -63,3 +63,10 @@ TESTS += tests/unit/test_api_errors
 tests_unit_test_api_errors_SOURCES = tests/unit/test_api_errors.cpp
 tests_unit_test_api_errors_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_api_errors_LDADD = libhived.la $(CHECK_LIBS)
+
+# --- src/core: the preemption planner (victims, lazy demotion, snapshot-and-revert)
+check_PROGRAMS += tests/unit/test_preemption
+TESTS += tests/unit/test_preemption
+tests_unit_test_preemption_SOURCES = tests/unit/test_preemption.cpp
+tests_unit_test_preemption_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_preemption_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
