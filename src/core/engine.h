@@ -195,6 +195,21 @@ class Engine {
   bool IsUnit(CellId v) const;
   // --- scheduling (schedule.cpp, placement.cpp) ---
   Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
+  Status ValidateFields(const Request& req, int* vc) const;
+  Status ValidateMembers(const Request& req) const;
+  Status FittingChains(const Request& req, int vc, std::vector<int>* chains,
+                       std::string* shape_why) const;
+  // What Validate learns of a request's size against the chains it may use.
+  struct Capacity {
+    bool any = false;           // some chain can hold it
+    bool pod_too_big = false;   // a pod exceeds its podWithinCellType
+    bool vc_too_small = false;  // the cluster could hold it, its VC's cells cannot
+    int max_pod = 0;            // of the last chain counted
+    int64_t total = 0;          // of the last chain counted
+    int64_t vc_cap = 0, vc_unit = 0;
+  };
+  void CapacityIn(const Request& req, int vc, int chain, Capacity* k) const;
+  void NeverFits(const Request& req, const std::string& unit, const Capacity& k, Decision* d) const;
   // idle_only: count only free GPUs that bind to idle physical ones (no opportunistic job).
   bool PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
                     std::vector<CellId>* vleaves, bool idle_only = false) const;
@@ -207,6 +222,17 @@ class Engine {
   bool Reinstate(Job record);
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
                         Decision* d, JobSnapshot* undo, int* slot_out);
+  int OpenJob(const Request& req, int vc, int chain);
+  bool BindLeaves(const Request& req, int chain, const std::vector<CellId>& vleaves, int slot,
+                  std::vector<CellId>* pleaves);
+  bool PhysicalOk(const Request& req, int chain, const std::vector<CellId>& pleaves) const;
+  bool SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
+                        JobSnapshot* undo, int* slot);
+  bool SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
+                           int* slot);
+  std::vector<Request> RackTries(const Request& req, int vc, int chain, CellId pinned_root) const;
+  bool TryCommit(const Request& t, int vc, int chain, CellId pinned_root, bool preempt,
+                 const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
   std::vector<int> Spans(int slot) const;
   bool CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
                             const std::vector<CellId>& first, Decision* d, JobSnapshot* undo,
@@ -246,6 +272,13 @@ class Engine {
   std::string LeafWord(const std::vector<int>& chains) const;
   void FillDecisionPods(const Job& j, Decision* d) const;
   Status AddRunningImpl(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped);
+  Status RunningLeaves(const RunningJob& rj, std::vector<std::vector<CellId>>* leaves,
+                       std::vector<std::string>* missing, int* chain) const;
+  Status PodLeaves(const PlacedPod& pp, const std::string& w,
+                   std::vector<std::vector<CellId>>* leaves, std::vector<int32_t>* absent,
+                   int* chain) const;
+  bool BindRunning(const RunningJob& rj, int vc, int chain,
+                   const std::vector<std::vector<CellId>>& leaves, int slot);
   void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;
   std::string VcJson(int vc, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const;
 

@@ -22,6 +22,16 @@ std::vector<int> HoldersOf(const Cells& cells, const std::vector<CellId>& leaves
 
 }  // namespace
 
+int Preemption::Passes(const Request& req, int vc, CellId pinned_root, int64_t need) const {
+  const Vc& v = e_->vcs_[vc];
+  int64_t preemptible = 0;
+  for (const auto& [prio, n] : v.used_by_priority)
+    if (prio < req.priority) preemptible += n;
+  if (pinned_root == kNone && v.free_leaves + preemptible < need) return 0;
+  // Preemption can only help if the lower-priority jobs hold GPUs.
+  return preemptible == 0 ? 1 : 2;
+}
+
 std::vector<int> Preemption::VirtualVictims(const std::vector<CellId>& vleaves) const {
   return HoldersOf(e_->vcells_, vleaves);
 }

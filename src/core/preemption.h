@@ -6,6 +6,7 @@
 // virtual leaves count as free there); this class acts on the answer.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/model.h"
@@ -14,6 +15,7 @@ namespace hived {
 
 class Engine;
 struct Decision;
+struct Request;
 
 // The records of the jobs a trial placement changed, each as it was before its first
 // change. Reverting needs only these and the new job's slot.
@@ -32,6 +34,12 @@ class JobSnapshot {
 class Preemption {
  public:
   explicit Preemption(Engine* e) : e_(e) {}
+
+  // How many placement passes are worth trying for a guaranteed request needing `need`
+  // leaf cells: 0 when neither the VC's free cells nor its lower-priority jobs hold
+  // enough (it waits for its own VC whatever the cluster looks like; schedulers ask
+  // this for every queued job of a flooding VC), 1 for none that preempts, else 2.
+  int Passes(const Request& req, int vc, CellId pinned_root, int64_t need) const;
 
   // Running jobs holding any of the leaves, in order of first appearance.
   std::vector<int> VirtualVictims(const std::vector<CellId>& vleaves) const;
