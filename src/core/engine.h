@@ -81,6 +81,8 @@ struct TransferReport {
 // VCs a new config no longer has, each with the guaranteed jobs running in it.
 using VcJobs = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
+struct Constraints;
+
 class Engine {
  public:
   static Status Build(const ClusterSpec& spec, std::unique_ptr<Engine>* out);
@@ -150,6 +152,9 @@ class Engine {
   std::vector<RunningJob> RunningJobs() const;
   // "" when every invariant holds, else which one broke and where.
   std::string CheckInvariants() const;
+  // What `req` asks of the cells of chain `chain` (constraints.h), its VC and pinned
+  // cell resolved from the request; out->usable says whether the chain can hold it.
+  Status CompileConstraints(const Request& req, int chain, Constraints* out) const;
   size_t MemoryBytes() const;
 
  private:
@@ -193,7 +198,11 @@ class Engine {
   void NoteIndex(CellId cell, int32_t before, bool is_virtual);
   void FlushIndexes();
   bool IsUnit(CellId v) const;
-  // --- scheduling (schedule.cpp, placement.cpp) ---
+  // --- scheduling (schedule.cpp, placement.cpp, constraints.cpp) ---
+  bool Compile(const Request& req, int chain, const VcChain* vch, CellId pinned_root,
+               Constraints* out) const;
+  const VcChain* VcChainOf(int vc, int chain) const;              // null: the VC has no cells there
+  CellId PinnedRoot(int vc, const std::string& pinned_id) const;  // kNone: no such cell
   Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
   Status ValidateFields(const Request& req, int* vc) const;
   Status ValidateMembers(const Request& req) const;
@@ -223,14 +232,15 @@ class Engine {
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
                         Decision* d, JobSnapshot* undo, int* slot_out);
   int OpenJob(const Request& req, int vc, int chain);
-  bool BindLeaves(const Request& req, int chain, const std::vector<CellId>& vleaves, int slot,
+  bool BindLeaves(const Constraints& k, int chain, const std::vector<CellId>& vleaves, int slot,
                   std::vector<CellId>* pleaves);
-  bool PhysicalOk(const Request& req, int chain, const std::vector<CellId>& pleaves) const;
+  bool PhysicalOk(const Constraints& k, const std::vector<CellId>& pleaves) const;
+  bool InOneCell(const std::vector<CellId>& pleaves, int level) const;
   bool SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
                         JobSnapshot* undo, int* slot);
   bool SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
                            int* slot);
-  std::vector<Request> RackTries(const Request& req, int vc, int chain, CellId pinned_root) const;
+  std::vector<Request> RackTries(const Request& req, const Constraints& k, int chain) const;
   bool TryCommit(const Request& t, int vc, int chain, CellId pinned_root, bool preempt,
                  const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
   std::vector<int> Spans(int slot) const;

@@ -13,6 +13,8 @@ libhived_la_SOURCES += \
 	src/core/counts.cpp \
 	src/core/fractions.cpp \
 	src/core/placement.cpp \
+	src/core/constraints.h \
+	src/core/constraints.cpp \
 	src/core/preemption.h \
 	src/core/preemption.cpp \
 	src/core/schedule.cpp \

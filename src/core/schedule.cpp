@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/constraints.h"
 #include "core/engine.h"
 #include "core/preemption.h"
 
@@ -443,12 +444,12 @@ std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves
 bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
                               const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo,
                               int* slot_out) {
-  Request req;
-  std::string why;
+  Constraints k;
   *slot_out = -1;
   // Exactly one virtual leaf per leaf the shaped request's pods need: anything else
   // is refused before any job is touched (SplitPods would read past the list).
-  if (!ShapeFor(in, chain, &req, &why)) return false;
+  if (!Compile(in, chain, nullptr, kNone, &k)) return false;
+  const Request& req = k.shaped;
   size_t need = 0;
   for (const auto& m : req.members) need += static_cast<size_t>(m.pods) * m.leaves;
   if (need != vleaves.size()) return false;
@@ -457,7 +458,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   const int slot = OpenJob(req, vc, chain);
   *slot_out = slot;
   std::vector<CellId> pleaves;
-  if (!BindLeaves(req, chain, vleaves, slot, &pleaves) || !PhysicalOk(req, chain, pleaves)) {
+  if (!BindLeaves(k, chain, vleaves, slot, &pleaves) || !PhysicalOk(k, pleaves)) {
     d->preempted.clear();
     d->lazy_preempted.clear();
     FlushIndexes();
@@ -494,25 +495,25 @@ int Engine::OpenJob(const Request& req, int vc, int chain) {
 // Binds each virtual leaf (already bound ones keep their GPU) and records it on the
 // job in `slot`; *pleaves gets the physical leaves in the same order. False when a
 // leaf finds no GPU.
-bool Engine::BindLeaves(const Request& req, int chain, const std::vector<CellId>& vleaves, int slot,
-                        std::vector<CellId>* pleaves_out) {
+bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<CellId>& vleaves,
+                        int slot, std::vector<CellId>* pleaves_out) {
   std::vector<CellId>& pleaves = *pleaves_out;
   // Pods bind near each other: inside the cell just above the node of the first one,
   // or of a rack chosen up front with room for them all.
-  CellId near = GangRack(chain, vleaves, req.allowed);
+  CellId near = GangRack(chain, vleaves, k.allowed());
   // Distinct nodes: a pod's unbound cells bind off the nodes earlier pods took, so two
   // VC cells below the node size (two sockets) do not land on one node.
   std::vector<int> pod_of;  // pod index of each virtual leaf, request order
-  for (const auto& m : req.members)
+  for (const auto& m : k.shaped.members)
     for (int k = 0; k < m.pods; k++) {
       int pod = pod_of.empty() ? 0 : pod_of.back() + 1;
       pod_of.insert(pod_of.end(), m.leaves, pod);
     }
-  std::vector<uint8_t> pod_allowed = req.allowed;
-  if (req.distinct_nodes && pod_allowed.empty()) pod_allowed.assign(node_bad_.size(), 1);
+  std::vector<uint8_t> pod_allowed = k.allowed();
+  if (k.distinct_nodes && pod_allowed.empty()) pod_allowed.assign(node_bad_.size(), 1);
   for (size_t i = 0; i < vleaves.size(); i++) {
     CellId v = vleaves[i];
-    const std::vector<uint8_t>& allowed = req.distinct_nodes ? pod_allowed : req.allowed;
+    const std::vector<uint8_t>& allowed = k.distinct_nodes ? pod_allowed : k.allowed();
     CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, allowed, near);
     if (p != kNone && near == kNone) {
       int above = chains_[chain].node_level + 1;
@@ -524,7 +525,7 @@ bool Engine::BindLeaves(const Request& req, int chain, const std::vector<CellId>
     jobs_[slot].vleaves.push_back(v);
     SetVleafJob(v, slot);
     pleaves.push_back(p);
-    if (req.distinct_nodes && (i + 1 == vleaves.size() || pod_of[i + 1] != pod_of[i]))
+    if (k.distinct_nodes && (i + 1 == vleaves.size() || pod_of[i + 1] != pod_of[i]))
       for (size_t k = i + 1; k-- > 0 && pod_of[k] == pod_of[i];)
         if (pcells_[pleaves[k]].node >= 0) pod_allowed[pcells_[pleaves[k]].node] = 0;
   }
@@ -534,53 +535,38 @@ bool Engine::BindLeaves(const Request& req, int chain, const std::vector<CellId>
 // The physical leaves the binding chose keep the request's rules: healthy, allowed,
 // inside one cell of its withinCellType, each pod inside one cell of its
 // podWithinCellType, pods on distinct nodes.
-bool Engine::PhysicalOk(const Request& req, int chain, const std::vector<CellId>& pleaves) const {
-  bool ok = true;
-  std::vector<int32_t> nodes;
-  for (size_t i = 0; ok && i < pleaves.size(); i++) {
-    const PCell& p = pcells_[pleaves[i]];
-    if (p.bad || (!req.allowed.empty() && !req.allowed[p.node])) ok = false;
+bool Engine::PhysicalOk(const Constraints& k, const std::vector<CellId>& pleaves) const {
+  const std::vector<uint8_t>& allowed = k.allowed();
+  for (CellId l : pleaves) {
+    const PCell& p = pcells_[l];
+    if (p.bad || (!allowed.empty() && !allowed[p.node])) return false;
     if (p.job >= 0 && jobs_[p.job].guaranteed())
-      ok = false;  // cannot happen while bindings are exclusive
+      return false;  // cannot happen while bindings are exclusive
   }
-  if (ok && !req.within_type.empty()) {
-    // Every GPU inside one physical cell of the asked type.
-    const Chain& ch = chains_[chain];
-    int wl = 0;
-    for (int l = 1; l <= ch.levels; l++)
-      if (ch.level_type[l] == req.within_type) wl = l;
-    CellId common = kNone;
-    for (CellId p : pleaves) {
-      CellId a = p;
-      while (a != kNone && pcells_[a].level < wl) a = pcells_[a].parent;
-      if (common == kNone) common = a;
-      if (a != common) ok = false;
-    }
-  }
-  if (ok && !req.pod_within_type.empty()) {
-    // Each pod inside one physical cell of the asked type.
-    const Chain& ch = chains_[chain];
-    int pl = 0;
-    for (int l = 1; l < ch.node_level; l++)
-      if (ch.level_type[l] == req.pod_within_type) pl = l;
-    for (const auto& pod : pl ? SplitPods(req, pleaves, pcells_) : std::vector<Pod>{}) {
-      CellId common = kNone;
-      for (CellId p : pod.leaves) {
-        CellId a = p;
-        while (a != kNone && pcells_[a].level < pl) a = pcells_[a].parent;
-        if (common == kNone) common = a;
-        if (a != common) ok = false;
-      }
-    }
-  }
-  if (ok && req.distinct_nodes) {
-    std::vector<Pod> pods = SplitPods(req, pleaves, pcells_);
-    for (const auto& p : pods) {
-      if (std::find(nodes.begin(), nodes.end(), p.node) != nodes.end()) ok = false;
+  // The rack rule's racks are checked here: the virtual placement left them to binding.
+  if (k.within_level > 0 && !InOneCell(pleaves, k.within_level)) return false;
+  if (k.pod_level > 0)
+    for (const auto& pod : SplitPods(k.shaped, pleaves, pcells_))
+      if (!InOneCell(pod.leaves, k.pod_level)) return false;
+  if (k.distinct_nodes) {
+    std::vector<int32_t> nodes;
+    for (const auto& p : SplitPods(k.shaped, pleaves, pcells_)) {
+      if (std::find(nodes.begin(), nodes.end(), p.node) != nodes.end()) return false;
       nodes.push_back(p.node);
     }
   }
-  return ok;
+  return true;
+}
+
+// Whether the physical leaves lie inside one cell of `level`.
+bool Engine::InOneCell(const std::vector<CellId>& leaves, int level) const {
+  CellId common = kNone;
+  for (CellId a : leaves) {
+    while (a != kNone && pcells_[a].level < level) a = pcells_[a].parent;
+    if (common == kNone) common = a;
+    if (a != common) return false;
+  }
+  return true;
 }
 
 void Engine::FillDecisionPods(const Job& j, Decision* d) const {
@@ -693,14 +679,14 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
 bool Engine::SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
                               JobSnapshot* undo, int* slot) {
   const int vc = vc_index_.at(req.vc);
-  CellId pinned_root = kNone;
-  for (const auto& [id, r] : vcs_[vc].pinned)
-    if (id == req.pinned_id) pinned_root = r;
+  const CellId pinned_root = PinnedRoot(vc, req.pinned_id);
   const int passes = Preemption(this).Passes(req, vc, pinned_root, ShapedNeed(req, chains));
   bool placed = false, found_virtual = false;
   for (int preempt = 0; preempt < passes && !placed; preempt++)
     for (int c : chains) {
-      for (const Request& t : RackTries(req, vc, c, pinned_root)) {
+      Constraints k;
+      Compile(req, c, VcChainOf(vc, c), pinned_root, &k);
+      for (const Request& t : RackTries(req, k, c)) {
         std::vector<CellId> vleaves;
         if (!PlaceVirtual(t, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
         found_virtual = true;
@@ -717,17 +703,11 @@ bool Engine::SubmitGuaranteed(const Request& req, const std::vector<int>& chains
 // The rack rule: a job that must stay inside one rack (or larger cell) of a VC that
 // owns no such cell tries the racks one by one, binding only inside the rack tried
 // (its allowed nodes cut to that rack); any other job is tried as it is.
-std::vector<Request> Engine::RackTries(const Request& req, int vc, int c,
-                                       CellId pinned_root) const {
+std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k, int c) const {
+  if (!k.usable || !k.by_rack) return {req};
   std::vector<Request> tries;
-  int wl = 0;
   const Chain& ch = chains_[c];
-  for (int l = ch.node_level + 1; l <= ch.levels; l++)
-    if (ch.level_type[l] == req.within_type) wl = l;
-  const VcChain* vch = nullptr;
-  for (const auto& x : vcs_[vc].chains)
-    if (x.chain == c) vch = &x;
-  if (!(wl && pinned_root == kNone && vch && vch->cells_at_level[wl].empty())) return {req};
+  const int wl = k.within_level;
   // Only racks whose idle or opportunistic (preemptible) GPUs suffice, tightest first.
   int64_t need_gpus = ShapedNeed(req, {c});
   auto room = [&](CellId r) { return int64_t{pcells_[r].avail} + pcells_[r].opp; };
@@ -1011,10 +991,7 @@ bool Engine::BindRunning(const RunningJob& rj, int vc, int chain,
                          const std::vector<std::vector<CellId>>& leaves, int slot) {
   const Request& req = rj.req;
   bool guaranteed = true;
-  CellId pinned_root = kNone;
-  if (!req.pinned_id.empty())
-    for (const auto& [id, r] : vcs_[vc].pinned)
-      if (id == req.pinned_id) pinned_root = r;
+  const CellId pinned_root = req.pinned_id.empty() ? kNone : PinnedRoot(vc, req.pinned_id);
   if (!req.pinned_id.empty() && pinned_root == kNone) guaranteed = false;
   size_t i = 0;
   for (const auto& pl : leaves) {
