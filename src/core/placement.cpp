@@ -223,37 +223,50 @@ class Placer {
     const int ul = v_.UnitLevel();
     if (within_level > 0 && within_level <= ul)
       return PlaceInOneCell(pods, total, within_level, leaves);
-    if (pods.size() == 1 && within_level == 0) {
-      // Spread: the emptiest unit without guaranteed work, else the one with the
-      // least; scanning from the emptiest, the first without any is the best.
-      // Pack: the best-fitting free count, then the smallest VC cell (a few
-      // candidates of that count are enough to find one).
-      CellId best = kNone;
-      int best_g = 0, best_free = 0, best_root = 0, seen = 0;
-      v_.ForEachUnit(pods[0].size, pack_, [&](CellId u) {
-        if (!v_.UnitOk(u) || !Fits(u, pods[0].size)) return false;
-        if (pack_) {
-          int f = Eff(u), r = v_.RootLevel(u);
-          if (best != kNone && f > best_free) return true;
-          if (best == kNone || r < best_root) {
-            best = u;
-            best_free = f;
-            best_root = r;
-          }
-          return ++seen >= 64;
-        }
-        int g = v_.Guaranteed(u);
-        if (best == kNone || g < best_g) {
+    if (pods.size() == 1 && within_level == 0) return PlaceOnePod(pods[0], leaves);
+    if (PlaceInGroups(pods, total, within_level, leaves)) return true;
+    if (within_level > ul) return false;
+    return PlaceAcross(pods, leaves);
+  }
+
+ private:
+  // Spread: the emptiest unit without guaranteed work, else the one with the
+  // least; scanning from the emptiest, the first without any is the best.
+  // Pack: the best-fitting free count, then the smallest VC cell (a few
+  // candidates of that count are enough to find one).
+  bool PlaceOnePod(const PodAsk& pod, std::vector<std::vector<CellId>>* leaves) {
+    CellId best = kNone;
+    int best_g = 0, best_free = 0, best_root = 0, seen = 0;
+    v_.ForEachUnit(pod.size, pack_, [&](CellId u) {
+      if (!v_.UnitOk(u) || !Fits(u, pod.size)) return false;
+      if (pack_) {
+        int f = Eff(u), r = v_.RootLevel(u);
+        if (best != kNone && f > best_free) return true;
+        if (best == kNone || r < best_root) {
           best = u;
-          best_g = g;
+          best_free = f;
+          best_root = r;
         }
-        return best_g == 0;
-      });
-      if (best == kNone) return false;
-      Pick(pod_level_ ? BestCellAt(best, pod_level_, pods[0].size) : best, pods[0].size,
-           &(*leaves)[pods[0].index]);
-      return true;
-    }
+        return ++seen >= 64;
+      }
+      int g = v_.Guaranteed(u);
+      if (best == kNone || g < best_g) {
+        best = u;
+        best_g = g;
+      }
+      return best_g == 0;
+    });
+    if (best == kNone) return false;
+    Pick(pod_level_ ? BestCellAt(best, pod_level_, pod.size) : best, pod.size,
+         &(*leaves)[pod.index]);
+    return true;
+  }
+
+  // The gang inside one cell above the unit level: of `within_level` if asked, else
+  // the lowest level that holds it, best-fitting cells first.
+  bool PlaceInGroups(const std::vector<PodAsk>& pods, int total, int within_level,
+                     std::vector<std::vector<CellId>>* leaves) {
+    const int ul = v_.UnitLevel();
     int top = v_.TopLevel();
     int lo = within_level > ul ? within_level : ul + 1;
     int hi = within_level > ul ? within_level : top;
@@ -272,9 +285,12 @@ class Placer {
         if (Assign(pods, units, leaves)) return true;
       }
     }
-    if (within_level > ul) return false;
-    // Across the whole view: gather candidates in preference order, then assign.
-    // A prefix usually suffices: stop once enough units could each take the biggest pod.
+    return false;
+  }
+
+  // Across the whole view: gather candidates in preference order, then assign.
+  // A prefix usually suffices: stop once enough units could each take the biggest pod.
+  bool PlaceAcross(const std::vector<PodAsk>& pods, std::vector<std::vector<CellId>>* leaves) {
     std::vector<CellId> units;
     int smallest = pods.back().size, biggest = pods.front().size;
     size_t fit_biggest = 0;
@@ -296,7 +312,6 @@ class Placer {
     return Assign(pods, units, leaves);
   }
 
- private:
   // Leaves this placement already took, counted on every ancestor in a small
   // open-addressing table, so the effective free count of a cell is one probe.
   int TakenUnder(CellId c) const {
