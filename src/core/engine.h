@@ -162,6 +162,7 @@ class Engine {
   friend class FitBound;
   friend struct PhysicalView;
   friend class Preemption;
+  friend class Binder;
   // --- build ---
   Status BuildFrom(const ClusterSpec& spec);
   // A virtualCells cellType ("TOP.A.B", or one type name) -> chain and level.
@@ -180,13 +181,6 @@ class Engine {
   int64_t HealthyDesc(CellId c, int level) const;
   bool CanSplitSafely(CellId from, int to_level) const;
   bool CanTakeSafely(CellId c) const;  // BuddyTake(c) keeps the safety invariant
-  // --- binding (binding.cpp) ---
-  CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near = kNone);
-  CellId GangRack(int chain, const std::vector<CellId>& vleaves,
-                  const std::vector<uint8_t>& allowed) const;
-  bool BindExact(CellId vleaf, CellId pleaf);
-  void UnbindUp(CellId vleaf);
-  CellId FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root, int min_level);
   // --- counts ---
   void SetLeafJob(CellId pleaf, int job, bool opportunistic);
   void ClearLeafJob(CellId pleaf, bool opportunistic);

@@ -9,6 +9,7 @@ libhived_la_SOURCES += \
 	src/core/json_writer.h \
 	src/core/build.cpp \
 	src/core/buddy.cpp \
+	src/core/binding.h \
 	src/core/binding.cpp \
 	src/core/counts.cpp \
 	src/core/fractions.cpp \

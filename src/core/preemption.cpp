@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/binding.h"
 #include "core/engine.h"
 
 namespace hived {
@@ -60,7 +61,7 @@ void Preemption::Demote(int s, int vc) {
   Job& j = e_->jobs_[s];
   for (CellId v : j.vleaves) {
     e_->ClearVleafJob(v);
-    e_->UnbindUp(v);
+    Binder(e_).UnbindUp(v);
   }
   j.vleaves.clear();
   int64_t n = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/binding.h"
 #include "core/constraints.h"
 #include "core/engine.h"
 #include "core/preemption.h"
@@ -313,7 +314,7 @@ void Engine::ReleaseJob(int slot, Job* taken) {
   if (j.guaranteed())
     for (CellId v : j.vleaves) {
       ClearVleafJob(v);
-      UnbindUp(v);
+      Binder(this).UnbindUp(v);
     }
   if (j.vc >= 0) {
     int64_t n = 0;
@@ -341,7 +342,7 @@ bool Engine::Reinstate(Job record) {
   for (const auto& p : j.pods)
     for (CellId l : p.leaves) {
       if (j.guaranteed()) {
-        ok &= BindExact(j.vleaves[i], l);
+        ok &= Binder(this).BindExact(j.vleaves[i], l);
         SetVleafJob(j.vleaves[i], slot);
       }
       SetLeafJob(l, slot, !j.guaranteed());
@@ -500,7 +501,7 @@ bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<CellI
   std::vector<CellId>& pleaves = *pleaves_out;
   // Pods bind near each other: inside the cell just above the node of the first one,
   // or of a rack chosen up front with room for them all.
-  CellId near = GangRack(chain, vleaves, k.allowed());
+  CellId near = Binder(this).GangRack(chain, vleaves, k.allowed());
   // Distinct nodes: a pod's unbound cells bind off the nodes earlier pods took, so two
   // VC cells below the node size (two sockets) do not land on one node.
   std::vector<int> pod_of;  // pod index of each virtual leaf, request order
@@ -514,7 +515,8 @@ bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<CellI
   for (size_t i = 0; i < vleaves.size(); i++) {
     CellId v = vleaves[i];
     const std::vector<uint8_t>& allowed = k.distinct_nodes ? pod_allowed : k.allowed();
-    CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, allowed, near);
+    CellId p =
+        vcells_[v].bound != kNone ? vcells_[v].bound : Binder(this).BindDown(v, allowed, near);
     if (p != kNone && near == kNone) {
       int above = chains_[chain].node_level + 1;
       CellId a = p;
@@ -1007,11 +1009,11 @@ bool Engine::BindRunning(const RunningJob& rj, int vc, int chain,
       lca = std::max(lca, static_cast<int>(pcells_[a].level));
     }
     for (CellId l : pl) {
-      CellId v =
-          i < rj.vleaves.size() ? rj.vleaves[i] : FindVleafFor(vc, chain, l, pinned_root, lca);
+      CellId v = i < rj.vleaves.size() ? rj.vleaves[i]
+                                       : Binder(this).FindVleafFor(vc, chain, l, pinned_root, lca);
       i++;
       if (v == kNone || v < 0 || static_cast<size_t>(v) >= vcells_.size() || vcells_[v].vc != vc ||
-          vcells_[v].level != 1 || vcells_[v].job >= 0 || !BindExact(v, l)) {
+          vcells_[v].level != 1 || vcells_[v].job >= 0 || !Binder(this).BindExact(v, l)) {
         guaranteed = false;
         break;
       }
@@ -1022,7 +1024,7 @@ bool Engine::BindRunning(const RunningJob& rj, int vc, int chain,
   if (!guaranteed) {
     for (CellId v : jobs_[slot].vleaves) {
       ClearVleafJob(v);
-      UnbindUp(v);
+      Binder(this).UnbindUp(v);
     }
     jobs_[slot].vleaves.clear();
   }
