@@ -67,13 +67,13 @@ tests_unit_test_api_errors_LDADD = libhived.la $(CHECK_LIBS)
 # --- src/core: the preemption planner (victims, lazy demotion, snapshot-and-revert)
 check_PROGRAMS += tests/unit/test_preemption
 TESTS += tests/unit/test_preemption
-tests_unit_test_preemption_SOURCES = tests/unit/test_preemption.cpp
+tests_unit_test_preemption_SOURCES = tests/unit/test_preemption.cpp tests/unit/engine_test_util.h
 tests_unit_test_preemption_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_preemption_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
 # --- src/core: one request's constraints on one chain (constraints.h)
 check_PROGRAMS += tests/unit/test_constraints
 TESTS += tests/unit/test_constraints
-tests_unit_test_constraints_SOURCES = tests/unit/test_constraints.cpp
+tests_unit_test_constraints_SOURCES = tests/unit/test_constraints.cpp tests/unit/engine_test_util.h
 tests_unit_test_constraints_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_constraints_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)

@@ -10,9 +10,9 @@
 #include <check.h>
 
 #include "../check_run.h"
-#include "config/hived_conf.h"
 #include "core/constraints.h"
 #include "core/engine.h"
+#include "engine_test_util.h"
 
 namespace {
 
@@ -70,16 +70,6 @@ const std::vector<Row>& Rows() {
   return rows;
 }
 
-std::unique_ptr<Engine> Build() {
-  hived::Config cfg;
-  hived::Status st = hived::parse_hived_conf(kConfig, &cfg);
-  ck_assert_msg(st.ok(), "config: %s", st.msg.c_str());
-  std::unique_ptr<Engine> e;
-  st = Engine::Build(cfg.cluster, &e);
-  ck_assert_msg(st.ok(), "build: %s", st.msg.c_str());
-  return e;
-}
-
 // The chain's index: the one with RACK cells is the V100 chain.
 int ChainIndex(const Engine& e, ChainOf which) {
   hived::Request probe;
@@ -97,7 +87,7 @@ int ChainIndex(const Engine& e, ChainOf which) {
 
 START_TEST(compiled_per_row) {
   const Row& row = Rows()[static_cast<size_t>(_i)];
-  std::unique_ptr<Engine> e = Build();
+  std::unique_ptr<Engine> e = EngineFromConfig(kConfig);
   hived::Request req;
   req.job = "j";
   req.vc = row.vc;
@@ -127,7 +117,7 @@ START_TEST(compiled_per_row) {
 END_TEST
 
 START_TEST(unknown_vc_and_chain_are_errors) {
-  std::unique_ptr<Engine> e = Build();
+  std::unique_ptr<Engine> e = EngineFromConfig(kConfig);
   hived::Request req;
   req.job = "j";
   req.vc = "nope";

@@ -11,8 +11,8 @@
 #include <check.h>
 
 #include "../check_run.h"
-#include "config/hived_conf.h"
 #include "core/engine.h"
+#include "engine_test_util.h"
 
 namespace {
 
@@ -137,16 +137,6 @@ const std::vector<Row>& Rows() {
   return rows;
 }
 
-std::unique_ptr<Engine> Build(const char* config) {
-  hived::Config cfg;
-  hived::Status st = hived::parse_hived_conf(config, &cfg);
-  ck_assert_msg(st.ok(), "config: %s", st.msg.c_str());
-  std::unique_ptr<Engine> e;
-  st = Engine::Build(cfg.cluster, &e);
-  ck_assert_msg(st.ok(), "build: %s", st.msg.c_str());
-  return e;
-}
-
 void AddRunning(Engine* e, const Running& r) {
   hived::RunningJob rj;
   rj.req.job = r.job;
@@ -201,7 +191,7 @@ void CheckDecision(const Row& row, const hived::Decision& d, const char* how) {
 
 START_TEST(victims_per_row) {
   const Row& row = Rows()[static_cast<size_t>(_i)];
-  std::unique_ptr<Engine> e = Build(row.config);
+  std::unique_ptr<Engine> e = EngineFromConfig(row.config);
   for (const Running& r : row.running) AddRunning(e.get(), r);
   ck_assert_str_eq(e->CheckInvariants().c_str(), "");
   const hived::Request req = RequestOf(row.ask);
@@ -239,7 +229,7 @@ END_TEST
 // request decides the same way.
 START_TEST(revert_then_repeat_decides_the_same) {
   const Row& row = Rows()[static_cast<size_t>(_i)];
-  std::unique_ptr<Engine> e = Build(row.config);
+  std::unique_ptr<Engine> e = EngineFromConfig(row.config);
   for (const Running& r : row.running) AddRunning(e.get(), r);
   const hived::Request req = RequestOf(row.ask);
   hived::Decision first, second;
