@@ -77,3 +77,10 @@ TESTS += tests/unit/test_constraints
 tests_unit_test_constraints_SOURCES = tests/unit/test_constraints.cpp tests/unit/engine_test_util.h
 tests_unit_test_constraints_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_constraints_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+# --- src/core: the binder (virtual -> physical cells, gang racks)
+check_PROGRAMS += tests/unit/test_binding
+TESTS += tests/unit/test_binding
+tests_unit_test_binding_SOURCES = tests/unit/test_binding.cpp tests/unit/engine_test_util.h
+tests_unit_test_binding_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_binding_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
