@@ -7,12 +7,13 @@
  * Its own cluster (scripts/hived-cluster --mig 1: 2 nodes x 4 fake GPUs, GPU 3 of
  * each in MIG mode split a100_3g.20gb + 2 x a100_2g.10gb, gres.conf
  * MultipleFiles= lines; every cell derived, every quota from sacctmgr): "vca"
- * owns one 3g slice (GrpTRES=gres/gpu:a100_3g.20gb=1), "vcb" two 2g slices,
+ * owns both 3g slices (GrpTRES=gres/gpu:a100_3g.20gb=2: one on each node), "vcb"
+ * two 2g slices (one node's),
  * "vcc" two whole GPUs (gres/gpu=2, two single-GPU cells). In gres.conf order a node's GRES indices are
  * 0-2 for its whole GPUs, 3 for the 3g slice and 4-5 for the 2g slices; the test
  * checks every index against Slurm's own per-type view of the node (scontrol
  * show node -d, GresUsed), so an index of the wrong type fails. Needs root (exit
- * 77 otherwise). The whole GPUs also have gres/mps, which HiveD refuses.
+ * 77 otherwise).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -135,8 +136,8 @@ static bool quotas_applied(void)
 START_TEST(test_up)
 {
 	e2e_cluster_up(NODES, GPUS,
-		       "--fresh --priority multifactor --mig 1 --mps 100 --vc-quotas vcc=2 "
-		       "--mig-quotas vca=" P3G ":1,vcb=" P2G ":2");
+		       "--fresh --priority multifactor --mig 1 --vc-quotas vcc=2 "
+		       "--mig-quotas vca=" P3G ":2,vcb=" P2G ":2");
 	e2e_log_from_start();
 	ck_assert(e2e_log_has("select/hived: loaded"));
 	/*
@@ -307,21 +308,6 @@ START_TEST(test_bad_profile_refused)
 }
 END_TEST
 
-/*
- * The nodes' whole GPUs also have gres/mps (--mps 100). MPS shares are no
- * cells: left to cons_tres they could land on a GPU HiveD gave another VC's
- * job whole, so HiveD refuses them at submission with its reason.
- */
-START_TEST(test_mps_refused)
-{
-	ck_assert_msg(e2e_expect_refused("test_mig", "vcc", "--gres=mps:50",
-					 "gres/mps: HiveD gives no MPS shares"),
-		      "a gres/mps job was refused by Slurm, not by HiveD");
-	ck_assert_msg(e2e_expect_refused("test_mig", "vcc", "-N2 --gres=mps:100",
-					 "gres/mps: HiveD gives no MPS shares"),
-		      "a 2-node gres/mps job was refused by Slurm, not by HiveD");
-}
-END_TEST
 
 /* A running slice job holds, on every node, n slices of `type` within `expect`. */
 static void assert_slices_per_node(int id, const char *type, const int *expect, int n_expect,
@@ -365,27 +351,24 @@ static void assert_kept(int id, const alloc_t *before, const char *when)
 }
 
 /*
- * The restarted engine holds the slice jobs where they run: vcb's quota is
- * still in use (a guaranteed 2g job of vcb waits with HiveD's reason although
- * 2g slices are free), and an opportunistic 2g job gets a free slice, not one
- * of `m`'s.
+ * The restarted engine holds the slice jobs where they run: vca's quota is
+ * still in use (a guaranteed 3g job of vca waits with HiveD's reason), and an
+ * opportunistic 2g job gets a free 2g slice, not one of `b`'s.
  */
-static void assert_bindings_held(const alloc_t *m, const char *when)
+static void assert_bindings_held(const alloc_t *b, const char *when)
 {
-	int w = submit("-A vcb --gres=gpu:" P2G ":1");
+	int w = submit("-A vca --gres=gpu:" P3G ":1");
 	int o = submit("-A vcb --qos=scavenger --gres=gpu:" P2G ":1");
 	alloc_t a;
 
 	assert_slices_per_node(o, P2G, idx_2g, 2, 1, 1, &a);
-	for (int k = 0; k < m->n; k++)
-		if (!strcmp(m->node[k], a.node[0]))
-			ck_assert_msg(a.gpus[0][0] != m->gpus[k][0],
-				      "%s: 2g slice %d of %s given twice (job %d and %d)", when,
-				      a.gpus[0][0], a.node[0], o, w);
+	ck_assert_msg(strcmp(b->node[0], a.node[0]) != 0,
+		      "%s: job %d was given a 2g slice on %s, where vcb's job holds both", when, o,
+		      a.node[0]);
 	ck_assert_msg(wait_job(w, "SystemComment=hived: ", 120),
 		      "%s: job %d: no word from HiveD on why it waits: %s", when, w, job_line(w));
 	ck_assert_msg(job_has(w, "JobState=PENDING") && job_has(w, "quota"),
-		      "%s: vcb's guaranteed job %d was not held at vcb's quota: %s", when, w,
+		      "%s: vca's guaranteed job %d was not held at vca's quota: %s", when, w,
 		      job_line(w));
 	run(NULL, "scancel %d %d", w, o);
 	for (int i = 0; i < 240 && (job_has(o, "JobState=RUNNING") || job_has(w, "JobState=PENDING"));
@@ -394,24 +377,22 @@ static void assert_bindings_held(const alloc_t *m, const char *when)
 }
 
 /*
- * A slice job on two nodes (one 2g slice on each, vcb's two cells) runs
- * guaranteed; with it and a 3g job running, slurmctld shuts down cleanly and
- * later is killed (-9): both times the jobs keep their slices, and the engine
- * holds them there (its state file, or Slurm's record by GRES index).
+ * A slice job on two nodes (vca's two 3g cells, one on each) runs guaranteed
+ * beside vcb's 2-slice job; with both running, slurmctld shuts down cleanly
+ * and later is killed (-9): both times the jobs keep their slices, and the
+ * engine holds them there (its state file, or Slurm's record by GRES index).
  */
 START_TEST(test_multi_node_restart)
 {
-	int a, m;
-	alloc_t aa, ma;
+	int m, b;
+	alloc_t ma, ba;
 
 	cancel_all();
-	a = submit("-A vca --gres=gpu:" P3G ":1");
-	assert_slices_per_node(a, P3G, &idx_3g, 1, 1, 1, &aa);
-	m = submit("-A vcb -N2 --gres=gpu:" P2G ":1");
-	assert_slices_per_node(m, P2G, idx_2g, 2, 2, 1, &ma);
+	m = submit("-A vca -N2 --gres=gpu:" P3G ":1");
+	assert_slices_per_node(m, P3G, &idx_3g, 1, 2, 1, &ma);
 	ck_assert_msg(strcmp(ma.node[0], ma.node[1]) != 0, "job %d: one node twice", m);
-	ck_assert_msg(job_has(m, "guaranteed") && job_has(m, "(vcb,"),
-		      "vcb's 2-node slice job %d is not guaranteed in its VC: %s", m, job_line(m));
+	ck_assert_msg(job_has(m, "guaranteed") && job_has(m, "(vca,"),
+		      "vca's 2-node slice job %d is not guaranteed in its VC: %s", m, job_line(m));
 	for (int k = 0; k < 2; k++) {
 		char given[64];
 
@@ -419,21 +400,23 @@ START_TEST(test_multi_node_restart)
 		ck_assert_msg(job_has(m, given), "job %d: Slurm's %s is not HiveD's: %s", m, given,
 			      job_line(m));
 	}
+	b = submit("-A vcb --gres=gpu:" P2G ":2");
+	assert_slices_per_node(b, P2G, idx_2g, 2, 1, 2, &ba);
 
 	e2e_ctld_shutdown();
 	e2e_mark_log();
 	e2e_ctld_start();
-	assert_kept(a, &aa, "clean restart");
 	assert_kept(m, &ma, "clean restart");
-	assert_bindings_held(&ma, "clean restart");
+	assert_kept(b, &ba, "clean restart");
+	assert_bindings_held(&ba, "clean restart");
 
 	ck_assert_msg(e2e_wait_jobs_saved(m), "slurmctld did not save its job state in 2 min");
 	e2e_ctld_kill9();
 	e2e_mark_log();
 	e2e_ctld_start();
-	assert_kept(a, &aa, "kill -9");
 	assert_kept(m, &ma, "kill -9");
-	assert_bindings_held(&ma, "kill -9");
+	assert_kept(b, &ba, "kill -9");
+	assert_bindings_held(&ba, "kill -9");
 	e2e_log_from_start();
 	ck_assert_msg(!e2e_log_has("invariant violated"), "an invariant violation was logged");
 }
@@ -453,7 +436,6 @@ int main(void)
 	tcase_add_test(tc, test_untyped_never_slice);
 	tcase_add_test(tc, test_owner_preempts);
 	tcase_add_test(tc, test_bad_profile_refused);
-	tcase_add_test(tc, test_mps_refused);
 	tcase_add_test(tc, test_multi_node_restart);
 	return e2e_run("mig", tc, cancel_all);
 }
