@@ -216,6 +216,63 @@ START_TEST(test_other_shapes_refused)
 }
 END_TEST
 
+/* A job's StartTime or EndTime in seconds since the epoch; 0 if Unknown. */
+static long job_time(int id, const char *key)
+{
+	char *out = NULL;
+	long t = 0;
+
+	if (run(&out, "t=$(scontrol -o show job %d | grep -o ' %s=[^ ]*' | cut -d= -f2) && "
+		"[ \"$t\" != Unknown ] && date -d \"$t\" +%%s", id, key) == 0 && out)
+		t = atol(out);
+	free(out);
+	return t;
+}
+
+/*
+ * Backfill's start time for a shard job held at its VC's quota: when the VC's
+ * own job holding its fractions ends (a shard job counts as its fraction, not
+ * as 0 GPUs). vca's one HALF cell is taken by a 2-shard job with a time limit;
+ * a 1-shard job of vca then waits, and backfill gives it that job's end.
+ */
+START_TEST(test_quota_wait_start_time)
+{
+	int w1, w2;
+	long end1 = 0, start2 = 0;
+	char *out = NULL;
+
+	run(NULL, "scancel -A vca");
+	for (int i = 0; i < 240; i++) {
+		run(&out, "squeue -h -A vca -o %%i");
+		bool none = !out || !out[0];
+
+		free(out);
+		out = NULL;
+		if (none)
+			break;
+		usleep(500 * 1000);
+	}
+	w1 = submit("-A vca -t 5 --gres=shard:2");
+	ck_assert_msg(wait_job(w1, "JobState=RUNNING", 120) && job_has(w1, "guaranteed"),
+		      "vca's 2-shard job %d did not start guaranteed: %s", w1, job_line(w1));
+	end1 = job_time(w1, "EndTime");
+	ck_assert_msg(end1 > 0, "job %d has no end time: %s", w1, job_line(w1));
+	w2 = submit("-A vca -t 5 --gres=shard:1");
+	ck_assert_msg(wait_job(w2, "quota", 120) && job_has(w2, "JobState=PENDING"),
+		      "vca's 1-shard job %d is not held at vca's quota: %s", w2, job_line(w2));
+	/* Backfill runs every 30 s by default: a generous deadline. */
+	for (int i = 0; i < 360 && !(start2 = job_time(w2, "StartTime")); i++)
+		usleep(500 * 1000);
+	fprintf(stderr, "test_shard: job %d ends at %ld; waiting shard job %d starts at %ld\n", w1,
+		end1, w2, start2);
+	ck_assert_msg(start2 > 0, "backfill gave shard job %d no start time: %s", w2, job_line(w2));
+	ck_assert_msg(start2 >= end1 - 60 && start2 <= end1 + 120,
+		      "shard job %d's start time %ld is not when job %d ends (%ld)", w2, start2, w1,
+		      end1);
+	run(NULL, "scancel %d %d", w1, w2);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -231,5 +288,6 @@ int main(void)
 	tcase_add_test(tc, test_whole_gpu_excludes_shards);
 	tcase_add_test(tc, test_guaranteed_shard);
 	tcase_add_test(tc, test_other_shapes_refused);
+	tcase_add_test(tc, test_quota_wait_start_time);
 	return e2e_run("shard", tc, cancel_all);
 }
