@@ -227,8 +227,8 @@ class Soak {
         j += ",{\"cellType\":\"MIG" + std::to_string(p) + "-NODE\",\"cellAddress\":\"n" +
              std::to_string(n) + "\",\"cellChildren\":[";
         for (int k = 0; k < kSlicesOf[p]; k++)
-          j += std::string(k ? "," : "") + "{\"cellAddress\":\"" +
-               std::to_string(kSliceIdx[p][k]) + "\"}";
+          j += std::string(k ? "," : "") + "{\"cellAddress\":\"" + std::to_string(kSliceIdx[p][k]) +
+               "\"}";
         j += "]}";
       }
     j += "]},\"virtualClusters\":{";
@@ -564,8 +564,8 @@ class Soak {
         for (size_t i = 0; i < pod.leaves.size(); i++) {
           int32_t l = pod.leaves[i];
           // A slice only to its profile's jobs; a whole GPU never to them.
-          bool slice_ok = j.profile >= 0 && (l == kSliceIdx[j.profile][0] ||
-                                             l == kSliceIdx[j.profile][1]);
+          bool slice_ok =
+              j.profile >= 0 && (l == kSliceIdx[j.profile][0] || l == kSliceIdx[j.profile][1]);
           if (j.profile >= 0 ? !slice_ok : (l < 0 || l >= kGpusPerNode))
             return Fail("GPU index " + std::to_string(l) + where);
           if (i > 0 && l <= pod.leaves[i - 1]) return Fail("GPU indices not ascending" + where);
@@ -1110,8 +1110,7 @@ class Soak {
       else
         used[j.vc] += j.gpus;
     }
-    if (used != used_ || slices != slice_used_)
-      return Fail("the soak's VC use counters drifted");
+    if (used != used_ || slices != slice_used_) return Fail("the soak's VC use counters drifted");
     return true;
   }
 
@@ -1166,7 +1165,7 @@ class Soak {
         if (opt_.mig && P(0.25)) op = "submit-slice";
         ok = run(op.c_str(), [&] {
           Req q = MakeReq(op.substr(7) == "fraction" || op.substr(7) == "slice" ? op.substr(7)
-                                                                               : kKinds[i]);
+                                                                                : kKinds[i]);
           return Submit(q, false);
         });
       }
@@ -1195,8 +1194,8 @@ class Soak {
   std::vector<char> is_bad_;
   std::set<int> bad_;
   std::vector<int> used_, pin_used_;
-  long used_gpus_ = 0;  // in slots
-  int slots_ = 1;       // fractions per GPU in the model (1: whole GPUs only)
+  long used_gpus_ = 0;                  // in slots
+  int slots_ = 1;                       // fractions per GPU in the model (1: whole GPUs only)
   int leaves_per_node_ = kGpusPerNode;  // whole GPUs, then MIG slices
   std::vector<int> slice_used_;         // per VC and profile: guaranteed slices held
   std::unordered_map<std::string, MJob> jobs_;
