@@ -487,6 +487,17 @@ START_TEST(test_mig_map) {
   ck_has(svg, "data-gpu=\"5\" data-slice=\"a100_2g.10gb\" data-state=\"opportunistic\"");
   ck_has(svg, "GPU in MIG mode: its slices side by side");
   ck_has(svg, "<title>node2 GPU 2: idle; cell not bound to a VC</title>");
+  // Counted as slices, not as GPUs: 6 whole GPUs, 6 slices.
+  GpuCount c = CountGpus(s);
+  ck_assert_int_eq(c.total, 6);
+  ck_assert_int_eq(c.slices, 6);
+  ck_assert_int_eq(c.slices_guaranteed, 1);
+  ck_assert_int_eq(c.slices_opportunistic, 1);
+  ck_assert_int_eq(c.slices_idle, 4);
+  ck_has(StatusText(s, s.written),
+         "GPUs: 6 total, 0 guaranteed, 0 opportunistic, 6 idle\n"
+         "MIG slices: 6 total, 1 guaranteed, 1 opportunistic, 4 idle\n");
+  ck_has(Metrics(s), "hived_mig_slices{state=\"guaranteed\"} 1\n");
 }
 END_TEST
 
