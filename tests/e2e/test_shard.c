@@ -273,6 +273,39 @@ START_TEST(test_quota_wait_start_time)
 }
 END_TEST
 
+/*
+ * A shard quota from sacctmgr: account "vcd", unknown to hived.conf, gets
+ * GrpTRES=gres/shard=2 and so one HALF cell; its 2-shard job runs guaranteed in
+ * it (preempting opportunistic work if it must) and a third shard waits at its
+ * quota.
+ */
+START_TEST(test_sacctmgr_shard_quota)
+{
+	int d1, d2;
+
+	ck_assert_int_eq(run(NULL, "sacctmgr -i add account vcd cluster=hived "
+			     "QOS=normal,scavenger,high DefaultQOS=normal >/dev/null && "
+			     "sacctmgr -i add user root account=vcd cluster=hived >/dev/null && "
+			     "sacctmgr -i modify account vcd set GrpTRES=gres/shard=2 >/dev/null"),
+			 0);
+	/* Limits are compared at a job_test: short jobs until vcd is a VC. */
+	for (int i = 0; i < 60 && !e2e_log_has(".conf: 2 nodes, 4 VCs"); i++) {
+		run(NULL, "sbatch -A vcc --gres=gpu:1 -o /dev/null --wrap true >/dev/null 2>&1");
+		sleep(2);
+	}
+	ck_assert_msg(e2e_log_has(".conf: 2 nodes, 4 VCs"), "vcd's GrpTRES did not become a VC");
+	d1 = submit("-A vcd --gres=shard:2");
+	ck_assert_msg(wait_job(d1, "JobState=RUNNING", 180), "vcd's shard job %d did not start: %s",
+		      d1, job_line(d1));
+	ck_assert_msg(job_has(d1, "fractions") && job_has(d1, "(vcd, guaranteed)"),
+		      "vcd's shard job %d is not guaranteed in its VC: %s", d1, job_line(d1));
+	d2 = submit("-A vcd --gres=shard:1");
+	ck_assert_msg(wait_job(d2, "quota", 120) && job_has(d2, "JobState=PENDING"),
+		      "vcd's third shard job %d is not held at vcd's quota: %s", d2, job_line(d2));
+	run(NULL, "scancel %d %d", d1, d2);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -289,5 +322,6 @@ int main(void)
 	tcase_add_test(tc, test_guaranteed_shard);
 	tcase_add_test(tc, test_other_shapes_refused);
 	tcase_add_test(tc, test_quota_wait_start_time);
+	tcase_add_test(tc, test_sacctmgr_shard_quota);
 	return e2e_run("shard", tc, cancel_all);
 }
