@@ -283,10 +283,13 @@ START_TEST(test_sacctmgr_shard_quota)
 {
 	int d1, d2;
 
-	ck_assert_int_eq(run(NULL, "sacctmgr -i add account vcd cluster=hived "
-			     "QOS=normal,scavenger,high DefaultQOS=normal >/dev/null && "
-			     "sacctmgr -i add user root account=vcd cluster=hived >/dev/null && "
-			     "sacctmgr -i modify account vcd set GrpTRES=gres/shard=2 >/dev/null"),
+	/* The database outlives --fresh: each step may have been done by an earlier run. */
+	run(NULL, "sacctmgr -i add account vcd cluster=hived QOS=normal,scavenger,high "
+	    "DefaultQOS=normal; sacctmgr -i add user root account=vcd cluster=hived; "
+	    "sacctmgr -i modify account vcd set GrpTRES=gres/shard=2");
+	ck_assert_int_eq(run(NULL, "sacctmgr -nP show assoc account=vcd user= format=grptres | "
+			     "grep -q 'gres/shard=2' && sacctmgr -nP show assoc account=vcd "
+			     "user=root format=user | grep -qx root"),
 			 0);
 	/* Limits are compared at a job_test: short jobs until vcd is a VC. */
 	for (int i = 0; i < 60 && !e2e_log_has(".conf: 2 nodes, 4 VCs"); i++) {
