@@ -348,10 +348,11 @@ static const vc_releases_t *_releases_of(hived_engine *e, const char *vc)
 /*
  * Backfill's "when?" for a job whose VC quota is in use: when enough of its own
  * VC's jobs have ended, at the end times Slurm expects, to free the leaf cells
- * (GPUs, or fractions of one) it lacks. HiveD guarantees a VC its cells once its quota is free, wherever other
- * VCs run, so no placement is tried and no node is named: backfill reserves
- * nothing for the job (as for one over its association's GrpTRES) and plans
- * other VCs' jobs on the free cells their own quotas guarantee. Costs a walk
+ * (GPUs, or fractions of one) it lacks. HiveD guarantees a VC its cells once
+ * its quota is free, wherever other VCs run, so no placement is tried and no
+ * node is named: backfill reserves nothing for the job (as for one over its
+ * association's GrpTRES) and plans other VCs' jobs on the free cells their own
+ * quotas guarantee. Costs a walk
  * over the VC's jobs by end time (_releases_of), not a copy of the engine.
  * RET the time, or 0 if the VC's jobs never free enough.
  */
