@@ -14,7 +14,7 @@
 namespace {
 
 const char kUsage[] =
-    "Usage: hived-soak [--seed N] [--steps N] [--gpus N] [--vcs N] [--fractions]\n"
+    "Usage: hived-soak [--seed N] [--steps N] [--gpus N] [--vcs N] [--fractions] [--mig]\n"
     "                  [--check-every N] [--sweep-every N] [--progress N]\n"
     "                  [--fault drop-job|corrupt-snapshot --fault-step N]\n"
     "\n"
@@ -34,6 +34,8 @@ const char kUsage[] =
     "  --progress N     a progress line on stderr every N steps\n"
     "  --fractions      split each GPU into 4 fractions (isGpuLevel); VCs own halves and\n"
     "                   quarters, and some jobs ask for fractions of one GPU\n"
+    "  --mig            add a GPU in MIG mode to each node (a 3g and two 2g slices,\n"
+    "                   childIsMigSlice); VCs own slices, some jobs ask for slices\n"
     "  --fault KIND     test-only: break the run at --fault-step to show it fails\n"
     "  --help           show this text\n";
 
@@ -72,6 +74,8 @@ int main(int argc, char **argv) {
       ok = ParseLong(v, 0, &opt.progress_every);
     } else if (a == "--fractions") {
       opt.fractions = true;
+    } else if (a == "--mig") {
+      opt.mig = true;
     } else if (value("--fault")) {
       opt.fault = v;
       ok = v == "drop-job" || v == "corrupt-snapshot";
@@ -99,6 +103,7 @@ int main(int argc, char **argv) {
     std::cerr << " --sweep-every " << opt.sweep_every;
   if (opt.check_every != 1) std::cerr << " --check-every " << opt.check_every;
   if (opt.fractions) std::cerr << " --fractions";
+  if (opt.mig) std::cerr << " --mig";
   if (!opt.fault.empty())
     std::cerr << " --fault " << opt.fault << " --fault-step " << opt.fault_step;
   std::cerr << "\n";

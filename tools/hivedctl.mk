@@ -42,7 +42,7 @@ tests_hivedctl_test_whatif_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS) $(JANSSON_C
 	-I$(top_srcdir)/tools -DHIVEDCTL_FIXTURES='"$(abs_top_srcdir)/tests/hivedctl"'
 tests_hivedctl_test_whatif_LDADD = tools/libhivedctl.la libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
 
-EXTRA_DIST += tests/hivedctl/status.json tests/hivedctl/whatif
+EXTRA_DIST += tests/hivedctl/status.json tests/hivedctl/status-mig.json tests/hivedctl/whatif
 dist_man_MANS += doc/man/hivedctl.1
 
 # The user surface's docs: the plugins' page (select/hived, priority/hived, the

@@ -2,6 +2,7 @@
 // hivedctl map: racks -> nodes -> GPUs as SVG (standalone, or inside an HTML page
 // with the VC table). Each GPU says in its <title> (the hover text) which job runs
 // on it; data-* attributes carry the same for scripts and tests.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -73,6 +74,43 @@ struct NodeView {
   }
 };
 
+// A MIG slice of a node, and the GPU in MIG mode drawn around its slices.
+struct Slice {
+  const Gpu* gpu;
+  const Chain* chain;
+  bool bad;
+};
+
+// The status does not say which GPU a slice is part of: slices in GRES order
+// (the order of gres.conf, a GPU's slices together) fill one GPU frame of 7
+// compute slots after another.
+std::vector<std::vector<Slice>> MigFrames(const Status& s, const NodeView& n) {
+  std::vector<Slice> slices;
+  for (const Node* c : n.cells) {
+    const Chain* ch = s.FindChain(c->chain);
+    if (!ch || !ch->mig_slots) continue;
+    for (const auto& g : c->gpus) slices.push_back({&g, ch, g.bad || c->bad});
+  }
+  std::sort(slices.begin(), slices.end(),
+            [](const Slice& a, const Slice& b) { return a.gpu->gpu < b.gpu->gpu; });
+  std::vector<std::vector<Slice>> frames;
+  int used = 7;
+  for (const auto& sl : slices) {
+    if (used + sl.chain->mig_slots > 7) {
+      frames.emplace_back();
+      used = 0;
+    }
+    frames.back().push_back(sl);
+    used += sl.chain->mig_slots;
+  }
+  return frames;
+}
+
+bool IsMig(const Status& s, const Node* c) {
+  const Chain* ch = s.FindChain(c->chain);
+  return ch && ch->mig_slots;
+}
+
 struct RackView {
   std::string label;
   std::vector<NodeView> nodes;
@@ -103,9 +141,11 @@ std::vector<RackView> Racks(const Status& s) {
   return racks;
 }
 
-int NodeWidth(const NodeView& n) {
+int NodeWidth(const Status& s, const NodeView& n) {
   int w = kPad * 2, gpus = 0;
+  for (size_t f = 0; f < MigFrames(s, n).size(); f++) w += kGpu + (gpus++ ? kGroupGap : 0);
   for (const Node* c : n.cells) {
+    if (IsMig(s, c)) continue;
     int prev_group = -1;
     for (const auto& g : c->gpus) {
       int grp = g.groups.empty() ? 0 : g.groups[0].index;
@@ -215,16 +255,60 @@ std::string MapSvg(const Status& s, int64_t now) {
     return opp ? MapColors::VcOpportunistic(it->second) : MapColors::Vc(it->second);
   };
 
+  bool any_no_vc = false, any_split = false, any_mig = false;
+  // One GPU (or MIG slice) box: coloured by its job's VC and class, or by its state.
+  std::ostringstream nodes;
+  int gy = 0;
+  std::string node_name;
+  auto DrawGpu = [&](const Gpu& g, bool bad, double x, double w, const std::string& label,
+                     const std::string& extra) {
+    const Job* job = g.job.empty() ? nullptr : (jobs.count(g.job) ? jobs[g.job] : nullptr);
+    const bool opp = g.cls == "opportunistic";
+    std::string job_vc = job ? job->vc : g.vc;
+    std::string state, fill, stroke = "#9a9a9a";
+    double sw = 0.5;
+    if (!g.job.empty()) {
+      state = opp ? "opportunistic" : "guaranteed";
+      fill = vc_color(job_vc, opp);
+      any_no_vc |= !vc_index.count(job_vc);
+    } else if (bad) {
+      state = "bad";
+      fill = MapColors::kBad;
+    } else if (!g.vc.empty()) {
+      state = "bound";
+      fill = MapColors::kBoundIdleFill;
+      stroke = vc_color(g.vc, false);
+      sw = 2;
+    } else {
+      state = "free";
+      fill = MapColors::kFree;
+    }
+    std::string title = label + ": ";
+    if (!g.job.empty())
+      title += "job " + g.job + " (" + (job_vc.empty() ? "no VC" : job_vc) + ", " + state +
+               (job && job->lazy_preempted ? ", lazy-preempted" : "") + ")";
+    else
+      title += "idle";
+    title += g.vc.empty() ? "; cell not bound to a VC" : "; cell bound to " + g.vc;
+    if (bad) title += "; bad";
+    nodes << "<rect class=\"gpu " << state << "\" x=\"" << x << "\" y=\"" << gy << "\" width=\""
+          << w << "\" height=\"" << kGpu << "\" fill=\"" << fill << "\" stroke=\"" << stroke
+          << "\" stroke-width=\"" << sw << "\" data-node=\"" << Xml(node_name) << "\" data-gpu=\""
+          << g.gpu << "\"" << extra << " data-state=\"" << state << "\" data-vc=\"" << Xml(g.vc)
+          << "\" data-job=\"" << Xml(g.job) << "\"><title>" << Xml(title) << "</title></rect>";
+    if (bad && !g.job.empty())  // a job still running on a bad node: mark the GPU
+      nodes << "<path d=\"M" << x << " " << gy << "l" << w << " " << kGpu << "\" stroke=\""
+            << MapColors::kBad << "\" stroke-width=\"2\" pointer-events=\"none\"/>";
+  };
   std::vector<RackView> racks = Racks(s);
   std::ostringstream body;
   int y = 28, width = 400;
-  bool any_no_vc = false, any_split = false;
   for (const auto& rack : racks) {
     // Lay nodes out in rows no wider than kMaxWidth.
     int x = kRackPad, row_y = y + kRackLabel, row_h = 0, rack_w = 0;
-    std::ostringstream nodes;
+    nodes.str("");
     for (const auto& n : rack.nodes) {
-      int w = NodeWidth(n), h = kLabel + kGpu + kPad * 2;
+      int w = NodeWidth(s, n), h = kLabel + kGpu + kPad * 2;
       if (x > kRackPad && x + w > kMaxWidth) {
         x = kRackPad;
         row_y += row_h + kNodeGap;
@@ -238,8 +322,11 @@ std::string MapSvg(const Status& s, int64_t now) {
             << "\" stroke-width=\"" << (node_bad ? 2 : 1) << "\"/>";
       nodes << "<text x=\"" << x + kPad << "\" y=\"" << row_y + kLabel - 2 << "\" font-size=\"11\">"
             << Xml(n.name) << (node_bad ? " (bad)" : "") << "</text>";
-      int gx = x + kPad, gy = row_y + kLabel + kPad - 2, count = 0;
+      int gx = x + kPad, count = 0;
+      gy = row_y + kLabel + kPad - 2;
+      node_name = n.name;
       for (const Node* c : n.cells) {
+        if (IsMig(s, c)) continue;  // drawn inside their GPU, below
         int prev_group = -1;
         for (const auto& g : c->gpus) {
           int grp = g.groups.empty() ? 0 : g.groups[0].index;
@@ -253,47 +340,34 @@ std::string MapSvg(const Status& s, int64_t now) {
             gx += kGpu;
             continue;
           }
-          const Job* job = g.job.empty() ? nullptr : (jobs.count(g.job) ? jobs[g.job] : nullptr);
-          const bool opp = g.cls == "opportunistic";
-          std::string job_vc = job ? job->vc : g.vc;
-          std::string state, fill, stroke = "#9a9a9a";
-          double sw = 0.5;
-          if (!g.job.empty()) {
-            state = opp ? "opportunistic" : "guaranteed";
-            fill = vc_color(job_vc, opp);
-            any_no_vc |= !vc_index.count(job_vc);
-          } else if (bad) {
-            state = "bad";
-            fill = MapColors::kBad;
-          } else if (!g.vc.empty()) {
-            state = "bound";
-            fill = MapColors::kBoundIdleFill;
-            stroke = vc_color(g.vc, false);
-            sw = 2;
-          } else {
-            state = "free";
-            fill = MapColors::kFree;
-          }
-          std::string title = n.name + " GPU " + std::to_string(g.gpu) + ": ";
-          if (!g.job.empty())
-            title += "job " + g.job + " (" + (job_vc.empty() ? "no VC" : job_vc) + ", " + state +
-                     (job && job->lazy_preempted ? ", lazy-preempted" : "") + ")";
-          else
-            title += "idle";
-          title += g.vc.empty() ? "; cell not bound to a VC" : "; cell bound to " + g.vc;
-          if (bad) title += "; bad";
-          nodes << "<rect class=\"gpu " << state << "\" x=\"" << gx << "\" y=\"" << gy
-                << "\" width=\"" << kGpu << "\" height=\"" << kGpu << "\" fill=\"" << fill
-                << "\" stroke=\"" << stroke << "\" stroke-width=\"" << sw << "\" data-node=\""
-                << Xml(n.name) << "\" data-gpu=\"" << g.gpu << "\" data-state=\"" << state
-                << "\" data-vc=\"" << Xml(g.vc) << "\" data-job=\"" << Xml(g.job) << "\"><title>"
-                << Xml(title) << "</title></rect>";
-          if (bad && !g.job.empty())  // a job still running on a bad node: mark the GPU
-            nodes << "<path d=\"M" << gx << " " << gy << "l" << kGpu << " " << kGpu
-                  << "\" stroke=\"" << MapColors::kBad
-                  << "\" stroke-width=\"2\" pointer-events=\"none\"/>";
+          DrawGpu(g, bad, gx, kGpu, n.name + " GPU " + std::to_string(g.gpu), "");
           gx += kGpu;
         }
+      }
+      // A GPU in MIG mode: a frame, its slices side by side, as wide as their slots.
+      for (const auto& frame : MigFrames(s, n)) {
+        if (count++) gx += kGroupGap;
+        std::string list;
+        for (const auto& sl : frame)
+          list +=
+              (list.empty() ? "" : ", ") + std::to_string(sl.gpu->gpu) + " " + sl.chain->leaf_type;
+        nodes << "<rect class=\"mig-gpu\" x=\"" << gx << "\" y=\"" << gy << "\" width=\"" << kGpu
+              << "\" height=\"" << kGpu << "\" fill=\"" << MapColors::kFree
+              << "\" stroke=\"#333333\" stroke-width=\"1\" data-node=\"" << Xml(n.name)
+              << "\"><title>" << Xml(n.name + " GPU in MIG mode: slices " + list)
+              << "</title></rect>";
+        double sx = gx;
+        for (const auto& sl : frame) {
+          double sw = kGpu * sl.chain->mig_slots / 7.0;
+          std::string slots = std::to_string(sl.chain->mig_slots);
+          DrawGpu(*sl.gpu, sl.bad, sx, sw,
+                  n.name + " MIG slice " + std::to_string(sl.gpu->gpu) + " (" +
+                      sl.chain->leaf_type + ", " + slots + " of 7 compute slots)",
+                  " data-slice=\"" + sl.chain->leaf_type + "\"");
+          sx += sw;
+        }
+        any_mig = true;
+        gx += kGpu;
       }
       nodes << "</g>\n";
       x += w + kNodeGap;
@@ -332,6 +406,10 @@ std::string MapSvg(const Status& s, int64_t now) {
   if (any_split)
     legend.push_back({"url(#hived-split)", "#333333",
                       "split GPU: one box per fraction, coloured as above (hover: shares)", 1});
+  if (any_mig)
+    legend.push_back({MapColors::kFree, "#333333",
+                      "GPU in MIG mode: its slices side by side, as wide as their compute slots",
+                      1});
   std::ostringstream leg;
   int ly = y + 6;
   leg << "<g class=\"legend\">";

@@ -145,6 +145,14 @@ std::string Metrics(const Status& s) {
   m.Sample("hived_gpus", "state=\"idle\"", g.idle);
   m.Sample("hived_gpus", "state=\"bad\"", g.bad);
   m.Sample("hived_gpus", "state=\"split\"", g.split);
+  if (g.slices) {
+    m.Family("hived_mig_slices", "gauge",
+             "MIG slices (parts of GPUs in MIG mode, not in hived_gpus) by state.");
+    m.Sample("hived_mig_slices", "state=\"total\"", g.slices);
+    m.Sample("hived_mig_slices", "state=\"guaranteed\"", g.slices_guaranteed);
+    m.Sample("hived_mig_slices", "state=\"opportunistic\"", g.slices_opportunistic);
+    m.Sample("hived_mig_slices", "state=\"idle\"", g.slices_idle);
+  }
   Counts counts = CountCells(s);
   m.Family("hived_cells", "gauge", "Physical cells by chain, cell type and state.");
   for (const auto& ch : s.chains)

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <set>
 
 namespace hivedctl {
 
@@ -218,6 +219,27 @@ void ReadJob(Reader& r, json_t* o, const std::string& p, Job* job) {
     }
 }
 
+// The chains whose leaves are MIG slices: their leaf type is the child of a cell
+// type with childIsMigSlice in the config; a profile's compute slots are the
+// digit before "g." (a100_3g.20gb: 3 of 7).
+void MigChains(json_t* root, Status* s) {
+  json_t* types = json_object_get(
+      json_object_get(json_object_get(root, "config"), "physicalCluster"), "cellTypes");
+  const char* key;
+  json_t* t;
+  std::set<std::string> profiles;
+  json_object_foreach(types, key, t) {
+    const char* child = json_string_value(json_object_get(t, "childCellType"));
+    if (child && json_is_true(json_object_get(t, "childIsMigSlice"))) profiles.insert(child);
+  }
+  for (auto& ch : s->chains) {
+    if (!profiles.count(ch.leaf_type)) continue;
+    size_t g = ch.leaf_type.find("g.");
+    int slots = g != std::string::npos && g > 0 ? ch.leaf_type[g - 1] - '0' : 0;
+    ch.mig_slots = slots >= 1 && slots <= 7 ? slots : 1;
+  }
+}
+
 // Each VC's use in GPUs. The engine counts leaf cells, which in a chain with levels
 // below the GPU are fractions: then the jobs' GPUs and fractions in the topology say
 // it (a job of a VC counts for that VC, by its class).
@@ -386,6 +408,7 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
     for (auto& ch : out->chains)
       if (ch.chain == n.chain && !n.gpus.empty() && !n.gpus[0].slots.empty())
         ch.leaves_per_gpu = static_cast<int64_t>(n.gpus[0].slots.size());
+  MigChains(root, out);
   VcGpus(out);
   json_t* jobs = r.Arr(root, "jobs", "status", false);
   size_t i;

@@ -26,6 +26,9 @@ struct Chain {
   // Leaf cells per GPU: 1, or in a chain with levels below the GPU its smallest
   // fractions per GPU (from the topology's fraction slots).
   int64_t leaves_per_gpu = 1;
+  // A chain of MIG slices (childIsMigSlice in the config): its slices' compute
+  // slots out of a GPU's 7 (a100_3g.20gb: 3); 0 for other chains.
+  int mig_slots = 0;
   // Leaf cells in one cell of `level` (chains are uniform trees).
   int64_t LeavesPerCell(int level) const;
   // GPUs in one cell of `level`: below 1 for a fractional cell.

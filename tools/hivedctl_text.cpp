@@ -231,8 +231,17 @@ GpuCount CountGpus(const Status& s) {
   GpuCount c;
   for (const auto& n : s.nodes)
     for (const auto& g : n.gpus) {
-      c.total++;
       const bool bad = g.bad || n.bad;
+      const Chain* ch = s.FindChain(n.chain);
+      if (ch && ch->mig_slots) {
+        c.slices++;
+        if (!g.job.empty())
+          (g.cls == "opportunistic" ? c.slices_opportunistic : c.slices_guaranteed)++;
+        else
+          c.slices_idle += !bad;
+        continue;
+      }
+      c.total++;
       c.bad += bad;
       if (g.Split()) {
         const double part = 1.0 / static_cast<double>(g.slots.size());
@@ -292,6 +301,9 @@ std::string StatusText(const Status& s, int64_t now) {
     << " opportunistic, " << g.idle << " idle";
   if (g.bad) o << "; " << g.bad << " on bad nodes";
   o << "\n";
+  if (g.slices)
+    o << "MIG slices: " << g.slices << " total, " << g.slices_guaranteed << " guaranteed, "
+      << g.slices_opportunistic << " opportunistic, " << g.slices_idle << " idle\n";
   if (g.split) {
     char buf[160];
     snprintf(buf, sizeof(buf),

@@ -35,6 +35,8 @@ struct GpuCount {
   double split_guaranteed = 0, split_opportunistic = 0, split_free = 0;
   // Free fractions on partly used GPUs, in GPU units (FGD's fragmentation).
   double stranded = 0;
+  // MIG slices: parts of GPUs in MIG mode, in none of the GPU counts above.
+  int64_t slices = 0, slices_guaranteed = 0, slices_opportunistic = 0, slices_idle = 0;
 };
 GpuCount CountGpus(const Status& s);
 // GPUs in a VC's quota cells (a fractional cell counts its part of a GPU).

@@ -29,9 +29,15 @@ constexpr int kMaxPins = 4;
 
 constexpr int kFractions = 4;  // quarters of a GPU with SoakOptions::fractions
 
+// SoakOptions::mig: the MIG GPU's slices, after the node's whole GPUs.
+const char *const kProfiles[] = {"a100_3g.20gb", "a100_2g.10gb"};
+constexpr int kSliceIdx[2][2] = {{kGpusPerNode, -1}, {kGpusPerNode + 1, kGpusPerNode + 2}};
+constexpr int kSlicesOf[2] = {1, 2};  // per node
+
 struct VcQuota {
   int racks = 0, nodes = 0, sockets = 0, pairs = 0;
   int halves = 0, quarters = 0;  // fractional cells (SoakOptions::fractions)
+  int slices[2] = {0, 0};        // slice cells per profile (SoakOptions::mig)
   int pin_node = -1;             // the node of the VC's pinned cell, or -1
   int Gpus() const {
     return racks * kNodesPerRack * kGpusPerNode + nodes * kGpusPerNode + sockets * 4 + pairs * 2;
@@ -53,6 +59,7 @@ struct MJob {
   bool guaranteed = false;  // holds VC cells now (false once demoted)
   bool lazy = false;
   std::string pinned, within, pod_within, leaf_type;
+  int profile = -1;  // kProfiles index of a slice job, else -1
   bool distinct = false;
   std::vector<hived_member> members;
   std::vector<MPod> pods;
@@ -168,6 +175,8 @@ class Soak {
         q[v].halves = 2;
         q[v].quarters = 4;
       }
+      for (int p = 0; opt_.mig && p < 2; p++)
+        q[v].slices[p] = static_cast<int>(nodes_ * kSlicesOf[p] * share) * weights[v] / wsum;
     }
     return q;
   }
@@ -192,7 +201,12 @@ class Soak {
          "\"SOCKET\":{\"childCellType\":\"PAIR\",\"childCellNumber\":2},"
          "\"NODE\":{\"childCellType\":\"SOCKET\",\"childCellNumber\":2,\"isNodeLevel\":true},"
          "\"RACK\":{\"childCellType\":\"NODE\",\"childCellNumber\":" +
-         std::to_string(kNodesPerRack) + "}},\"physicalCells\":[";
+         std::to_string(kNodesPerRack) + "}";
+    for (int p = 0; opt_.mig && p < 2; p++)
+      j += std::string(",\"MIG") + std::to_string(p) + "-NODE\":{\"childCellType\":\"" +
+           kProfiles[p] + "\",\"childCellNumber\":" + std::to_string(kSlicesOf[p]) +
+           ",\"isNodeLevel\":true,\"childIsMigSlice\":true}";
+    j += "},\"physicalCells\":[";
     for (int r = 0; r < racks_; r++) {
       if (r > 0) j.push_back(',');
       j += "{\"cellType\":\"RACK\",\"cellAddress\":\"rack" + std::to_string(r) +
@@ -207,6 +221,16 @@ class Soak {
       }
       j += "]}";
     }
+    // Slices are addressed by their GRES index, after the node's whole GPUs.
+    for (int n = 0; opt_.mig && n < nodes_; n++)
+      for (int p = 0; p < 2; p++) {
+        j += ",{\"cellType\":\"MIG" + std::to_string(p) + "-NODE\",\"cellAddress\":\"n" +
+             std::to_string(n) + "\",\"cellChildren\":[";
+        for (int k = 0; k < kSlicesOf[p]; k++)
+          j += std::string(k ? "," : "") + "{\"cellAddress\":\"" + std::to_string(kSliceIdx[p][k]) +
+               "\"}";
+        j += "]}";
+      }
     j += "]},\"virtualClusters\":{";
     for (int v = 0; v < opt_.vcs; v++) {
       if (v > 0) j.push_back(',');
@@ -217,6 +241,7 @@ class Soak {
       Cell(&j, "RACK.NODE.SOCKET.PAIR", q[v].pairs);
       Cell(&j, "RACK.NODE.SOCKET.PAIR.V100.V100-HALF", q[v].halves);
       Cell(&j, "V100-QUARTER", q[v].quarters);
+      for (int p = 0; p < 2; p++) Cell(&j, kProfiles[p], q[v].slices[p]);
       if (v == 0 && !bad_vc_cell.empty()) Cell(&j, bad_vc_cell.c_str(), 1);
       j += "]";
       if (q[v].pin_node >= 0) j += ",\"pinnedCells\":[{\"pinnedCellId\":\"" + PinName(v) + "\"}]";
@@ -259,9 +284,11 @@ class Soak {
       to_engine_[m] = i;
     }
     slots_ = opt_.fractions ? kFractions : 1;
-    owner_.assign(static_cast<size_t>(nodes_) * kGpusPerNode * slots_, -1);
+    leaves_per_node_ = kGpusPerNode + (opt_.mig ? kSlicesOf[0] + kSlicesOf[1] : 0);
+    owner_.assign(static_cast<size_t>(nodes_) * leaves_per_node_ * slots_, -1);
     is_bad_.assign(nodes_, 0);
     used_.assign(opt_.vcs, 0);
+    slice_used_.assign(static_cast<size_t>(opt_.vcs) * 2, 0);
     pin_used_.assign(opt_.vcs, 0);
     return CheckStep();
   }
@@ -269,7 +296,7 @@ class Soak {
   // ------------------------------------------------------------ model
   int Rack(int model_node) const { return model_node / kNodesPerRack; }
   size_t Slot(int model_node, int32_t gpu, int32_t slot) const {
-    return (static_cast<size_t>(model_node) * kGpusPerNode + gpu) * slots_ + slot;
+    return (static_cast<size_t>(model_node) * leaves_per_node_ + gpu) * slots_ + slot;
   }
   // The slots of each GPU of the pod a pod holds: all, or its fractions.
   std::vector<int32_t> Slots(const MPod &p) const {
@@ -313,7 +340,9 @@ class Soak {
 
   void Charge(const MJob &j, int sign) {
     if (j.vc < 0) return;
-    if (!j.pinned.empty())
+    if (j.profile >= 0)
+      slice_used_[j.vc * 2 + j.profile] += sign * j.gpus / slots_;
+    else if (!j.pinned.empty())
       pin_used_[j.vc] += sign * j.gpus;
     else
       used_[j.vc] += sign * j.gpus;
@@ -332,8 +361,18 @@ class Soak {
     Charge(j, 1);
   }
 
+  bool SlicesHold(int vc) {
+    for (int p = 0; p < 2; p++)
+      if (slice_used_[vc * 2 + p] > quotas_[vc].slices[p])
+        return Fail("VC " + VcName(vc) + " holds " + std::to_string(slice_used_[vc * 2 + p]) +
+                    " guaranteed " + kProfiles[p] + " slices, quota " +
+                    std::to_string(quotas_[vc].slices[p]));
+    return true;
+  }
+
   bool QuotaHolds(const MJob &j) {
     if (!j.guaranteed || j.vc < 0) return true;
+    if (j.profile >= 0) return SlicesHold(j.vc);
     if (!j.pinned.empty()) {
       if (pin_used_[j.vc] > kGpusPerNode * slots_)
         return Fail("VC " + VcName(j.vc) + " holds " + std::to_string(pin_used_[j.vc]) +
@@ -405,12 +444,18 @@ class Soak {
     } else if (kind == "fraction") {
       j.priority = P(0.3) ? HIVED_PRIORITY_OPPORTUNISTIC : 50 * U(4);
       j.members = {hived_member{1, 0, 1 + U(kFractions)}};
+    } else if (kind == "slice") {
+      j.priority = P(0.3) ? HIVED_PRIORITY_OPPORTUNISTIC : 50 * U(4);
+      j.profile = U(2);
+      j.leaf_type = kProfiles[j.profile];
+      // One or two nodes, up to all of a node's slices of the profile.
+      j.members = {hived_member{1 + U(2), 1 + U(kSlicesOf[j.profile])}};
     } else {  // guaranteed, high-priority
       j.priority = kind == "high-priority" ? 500 + 100 * U(6) : 50 * U(4);
       single(gpus);
     }
-    if (P(0.1)) j.leaf_type = "V100";
-    if (j.priority >= 0 && j.pinned.empty()) {
+    if (j.profile < 0 && P(0.1)) j.leaf_type = "V100";
+    if (j.priority >= 0 && j.pinned.empty() && j.profile < 0) {
       // Shrink to what the VC owns, as a user would ask.
       const VcQuota &q = quotas_[j.vc];
       int node_gpus = (q.racks * kNodesPerRack + q.nodes) * kGpusPerNode;
@@ -428,6 +473,12 @@ class Soak {
     // opportunistic and preemptible.
     // With fractions, a fraction on a VC's whole-GPU cell keeps that GPU from whole
     // jobs: only a VC without fractional work has the plain guarantee.
+    // Slices likewise: one slice of a profile whose free virtual slice the VC has.
+    if (j.profile >= 0) {
+      r.expect_fit = j.priority >= 0 && j.gpus == slots_ && bad_.empty() &&
+                     slice_used_[j.vc * 2 + j.profile] < quotas_[j.vc].slices[j.profile];
+      return r;
+    }
     r.expect_fit =
         j.priority >= 0 && j.pinned.empty() && j.gpus == slots_ &&
         j.members[0].fraction_number == 0 && j.within.empty() && j.pod_within.empty() &&
@@ -512,7 +563,11 @@ class Soak {
         int group = j.pod_within == "PAIR" ? 2 : (j.pod_within == "SOCKET" ? 4 : 0);
         for (size_t i = 0; i < pod.leaves.size(); i++) {
           int32_t l = pod.leaves[i];
-          if (l < 0 || l >= kGpusPerNode) return Fail("GPU index " + std::to_string(l) + where);
+          // A slice only to its profile's jobs; a whole GPU never to them.
+          bool slice_ok =
+              j.profile >= 0 && (l == kSliceIdx[j.profile][0] || l == kSliceIdx[j.profile][1]);
+          if (j.profile >= 0 ? !slice_ok : (l < 0 || l >= kGpusPerNode))
+            return Fail("GPU index " + std::to_string(l) + where);
           if (i > 0 && l <= pod.leaves[i - 1]) return Fail("GPU indices not ascending" + where);
           if (group && l / group != pod.leaves[0] / group)
             return Fail("pod not within one " + j.pod_within + where);
@@ -971,10 +1026,12 @@ class Soak {
     }
     if (json_array_size(json_object_get(rep.get(), "dropped")) > 0)
       return Fail("reconfigure keeping every node dropped GPUs: " + report_text.substr(0, 200));
-    for (int v = 0; v < opt_.vcs; v++)
+    for (int v = 0; v < opt_.vcs; v++) {
       if (used_[v] > quotas_[v].Units(slots_))
         return Fail("after reconfigure " + VcName(v) + " holds " + std::to_string(used_[v]) +
                     " guaranteed GPUs, quota " + std::to_string(quotas_[v].Units(slots_)));
+      if (!SlicesHold(v)) return false;
+    }
     return Sweep();
   }
 
@@ -1044,11 +1101,16 @@ class Soak {
     res_.sweeps++;
     for (const auto &name : names_)
       if (!Matches(jobs_[name])) return false;
-    std::vector<int> used(opt_.vcs, 0);
-    for (const auto &kv : jobs_)
-      if (kv.second.guaranteed && kv.second.vc >= 0 && kv.second.pinned.empty())
-        used[kv.second.vc] += kv.second.gpus;
-    if (used != used_) return Fail("the soak's VC use counters drifted");
+    std::vector<int> used(opt_.vcs, 0), slices(static_cast<size_t>(opt_.vcs) * 2, 0);
+    for (const auto &kv : jobs_) {
+      const MJob &j = kv.second;
+      if (!j.guaranteed || j.vc < 0 || !j.pinned.empty()) continue;
+      if (j.profile >= 0)
+        slices[j.vc * 2 + j.profile] += j.gpus / slots_;
+      else
+        used[j.vc] += j.gpus;
+    }
+    if (used != used_ || slices != slice_used_) return Fail("the soak's VC use counters drifted");
     return true;
   }
 
@@ -1100,8 +1162,10 @@ class Soak {
         while (k >= kCum[i]) i++;
         std::string op = std::string("submit-") + kKinds[i];
         if (opt_.fractions && P(0.3)) op = "submit-fraction";
+        if (opt_.mig && P(0.25)) op = "submit-slice";
         ok = run(op.c_str(), [&] {
-          Req q = MakeReq(op == "submit-fraction" ? "fraction" : kKinds[i]);
+          Req q = MakeReq(op.substr(7) == "fraction" || op.substr(7) == "slice" ? op.substr(7)
+                                                                                : kKinds[i]);
           return Submit(q, false);
         });
       }
@@ -1130,8 +1194,10 @@ class Soak {
   std::vector<char> is_bad_;
   std::set<int> bad_;
   std::vector<int> used_, pin_used_;
-  long used_gpus_ = 0;  // in slots
-  int slots_ = 1;       // fractions per GPU in the model (1: whole GPUs only)
+  long used_gpus_ = 0;                  // in slots
+  int slots_ = 1;                       // fractions per GPU in the model (1: whole GPUs only)
+  int leaves_per_node_ = kGpusPerNode;  // whole GPUs, then MIG slices
+  std::vector<int> slice_used_;         // per VC and profile: guaranteed slices held
   std::unordered_map<std::string, MJob> jobs_;
   std::vector<std::string> names_;
   uint64_t next_id_ = 0;

@@ -29,6 +29,10 @@ struct SoakOptions {
   // Each GPU in 4 fractions (halves of two quarters, isGpuLevel): VCs own some halves
   // and quarters, and some jobs ask for 1..4 quarters of one GPU.
   bool fractions = false;
+  // Each node also has a GPU in MIG mode, split into a 3g and two 2g slices (chains
+  // of their own, childIsMigSlice, GRES indices 8, 9, 10): VCs own slices of each
+  // profile, and some jobs ask for slices of one profile on one or two nodes.
+  bool mig = false;
 };
 
 struct SoakResult {

@@ -1,48 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Lazy virtual->physical binding. A virtual cell is bound only while some virtual leaf
-// below it runs a guaranteed job (pinned cells stay bound). Binding walks down from the
-// nearest bound ancestor; a preassigned cell with no binding takes a buddy cell.
+// The binder (binding.h). Lazy virtual->physical binding. A virtual cell is bound only while some
+// virtual leaf below it runs a guaranteed job (pinned cells stay bound). Binding walks down from
+// the nearest bound ancestor; a preassigned cell with no binding takes a buddy cell.
 #include <algorithm>
 #include <map>
+
+#include "core/binding.h"
 
 #include "core/engine.h"
 
 namespace hived {
 
-CellId Engine::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near) {
+CellId Binder::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near) {
   std::vector<CellId> path;
   CellId v = vleaf;
-  while (v != kNone && vcells_[v].bound == kNone) {
+  while (v != kNone && e_->vcells_[v].bound == kNone) {
     path.push_back(v);
-    v = vcells_[v].parent;
+    v = e_->vcells_[v].parent;
   }
   CellId p;
   if (v == kNone) {
     CellId root = path.back();
     path.pop_back();
-    p = BuddyAlloc(vcells_[root].chain, vcells_[root].level, allowed, near);
+    p = e_->BuddyAlloc(e_->vcells_[root].chain, e_->vcells_[root].level, allowed, near);
     if (p == kNone) return kNone;
-    vcells_[root].bound = p;
-    pcells_[p].bound = root;
-    chains_[vcells_[root].chain].unbound_demand[vcells_[root].level]--;
+    e_->vcells_[root].bound = p;
+    e_->pcells_[p].bound = root;
+    e_->chains_[e_->vcells_[root].chain].unbound_demand[e_->vcells_[root].level]--;
   } else {
-    p = vcells_[v].bound;
+    p = e_->vcells_[v].bound;
   }
-  const Chain& ch = chains_[pcells_[p].chain];
+  const Chain& ch = e_->chains_[e_->pcells_[p].chain];
   while (!path.empty()) {
     CellId vc = path.back();
     path.pop_back();
-    int n = ch.level_children[pcells_[p].level];
+    int n = ch.level_children[e_->pcells_[p].level];
     CellId best = kNone;
     for (int k = 0; k < n; k++) {
-      CellId c = pcells_[p].first_child + k;
-      const PCell& a = pcells_[c];
+      CellId c = e_->pcells_[p].first_child + k;
+      const PCell& a = e_->pcells_[c];
       if (a.bound != kNone) continue;
       if (best == kNone) {
         best = c;
         continue;
       }
-      const PCell& b = pcells_[best];
+      const PCell& b = e_->pcells_[best];
       bool a_ok = !a.bad && (allowed.empty() || a.node < 0 || allowed[a.node]);
       bool b_ok = !b.bad && (allowed.empty() || b.node < 0 || allowed[b.node]);
       if (a_ok != b_ok) {
@@ -52,8 +54,8 @@ CellId Engine::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellI
       if (a.opp < b.opp || (a.opp == b.opp && a.avail > b.avail)) best = c;
     }
     if (best == kNone) return kNone;  // unreachable while bindings mirror the trees
-    vcells_[vc].bound = best;
-    pcells_[best].bound = vc;
+    e_->vcells_[vc].bound = best;
+    e_->pcells_[best].bound = vc;
     p = best;
   }
   return p;
@@ -68,40 +70,41 @@ CellId Engine::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellI
 // has room only counting free cells opportunistic jobs run on is no preference: on the
 // ITP trace (hived-sim, doc/results.md) preferring one cost ~2,400 more preemptions and
 // 0.1 h of mean queuing delay for 1.3 points of gangs in one rack.
-CellId Engine::GangRack(int chain, const std::vector<CellId>& vleaves,
+CellId Binder::GangRack(int chain, const std::vector<CellId>& vleaves,
                         const std::vector<uint8_t>& allowed) const {
-  const Chain& ch = chains_[chain];
+  const Chain& ch = e_->chains_[chain];
   const int rack = ch.node_level + 1;
   if (rack > ch.levels) return kNone;
   std::vector<CellId> roots;
   for (CellId v : vleaves) {
     CellId u = v;
-    while (vcells_[u].bound == kNone && vcells_[u].parent != kNone) u = vcells_[u].parent;
-    if (vcells_[u].bound != kNone) {
-      CellId p = vcells_[u].bound;
-      while (p != kNone && pcells_[p].level < rack) p = pcells_[p].parent;
-      if (p != kNone && pcells_[p].level == rack) return p;
+    while (e_->vcells_[u].bound == kNone && e_->vcells_[u].parent != kNone)
+      u = e_->vcells_[u].parent;
+    if (e_->vcells_[u].bound != kNone) {
+      CellId p = e_->vcells_[u].bound;
+      while (p != kNone && e_->pcells_[p].level < rack) p = e_->pcells_[p].parent;
+      if (p != kNone && e_->pcells_[p].level == rack) return p;
       continue;
     }
-    if (vcells_[u].level >= ch.node_level &&
+    if (e_->vcells_[u].level >= ch.node_level &&
         std::find(roots.begin(), roots.end(), u) == roots.end())
       roots.push_back(u);
   }
   if (roots.size() < 2) return kNone;
   int64_t need = 0;
-  for (CellId u : roots) need += ch.desc[vcells_[u].level][ch.node_level];
+  for (CellId u : roots) need += ch.desc[e_->vcells_[u].level][ch.node_level];
   // Idle free node cells per rack.
   std::map<CellId, int64_t> room;
   for (int j = ch.node_level; j <= rack; j++)
     for (const auto* list : {&ch.free_clean[j], &ch.free_busy[j]})
       for (CellId c : *list) {
-        if (pcells_[c].opp != 0) continue;
+        if (e_->pcells_[c].opp != 0) continue;
         CellId r = c;
-        while (pcells_[r].level < rack) r = pcells_[r].parent;
+        while (e_->pcells_[r].level < rack) r = e_->pcells_[r].parent;
         int64_t n = 0;
-        WalkPhysical(c, [&](CellId x) {
-          if (pcells_[x].level > ch.node_level) return Visit::kDescend;
-          n += allowed.empty() || allowed[pcells_[x].node];
+        e_->WalkPhysical(c, [&](CellId x) {
+          if (e_->pcells_[x].level > ch.node_level) return Visit::kDescend;
+          n += allowed.empty() || allowed[e_->pcells_[x].node];
           return Visit::kPrune;
         });
         room[r] += n;
@@ -112,56 +115,57 @@ CellId Engine::GangRack(int chain, const std::vector<CellId>& vleaves,
   return best;
 }
 
-bool Engine::BindExact(CellId vleaf, CellId pleaf) {
+bool Binder::BindExact(CellId vleaf, CellId pleaf) {
   std::vector<std::pair<CellId, CellId>> done;
   CellId v = vleaf, p = pleaf;
   auto undo = [&]() {
     for (auto& [dv, dp] : done) {
-      vcells_[dv].bound = kNone;
-      pcells_[dp].bound = kNone;
+      e_->vcells_[dv].bound = kNone;
+      e_->pcells_[dp].bound = kNone;
     }
     return false;
   };
   for (;;) {
-    if (vcells_[v].bound == p) break;
-    if (vcells_[v].bound != kNone || pcells_[p].bound != kNone ||
-        vcells_[v].level != pcells_[p].level || vcells_[v].chain != pcells_[p].chain)
+    if (e_->vcells_[v].bound == p) break;
+    if (e_->vcells_[v].bound != kNone || e_->pcells_[p].bound != kNone ||
+        e_->vcells_[v].level != e_->pcells_[p].level ||
+        e_->vcells_[v].chain != e_->pcells_[p].chain)
       return undo();
-    if (vcells_[v].root == v) {
-      if (vcells_[v].pinned || !CanTakeSafely(p) || !BuddyTake(p)) return undo();
-      chains_[vcells_[v].chain].unbound_demand[vcells_[v].level]--;
-      vcells_[v].bound = p;
-      pcells_[p].bound = v;
+    if (e_->vcells_[v].root == v) {
+      if (e_->vcells_[v].pinned || !e_->CanTakeSafely(p) || !e_->BuddyTake(p)) return undo();
+      e_->chains_[e_->vcells_[v].chain].unbound_demand[e_->vcells_[v].level]--;
+      e_->vcells_[v].bound = p;
+      e_->pcells_[p].bound = v;
       break;
     }
-    vcells_[v].bound = p;
-    pcells_[p].bound = v;
+    e_->vcells_[v].bound = p;
+    e_->pcells_[p].bound = v;
     done.emplace_back(v, p);
-    v = vcells_[v].parent;
-    p = pcells_[p].parent;
+    v = e_->vcells_[v].parent;
+    p = e_->pcells_[p].parent;
     if (p == kNone) return undo();
   }
   return true;
 }
 
-void Engine::UnbindUp(CellId vleaf) {
+void Binder::UnbindUp(CellId vleaf) {
   CellId v = vleaf;
   while (v != kNone) {
-    VCell& c = vcells_[v];
+    VCell& c = e_->vcells_[v];
     if (c.bound == kNone || c.pinned) return;
     if (c.level == 1) {
       if (c.job >= 0) return;
     } else {
-      int n = chains_[c.chain].level_children[c.level];
+      int n = e_->chains_[c.chain].level_children[c.level];
       for (int k = 0; k < n; k++)
-        if (vcells_[c.first_child + k].bound != kNone) return;
+        if (e_->vcells_[c.first_child + k].bound != kNone) return;
     }
     CellId p = c.bound;
     c.bound = kNone;
-    pcells_[p].bound = kNone;
+    e_->pcells_[p].bound = kNone;
     if (c.root == v) {
-      chains_[c.chain].unbound_demand[c.level]++;
-      BuddyRelease(p);
+      e_->chains_[c.chain].unbound_demand[c.level]++;
+      e_->BuddyRelease(p);
       return;
     }
     v = c.parent;
@@ -171,53 +175,54 @@ void Engine::UnbindUp(CellId vleaf) {
 // A virtual leaf of `vc` that can be bound to pleaf: below the VC's cell already bound
 // to an ancestor of pleaf, else below an unbound preassigned cell (the lowest level at
 // or above min_level) whose physical counterpart is still free.
-CellId Engine::FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root, int min_level) {
+CellId Binder::FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root,
+                            int min_level) const {
   std::vector<CellId> ppath;  // pleaf .. ancestor
   CellId a = pleaf;
-  for (; a != kNone; a = pcells_[a].parent) {
-    if (pcells_[a].bound != kNone) break;
+  for (; a != kNone; a = e_->pcells_[a].parent) {
+    if (e_->pcells_[a].bound != kNone) break;
     ppath.push_back(a);
   }
   CellId v;
   if (a != kNone) {
-    const VCell& owner = vcells_[pcells_[a].bound];
+    const VCell& owner = e_->vcells_[e_->pcells_[a].bound];
     if (owner.vc != vc) return kNone;
-    bool owner_pinned = vcells_[owner.root].pinned;
+    bool owner_pinned = e_->vcells_[owner.root].pinned;
     if (pinned_root != kNone ? owner.root != pinned_root : owner_pinned) return kNone;
-    v = pcells_[a].bound;
+    v = e_->pcells_[a].bound;
   } else {
     if (pinned_root != kNone) return kNone;
     v = kNone;
-    for (const auto& vch : vcs_[vc].chains) {
+    for (const auto& vch : e_->vcs_[vc].chains) {
       if (vch.chain != chain) continue;
       for (CellId r : vch.roots) {
-        const VCell& rc = vcells_[r];
+        const VCell& rc = e_->vcells_[r];
         if (rc.bound != kNone || rc.level < min_level) continue;
-        if (v != kNone && vcells_[v].level <= rc.level) continue;
+        if (v != kNone && e_->vcells_[v].level <= rc.level) continue;
         CellId anc = pleaf;
-        while (pcells_[anc].level < rc.level) anc = pcells_[anc].parent;
-        if (FreeAncestor(anc) == kNone) continue;
+        while (e_->pcells_[anc].level < rc.level) anc = e_->pcells_[anc].parent;
+        if (e_->FreeAncestor(anc) == kNone) continue;
         v = r;
       }
     }
     if (v == kNone) return kNone;
     ppath.clear();
-    for (CellId x = pleaf; pcells_[x].level < vcells_[v].level; x = pcells_[x].parent)
+    for (CellId x = pleaf; e_->pcells_[x].level < e_->vcells_[v].level; x = e_->pcells_[x].parent)
       ppath.push_back(x);
   }
   // Descend: reuse the virtual child bound to the path's physical cell, else an unbound one.
-  const Chain& ch = chains_[chain];
+  const Chain& ch = e_->chains_[chain];
   for (size_t i = ppath.size(); i-- > 0;) {
     CellId pc = ppath[i];
-    if (pcells_[pc].bound != kNone) {
-      v = pcells_[pc].bound;
+    if (e_->pcells_[pc].bound != kNone) {
+      v = e_->pcells_[pc].bound;
       continue;
     }
-    int n = ch.level_children[vcells_[v].level];
+    int n = ch.level_children[e_->vcells_[v].level];
     CellId pick = kNone;
     for (int k = 0; k < n; k++) {
-      CellId c = vcells_[v].first_child + k;
-      if (vcells_[c].bound == kNone) {
+      CellId c = e_->vcells_[v].first_child + k;
+      if (e_->vcells_[c].bound == kNone) {
         pick = c;
         break;
       }
@@ -225,7 +230,7 @@ CellId Engine::FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root,
     if (pick == kNone) return kNone;
     v = pick;
   }
-  return vcells_[v].level == 1 ? v : kNone;
+  return e_->vcells_[v].level == 1 ? v : kNone;
 }
 
 }  // namespace hived

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/job_index.h"
 #include "core/model.h"
+#include "core/preemption.h"
 #include "core/spec.h"
 
 namespace hived {
@@ -81,6 +82,8 @@ struct TransferReport {
 
 // VCs a new config no longer has, each with the guaranteed jobs running in it.
 using VcJobs = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+struct Constraints;
 
 // The cells are a private CellStore base, not a member, so that the code working on
 // them keeps its names (pcells_, chains_, ...) while the store builds and walks them
@@ -154,12 +157,17 @@ class Engine : private CellStore {
   std::vector<RunningJob> RunningJobs() const;
   // "" when every invariant holds, else which one broke and where.
   std::string CheckInvariants() const;
+  // What `req` asks of the cells of chain `chain` (constraints.h), its VC and pinned
+  // cell resolved from the request; out->usable says whether the chain can hold it.
+  Status CompileConstraints(const Request& req, int chain, Constraints* out) const;
   size_t MemoryBytes() const;
 
  private:
   friend struct VirtualView;
   friend class FitBound;
   friend struct PhysicalView;
+  friend class Preemption;
+  friend class Binder;
   friend class InvariantCheck;
   // --- buddy: the allocator over the store (buddy.h) ---
   void FreeInsert(CellId c) { Buddy(*this).FreeInsert(c); }
@@ -183,13 +191,6 @@ class Engine : private CellStore {
     return BuddySafety(*this).CanSplitSafely(from, to_level);
   }
   bool CanTakeSafely(CellId c) const { return BuddySafety(*this).CanTakeSafely(c); }
-  // --- binding (binding.cpp) ---
-  CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near = kNone);
-  CellId GangRack(int chain, const std::vector<CellId>& vleaves,
-                  const std::vector<uint8_t>& allowed) const;
-  bool BindExact(CellId vleaf, CellId pleaf);
-  void UnbindUp(CellId vleaf);
-  CellId FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root, int min_level);
   // --- counts ---
   void SetLeafJob(CellId pleaf, int job, bool opportunistic);
   void ClearLeafJob(CellId pleaf, bool opportunistic);
@@ -200,8 +201,27 @@ class Engine : private CellStore {
   // Best-fit indexes move once per unit per decision, not once per GPU.
   void NoteIndex(CellId cell, int32_t before, bool is_virtual);
   void FlushIndexes();
-  // --- scheduling (schedule.cpp, placement.cpp) ---
+  // --- scheduling (schedule.cpp, placement.cpp, constraints.cpp) ---
+  bool Compile(const Request& req, int chain, const VcChain* vch, CellId pinned_root,
+               Constraints* out) const;
+  const VcChain* VcChainOf(int vc, int chain) const;              // null: the VC has no cells there
+  CellId PinnedRoot(int vc, const std::string& pinned_id) const;  // kNone: no such cell
   Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
+  Status ValidateFields(const Request& req, int* vc) const;
+  Status ValidateMembers(const Request& req) const;
+  Status FittingChains(const Request& req, int vc, std::vector<int>* chains,
+                       std::string* shape_why) const;
+  // What Validate learns of a request's size against the chains it may use.
+  struct Capacity {
+    bool any = false;           // some chain can hold it
+    bool pod_too_big = false;   // a pod exceeds its podWithinCellType
+    bool vc_too_small = false;  // the cluster could hold it, its VC's cells cannot
+    int max_pod = 0;            // of the last chain counted
+    int64_t total = 0;          // of the last chain counted
+    int64_t vc_cap = 0, vc_unit = 0;
+  };
+  void CapacityIn(const Request& req, int vc, int chain, Capacity* k) const;
+  void NeverFits(const Request& req, const std::string& unit, const Capacity& k, Decision* d) const;
   // idle_only: count only free GPUs that bind to idle physical ones (no opportunistic job).
   bool PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
                     std::vector<CellId>* vleaves, bool idle_only = false) const;
@@ -213,11 +233,22 @@ class Engine : private CellStore {
   void ReleaseJob(int slot, Job* taken = nullptr);
   bool Reinstate(Job record);
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
-                        Decision* d, std::vector<Job>* undo, int* slot_out);
-  void Rollback(int slot, const std::vector<Job>& undo);
+                        Decision* d, JobSnapshot* undo, int* slot_out);
+  int OpenJob(const Request& req, int vc, int chain);
+  bool BindLeaves(const Constraints& k, int chain, const std::vector<CellId>& vleaves, int slot,
+                  std::vector<CellId>* pleaves);
+  bool PhysicalOk(const Constraints& k, const std::vector<CellId>& pleaves) const;
+  bool InOneCell(const std::vector<CellId>& pleaves, int level) const;
+  bool SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
+                        JobSnapshot* undo, int* slot);
+  bool SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
+                           int* slot);
+  std::vector<Request> RackTries(const Request& req, const Constraints& k, int chain) const;
+  bool TryCommit(const Request& t, int vc, int chain, CellId pinned_root, bool preempt,
+                 const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
   std::vector<int> Spans(int slot) const;
   bool CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
-                            const std::vector<CellId>& first, Decision* d, std::vector<Job>* undo,
+                            const std::vector<CellId>& first, Decision* d, JobSnapshot* undo,
                             int* slot);
   CellId FindGpuCell(int32_t node, int32_t gpu, int chain) const;
   // --- fractions (fractions.cpp) ---
@@ -253,6 +284,13 @@ class Engine : private CellStore {
   std::string LeafWord(const std::vector<int>& chains) const;
   void FillDecisionPods(const Job& j, Decision* d) const;
   Status AddRunningImpl(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped);
+  Status RunningLeaves(const RunningJob& rj, std::vector<std::vector<CellId>>* leaves,
+                       std::vector<std::string>* missing, int* chain) const;
+  Status PodLeaves(const PlacedPod& pp, const std::string& w,
+                   std::vector<std::vector<CellId>>* leaves, std::vector<int32_t>* absent,
+                   int* chain) const;
+  bool BindRunning(const RunningJob& rj, int vc, int chain,
+                   const std::vector<std::vector<CellId>>& leaves, int slot);
   void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;
   std::string VcJson(int vc, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const;
 

@@ -13,10 +13,15 @@ libhived_la_SOURCES += \
 	src/core/json_writer.h \
 	src/core/build.cpp \
 	src/core/buddy.cpp \
+	src/core/binding.h \
 	src/core/binding.cpp \
 	src/core/counts.cpp \
 	src/core/fractions.cpp \
 	src/core/placement.cpp \
+	src/core/constraints.h \
+	src/core/constraints.cpp \
+	src/core/preemption.h \
+	src/core/preemption.cpp \
 	src/core/schedule.cpp \
 	src/core/will_run.cpp \
 	src/core/fit_bound.cpp \

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/constraints.h"
 #include "core/engine.h"
 
 namespace hived {
@@ -199,13 +200,14 @@ struct PhysicalView {
 template <class V>
 class Placer {
  public:
+  // From the constraints (constraints.h):
   // pod_level > 0: every pod inside one cell of that level (Slurm's
   // --gres-flags=enforce-binding: a pod on one socket).
   // grain > 1: pods take whole cells of that level only (the chain's GPU level for
   // whole-GPU pods, a fraction's level for fractional ones), so free leaves count
   // only inside a wholly usable cell of that level (fractions.cpp).
-  Placer(const V& v, bool pack, bool distinct, int pod_level = 0, int grain = 1)
-      : v_(v), pack_(pack), distinct_(distinct), pod_level_(pod_level), grain_(grain) {}
+  Placer(const V& v, bool pack, const Constraints& k)
+      : v_(v), pack_(pack), distinct_(k.distinct_nodes), pod_level_(k.pod_level), grain_(k.grain) {}
 
   // Fills leaves[pod index]; false if the gang does not fit.
   bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<CellId>>* leaves) {
@@ -217,37 +219,50 @@ class Placer {
     const int ul = v_.UnitLevel();
     if (within_level > 0 && within_level <= ul)
       return PlaceInOneCell(pods, total, within_level, leaves);
-    if (pods.size() == 1 && within_level == 0) {
-      // Spread: the emptiest unit without guaranteed work, else the one with the
-      // least; scanning from the emptiest, the first without any is the best.
-      // Pack: the best-fitting free count, then the smallest VC cell (a few
-      // candidates of that count are enough to find one).
-      CellId best = kNone;
-      int best_g = 0, best_free = 0, best_root = 0, seen = 0;
-      v_.ForEachUnit(pods[0].size, pack_, [&](CellId u) {
-        if (!v_.UnitOk(u) || !Fits(u, pods[0].size)) return false;
-        if (pack_) {
-          int f = Eff(u), r = v_.RootLevel(u);
-          if (best != kNone && f > best_free) return true;
-          if (best == kNone || r < best_root) {
-            best = u;
-            best_free = f;
-            best_root = r;
-          }
-          return ++seen >= 64;
-        }
-        int g = v_.Guaranteed(u);
-        if (best == kNone || g < best_g) {
+    if (pods.size() == 1 && within_level == 0) return PlaceOnePod(pods[0], leaves);
+    if (PlaceInGroups(pods, total, within_level, leaves)) return true;
+    if (within_level > ul) return false;
+    return PlaceAcross(pods, leaves);
+  }
+
+ private:
+  // Spread: the emptiest unit without guaranteed work, else the one with the
+  // least; scanning from the emptiest, the first without any is the best.
+  // Pack: the best-fitting free count, then the smallest VC cell (a few
+  // candidates of that count are enough to find one).
+  bool PlaceOnePod(const PodAsk& pod, std::vector<std::vector<CellId>>* leaves) {
+    CellId best = kNone;
+    int best_g = 0, best_free = 0, best_root = 0, seen = 0;
+    v_.ForEachUnit(pod.size, pack_, [&](CellId u) {
+      if (!v_.UnitOk(u) || !Fits(u, pod.size)) return false;
+      if (pack_) {
+        int f = Eff(u), r = v_.RootLevel(u);
+        if (best != kNone && f > best_free) return true;
+        if (best == kNone || r < best_root) {
           best = u;
-          best_g = g;
+          best_free = f;
+          best_root = r;
         }
-        return best_g == 0;
-      });
-      if (best == kNone) return false;
-      Pick(pod_level_ ? BestCellAt(best, pod_level_, pods[0].size) : best, pods[0].size,
-           &(*leaves)[pods[0].index]);
-      return true;
-    }
+        return ++seen >= 64;
+      }
+      int g = v_.Guaranteed(u);
+      if (best == kNone || g < best_g) {
+        best = u;
+        best_g = g;
+      }
+      return best_g == 0;
+    });
+    if (best == kNone) return false;
+    Pick(pod_level_ ? BestCellAt(best, pod_level_, pod.size) : best, pod.size,
+         &(*leaves)[pod.index]);
+    return true;
+  }
+
+  // The gang inside one cell above the unit level: of `within_level` if asked, else
+  // the lowest level that holds it, best-fitting cells first.
+  bool PlaceInGroups(const std::vector<PodAsk>& pods, int total, int within_level,
+                     std::vector<std::vector<CellId>>* leaves) {
+    const int ul = v_.UnitLevel();
     int top = v_.TopLevel();
     int lo = within_level > ul ? within_level : ul + 1;
     int hi = within_level > ul ? within_level : top;
@@ -266,9 +281,12 @@ class Placer {
         if (Assign(pods, units, leaves)) return true;
       }
     }
-    if (within_level > ul) return false;
-    // Across the whole view: gather candidates in preference order, then assign.
-    // A prefix usually suffices: stop once enough units could each take the biggest pod.
+    return false;
+  }
+
+  // Across the whole view: gather candidates in preference order, then assign.
+  // A prefix usually suffices: stop once enough units could each take the biggest pod.
+  bool PlaceAcross(const std::vector<PodAsk>& pods, std::vector<std::vector<CellId>>* leaves) {
     std::vector<CellId> units;
     int smallest = pods.back().size, biggest = pods.front().size;
     size_t fit_biggest = 0;
@@ -290,7 +308,6 @@ class Placer {
     return Assign(pods, units, leaves);
   }
 
- private:
   // Leaves this placement already took, counted on every ancestor in a small
   // open-addressing table, so the effective free count of a cell is one probe.
   int TakenUnder(CellId c) const {
@@ -550,17 +567,6 @@ std::vector<PodAsk> Pods(const Request& req) {
     for (int k = 0; k < m.pods; k++) pods.push_back({static_cast<int>(pods.size()), m.leaves});
   return pods;
 }
-int WithinLevel(const Chain& ch, const std::string& type) {
-  if (type.empty()) return 0;
-  for (int l = 1; l <= ch.levels; l++)
-    if (ch.level_type[l] == type) return l;
-  return -1;
-}
-// Below the node level only: a pod never leaves its node anyway.
-int PodLevel(const Chain& ch, const Request& req) {
-  int l = WithinLevel(ch, req.pod_within_type);
-  return l > 0 && l < ch.node_level ? l : 0;
-}
 // Every pod's leaves in request order; false (and nothing) unless each pod got exactly
 // the leaves it asked for, so a miscount in a view refuses the placement instead of
 // handing the commit a short list.
@@ -576,44 +582,28 @@ bool Flatten(const std::vector<PodAsk>& pods, const std::vector<std::vector<Cell
 
 bool Engine::PlaceVirtual(const Request& in, int vc, int chain, CellId pinned_root, bool preempt,
                           std::vector<CellId>* vleaves, bool idle_only) const {
-  const VcChain* vch = nullptr;
-  for (const auto& x : vcs_[vc].chains)
-    if (x.chain == chain) vch = &x;
+  const VcChain* vch = VcChainOf(vc, chain);
   if (!vch && pinned_root == kNone) return false;
-  Request shaped;
-  std::string why;
-  if (!ShapeFor(in, chain, &shaped, &why)) return false;
-  const Request& req = shaped;
-  int within = WithinLevel(chains_[chain], req.within_type);
-  if (within < 0) return false;
-  // A VC without cells at the asked level (node cells, a job asking for one rack):
-  // binding decides the racks, and CommitGuaranteed checks the physical result.
-  if (within > chains_[chain].node_level && pinned_root == kNone &&
-      vch->cells_at_level[within].empty())
-    within = 0;
-  VirtualView view{*this, chain, vch, pinned_root, preempt, req.priority, req.allowed, {}};
+  Constraints k;
+  if (!Compile(in, chain, vch, pinned_root, &k)) return false;
+  VirtualView view{*this, chain, vch, pinned_root, preempt, k.shaped.priority, k.allowed(), {}};
   view.idle_only = idle_only && !preempt;
   view.Prepare();
-  Placer<VirtualView> placer(view, /*pack=*/true, req.distinct_nodes, PodLevel(chains_[chain], req),
-                             req.grain);
-  const std::vector<PodAsk> pods = Pods(req);
+  Placer<VirtualView> placer(view, /*pack=*/true, k);
+  const std::vector<PodAsk> pods = Pods(k.shaped);
   std::vector<std::vector<CellId>> per_pod;
-  return placer.Place(pods, within, &per_pod) && Flatten(pods, per_pod, vleaves);
+  // Under the rack rule the binding decides the rack, and PhysicalOk checks the result.
+  return placer.Place(pods, k.virtual_within(), &per_pod) && Flatten(pods, per_pod, vleaves);
 }
 
 bool Engine::PlacePhysical(const Request& in, int chain, std::vector<CellId>* pleaves) const {
-  Request shaped;
-  std::string why;
-  if (!ShapeFor(in, chain, &shaped, &why)) return false;
-  const Request& req = shaped;
-  int within = WithinLevel(chains_[chain], req.within_type);
-  if (within < 0) return false;
-  PhysicalView view{*this, chain, req.allowed};
-  Placer<PhysicalView> placer(view, /*pack=*/false, req.distinct_nodes,
-                              PodLevel(chains_[chain], req), req.grain);
-  const std::vector<PodAsk> pods = Pods(req);
+  Constraints k;
+  if (!Compile(in, chain, nullptr, kNone, &k)) return false;
+  PhysicalView view{*this, chain, k.allowed()};
+  Placer<PhysicalView> placer(view, /*pack=*/false, k);
+  const std::vector<PodAsk> pods = Pods(k.shaped);
   std::vector<std::vector<CellId>> per_pod;
-  return placer.Place(pods, within, &per_pod) && Flatten(pods, per_pod, pleaves);
+  return placer.Place(pods, k.within_level, &per_pod) && Flatten(pods, per_pod, pleaves);
 }
 
 }  // namespace hived

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <map>
 
+#include "core/binding.h"
+#include "core/constraints.h"
 #include "core/engine.h"
+#include "core/preemption.h"
 
 namespace hived {
 
@@ -65,7 +68,9 @@ int Engine::NewJobSlot() {
   return static_cast<int>(jobs_.size()) - 1;
 }
 
-Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* d) const {
+// The request's own fields, each refused with its name and the reason; *vc is the
+// VC's index (-1: none).
+Status Engine::ValidateFields(const Request& req, int* vc) const {
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
   if (FindJob(req.job) >= 0)
@@ -73,35 +78,15 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   if (req.priority < -1 || req.priority > 1000)
     return inval("priority: must be -1 (opportunistic) or 0..1000, got " +
                  std::to_string(req.priority));
-  if (req.members.empty()) return inval("members: at least one member is needed");
-  int64_t total = 0, pods = 0;
-  const int fractions = req.members[0].fractions;
-  for (size_t i = 0; i < req.members.size(); i++) {
-    const auto& m = req.members[i];
-    std::string w = "members[" + std::to_string(i) + "]";
-    if (m.pods < 1 || m.pods > 100000) return inval(w + ".podNumber: must be 1..100000");
-    if (m.fractions < 0 || m.fractions > 100000)
-      return inval(w + ".fractionNumber: must be 1..100000 (or absent for whole GPUs)");
-    if (m.fractions > 0 && m.leaves != 0)
-      return inval(w + ": give leafCellNumber (whole GPUs) or fractionNumber (fractions of one " +
-                   "GPU), not both");
-    if (m.fractions == 0 && (m.leaves < 1 || m.leaves > 100000))
-      return inval(w + ".leafCellNumber: must be 1..100000");
-    // One grain per job: its pods are all whole GPUs or all the same fraction.
-    if (m.fractions != fractions)
-      return inval(w + ": every member of a job must ask for whole GPUs, or all for the same " +
-                   "fractionNumber");
-    total += int64_t{m.pods} * (m.fractions ? 1 : m.leaves);
-    pods += m.pods;
-  }
-  if (total > (int64_t{1} << 24)) return inval("members: more than 16M GPUs requested");
+  Status st = ValidateMembers(req);
+  if (!st.ok()) return st;
   if (!req.allowed.empty() && req.allowed.size() != node_names_.size())
     return inval("allowedNodes: must cover every node");
-  int vc = -1;
+  *vc = -1;
   if (!req.vc.empty()) {
     auto it = vc_index_.find(req.vc);
     if (it == vc_index_.end()) return Status::Err(Code::kNoEnt, "vc: unknown VC '" + req.vc + "'");
-    vc = it->second;
+    *vc = it->second;
   } else if (req.priority >= 0) {
     return inval("vc: a guaranteed job needs a VC");
   }
@@ -121,14 +106,47 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   if (!req.pod_within_type.empty() && !type_index_.count(req.pod_within_type))
     return Status::Err(Code::kNoEnt,
                        "podWithinCellType: unknown cell type '" + req.pod_within_type + "'");
-  std::string shape_why;
+  return Status::Ok();
+}
+
+Status Engine::ValidateMembers(const Request& req) const {
+  auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
+  if (req.members.empty()) return inval("members: at least one member is needed");
+  int64_t total = 0;
+  const int fractions = req.members[0].fractions;
+  for (size_t i = 0; i < req.members.size(); i++) {
+    const auto& m = req.members[i];
+    std::string w = "members[" + std::to_string(i) + "]";
+    if (m.pods < 1 || m.pods > 100000) return inval(w + ".podNumber: must be 1..100000");
+    if (m.fractions < 0 || m.fractions > 100000)
+      return inval(w + ".fractionNumber: must be 1..100000 (or absent for whole GPUs)");
+    if (m.fractions > 0 && m.leaves != 0)
+      return inval(w + ": give leafCellNumber (whole GPUs) or fractionNumber (fractions of one " +
+                   "GPU), not both");
+    if (m.fractions == 0 && (m.leaves < 1 || m.leaves > 100000))
+      return inval(w + ".leafCellNumber: must be 1..100000");
+    // One grain per job: its pods are all whole GPUs or all the same fraction.
+    if (m.fractions != fractions)
+      return inval(w + ": every member of a job must ask for whole GPUs, or all for the same " +
+                   "fractionNumber");
+    total += int64_t{m.pods} * (m.fractions ? 1 : m.leaves);
+  }
+  if (total > (int64_t{1} << 24)) return inval("members: more than 16M GPUs requested");
+  return Status::Ok();
+}
+
+// The chains whose GPU model and cell types the request can use (its pinned cell's,
+// its VC's, or any for an opportunistic job); *shape_why says why the last chain
+// refused its shape.
+Status Engine::FittingChains(const Request& req, int vc, std::vector<int>* chains,
+                             std::string* shape_why) const {
   auto chain_fits = [&](int c) {
     const Chain& ch = chains_[c];
     if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
     // A MIG slice is not a GPU: only a request naming its profile gets one.
     if (ch.mig && req.leaf_type.empty()) return false;
     Request shaped;
-    if (!ShapeFor(req, c, &shaped, &shape_why)) return false;
+    if (!ShapeFor(req, c, &shaped, shape_why)) return false;
     if (!req.within_type.empty()) {
       bool has = false;
       for (int l = 1; l <= ch.levels; l++) has |= ch.level_type[l] == req.within_type;
@@ -136,10 +154,10 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
     }
     return true;
   };
-  d->outcome = Outcome::kRejected;
   if (!req.pinned_id.empty()) {
     if (req.priority < 0)
-      return inval("pinnedCellId: an opportunistic job cannot ask for a pinned cell");
+      return Status::Err(Code::kInval,
+                         "pinnedCellId: an opportunistic job cannot ask for a pinned cell");
     CellId root = kNone;
     for (const auto& [id, r] : vcs_[vc].pinned)
       if (id == req.pinned_id) root = r;
@@ -154,6 +172,77 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
     for (size_t c = 0; c < chains_.size(); c++)
       if (chain_fits(static_cast<int>(c))) chains->push_back(static_cast<int>(c));
   }
+  return Status::Ok();
+}
+
+// Whether the request could ever fit chain c: in one cell of its withinCellType, each
+// pod in one cell of its podWithinCellType, and in the cells its VC (or pinned cell,
+// or the cluster) has. Counted in leaf cells: GPUs, or in a chain with fractional
+// levels its smallest fractions (a whole GPU is all of them).
+void Engine::CapacityIn(const Request& req, int vc, int c, Capacity* cap_out) const {
+  Capacity& k = *cap_out;
+  const Chain& ch = chains_[c];
+  Request shaped;
+  std::string why;
+  ShapeFor(req, c, &shaped, &why);
+  k.max_pod = 0;
+  k.total = 0;
+  for (const auto& m : shaped.members) {
+    k.max_pod = std::max(k.max_pod, m.leaves);
+    k.total += int64_t{m.pods} * m.leaves;
+  }
+  int64_t unit = ch.desc[ch.node_level][1];
+  if (!req.within_type.empty()) {
+    int64_t within_leaves = 0;
+    for (int l = 1; l <= ch.levels; l++)
+      if (ch.level_type[l] == req.within_type) within_leaves = ch.desc[l][1];
+    if (k.total > within_leaves) return;  // the whole job must fit one such cell
+  }
+  if (!req.pod_within_type.empty()) {
+    int64_t pod_leaves = -1;
+    for (int l = 1; l <= ch.levels; l++)
+      if (ch.level_type[l] == req.pod_within_type) pod_leaves = ch.desc[l][1];
+    if (k.max_pod > pod_leaves) {  // each pod must fit one such cell
+      k.pod_too_big = true;
+      return;
+    }
+  }
+  const int64_t chain_cap =
+      ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
+  int64_t cap = 0;
+  if (req.priority >= 0 && req.pinned_id.empty()) {
+    for (const auto& vch : vcs_[vc].chains)
+      if (vch.chain == c) cap = vch.leaves;
+    // A VC cell below node level is a unit of its own size.
+    int64_t biggest = 0;
+    for (const auto& vch : vcs_[vc].chains)
+      if (vch.chain == c)
+        for (int l = 1; l <= ch.levels; l++)
+          if (vch.quota[l]) biggest = std::max(biggest, ch.desc[std::min(l, ch.node_level)][1]);
+    if (k.max_pod <= unit && k.total <= chain_cap && (k.max_pod > biggest || k.total > cap)) {
+      k.vc_too_small = true;
+      k.vc_cap = std::max(k.vc_cap, cap);
+      k.vc_unit = std::max(k.vc_unit, biggest);
+    }
+    unit = biggest;
+  } else if (req.priority >= 0) {
+    for (const auto& [id, r] : vcs_[vc].pinned)
+      if (id == req.pinned_id) cap = chains_[vcells_[r].chain].desc[vcells_[r].level][1];
+    unit = std::min(unit, cap);
+  } else {
+    cap = chain_cap;
+  }
+  if (k.max_pod <= unit && k.total <= cap) k.any = true;
+}
+
+Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* d) const {
+  int vc = -1;
+  Status st = ValidateFields(req, &vc);
+  if (!st.ok()) return st;
+  std::string shape_why;
+  d->outcome = Outcome::kRejected;
+  st = FittingChains(req, vc, chains, &shape_why);
+  if (!st.ok()) return st;
   if (chains->empty()) {
     if (!shape_why.empty()) {
       d->reason = shape_why;
@@ -168,89 +257,34 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   // guaranteed job that the cluster could hold but its VC's cells cannot waits, since
   // a VC's cells follow its quota (sacctmgr GrpTRES) and can grow at run time.
   // Counts in a chain with fractional levels are in its smallest fractions.
-  const std::string unit = LeafWord(*chains);
-  bool any = false, pod_too_big = false, vc_too_small = false;
-  int max_pod = 0;
-  int64_t vc_cap = 0, vc_unit = 0;
-  // Counted in leaf cells: GPUs, or in a chain with fractional levels its smallest
-  // fractions (a whole GPU is all of them).
-  for (int c : *chains) {
-    const Chain& ch = chains_[c];
-    Request shaped;
-    std::string why;
-    ShapeFor(req, c, &shaped, &why);
-    max_pod = 0;
-    total = 0;
-    for (const auto& m : shaped.members) {
-      max_pod = std::max(max_pod, m.leaves);
-      total += int64_t{m.pods} * m.leaves;
-    }
-    int64_t unit = ch.desc[ch.node_level][1];
-    if (!req.within_type.empty()) {
-      int64_t within_leaves = 0;
-      for (int l = 1; l <= ch.levels; l++)
-        if (ch.level_type[l] == req.within_type) within_leaves = ch.desc[l][1];
-      if (total > within_leaves) continue;  // the whole job must fit one such cell
-    }
-    if (!req.pod_within_type.empty()) {
-      int64_t pod_leaves = -1;
-      for (int l = 1; l <= ch.levels; l++)
-        if (ch.level_type[l] == req.pod_within_type) pod_leaves = ch.desc[l][1];
-      if (max_pod > pod_leaves) {  // each pod must fit one such cell
-        pod_too_big = true;
-        continue;
-      }
-    }
-    const int64_t chain_cap =
-        ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
-    int64_t cap = 0;
-    if (req.priority >= 0 && req.pinned_id.empty()) {
-      for (const auto& vch : vcs_[vc].chains)
-        if (vch.chain == c) cap = vch.leaves;
-      // A VC cell below node level is a unit of its own size.
-      int64_t biggest = 0;
-      for (const auto& vch : vcs_[vc].chains)
-        if (vch.chain == c)
-          for (int l = 1; l <= ch.levels; l++)
-            if (vch.quota[l]) biggest = std::max(biggest, ch.desc[std::min(l, ch.node_level)][1]);
-      if (max_pod <= unit && total <= chain_cap && (max_pod > biggest || total > cap)) {
-        vc_too_small = true;
-        vc_cap = std::max(vc_cap, cap);
-        vc_unit = std::max(vc_unit, biggest);
-      }
-      unit = biggest;
-    } else if (req.priority >= 0) {
-      for (const auto& [id, r] : vcs_[vc].pinned)
-        if (id == req.pinned_id) cap = chains_[vcells_[r].chain].desc[vcells_[r].level][1];
-      unit = std::min(unit, cap);
-    } else {
-      cap = chain_cap;
-    }
-    if (max_pod <= unit && total <= cap) any = true;
-  }
-  if (!any && vc_too_small) {
+  Capacity k;
+  for (int c : *chains) CapacityIn(req, vc, c, &k);
+  if (!k.any)
+    NeverFits(req, LeafWord(*chains), k, d);
+  else
+    d->outcome = Outcome::kWaiting;
+  return Status::Ok();
+}
+
+// A request that no chain can hold: rejected, or (its VC is too small) waiting.
+void Engine::NeverFits(const Request& req, const std::string& unit, const Capacity& k,
+                       Decision* d) const {
+  const std::string need =
+      std::to_string(k.total) + " " + unit + " (largest pod " + std::to_string(k.max_pod) + ")";
+  if (k.vc_too_small) {
     d->outcome = Outcome::kWaiting;
     d->wait = Wait::kVcTooSmall;
-    d->reason = "VC '" + req.vc + "' is too small for the job: it needs " + std::to_string(total) +
-                " " + unit + " (largest pod " + std::to_string(max_pod) +
-                "), the VC's cells hold " + std::to_string(vc_cap) + " (pods of at most " +
-                std::to_string(vc_unit) + "); it waits until the VC's quota grows";
-    return Status::Ok();
-  }
-  if (!any && pod_too_big) {
-    d->reason = "a pod of " + std::to_string(max_pod) + " " + unit + " cannot fit inside one " +
+    d->reason = "VC '" + req.vc + "' is too small for the job: it needs " + need +
+                ", the VC's cells hold " + std::to_string(k.vc_cap) + " (pods of at most " +
+                std::to_string(k.vc_unit) + "); it waits until the VC's quota grows";
+  } else if (k.pod_too_big) {
+    d->reason = "a pod of " + std::to_string(k.max_pod) + " " + unit + " cannot fit inside one " +
                 req.pod_within_type + " cell";
-    return Status::Ok();
-  }
-  if (!any) {
+  } else {
     d->reason = req.priority >= 0
-                    ? "the job needs " + std::to_string(total) + " " + unit + " (largest pod " +
-                          std::to_string(max_pod) + ") which VC '" + req.vc + "' can never hold"
+                    ? "the job needs " + need + " which VC '" + req.vc + "' can never hold"
                     : "the job needs more GPUs per pod or in total than the cluster has";
-    return Status::Ok();
   }
-  d->outcome = Outcome::kWaiting;
-  return Status::Ok();
 }
 
 // The cell of GPU index `gpu` on `node`: a leaf, or the GPU-level cell of a chain with
@@ -277,7 +311,7 @@ void Engine::ReleaseJob(int slot, Job* taken) {
   if (j.guaranteed())
     for (CellId v : j.vleaves) {
       ClearVleafJob(v);
-      UnbindUp(v);
+      Binder(this).UnbindUp(v);
     }
   if (j.vc >= 0) {
     int64_t n = 0;
@@ -305,7 +339,7 @@ bool Engine::Reinstate(Job record) {
   for (const auto& p : j.pods)
     for (CellId l : p.leaves) {
       if (j.guaranteed()) {
-        ok &= BindExact(j.vleaves[i], l);
+        ok &= Binder(this).BindExact(j.vleaves[i], l);
         SetVleafJob(j.vleaves[i], slot);
       }
       SetLeafJob(l, slot, !j.guaranteed());
@@ -315,18 +349,6 @@ bool Engine::Reinstate(Job record) {
   if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += n;
   FlushIndexes();
   return ok;
-}
-
-void Engine::Rollback(int slot, const std::vector<Job>& undo) {
-  if (slot >= 0) ReleaseJob(slot);
-  for (const Job& v : undo) {
-    const int s = FindJob(v.name);
-    if (s >= 0) ReleaseJob(s);
-  }
-  // Guaranteed victims first: they need their exact bindings back.
-  for (int pass = 0; pass < 2; pass++)
-    for (const Job& v : undo)
-      if (v.guaranteed() == (pass == 0)) Reinstate(v);
 }
 
 // The levels of the smallest physical cells holding each pod of a placed job, then
@@ -369,10 +391,10 @@ std::vector<int> Engine::Spans(int slot) const {
 // victims and keeps every pod (and the gang) inside cells as small as `first` did;
 // otherwise `first` is committed again.
 bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
-                                  const std::vector<CellId>& first, Decision* d,
-                                  std::vector<Job>* undo, int* slot) {
+                                  const std::vector<CellId>& first, Decision* d, JobSnapshot* undo,
+                                  int* slot) {
   const std::vector<int> shape = Spans(*slot);
-  Rollback(*slot, *undo);
+  Preemption(this).Revert(*slot, *undo);
   // Pods as compact as in `first`: inside one cell of its widest pod's level below the node.
   Request r = req;
   const Chain& ch = chains_[chain];
@@ -382,7 +404,7 @@ bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId 
   std::vector<CellId> idle;
   if (PlaceVirtual(r, vc, chain, pinned_root, false, &idle, /*idle_only=*/true)) {
     Decision a;
-    undo->clear();
+    undo->Clear();
     bool ok = CommitGuaranteed(r, vc, chain, idle, &a, undo, slot) && a.preempted.empty();
     if (ok) {
       std::vector<int> span = Spans(*slot);
@@ -392,10 +414,10 @@ bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId 
       *d = std::move(a);
       return true;
     }
-    Rollback(*slot, *undo);
+    Preemption(this).Revert(*slot, *undo);
   }
   *d = Decision();
-  undo->clear();
+  undo->Clear();
   return CommitGuaranteed(req, vc, chain, first, d, undo, slot);
 }
 
@@ -418,52 +440,40 @@ std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves
 // Victims among the VC's own jobs are those whose virtual leaves the placement took;
 // opportunistic victims are those on the physical leaves the binding lands on.
 bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
-                              const std::vector<CellId>& vleaves, Decision* d,
-                              std::vector<Job>* undo, int* slot_out) {
-  Request req;
-  std::string why;
+                              const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo,
+                              int* slot_out) {
+  Constraints k;
   *slot_out = -1;
   // Exactly one virtual leaf per leaf the shaped request's pods need: anything else
   // is refused before any job is touched (SplitPods would read past the list).
-  if (!ShapeFor(in, chain, &req, &why)) return false;
+  if (!Compile(in, chain, nullptr, kNone, &k)) return false;
+  const Request& req = k.shaped;
   size_t need = 0;
   for (const auto& m : req.members) need += static_cast<size_t>(m.pods) * m.leaves;
   if (need != vleaves.size()) return false;
-  std::vector<int> vvictims;
-  for (CellId v : vleaves) {
-    int j = vcells_[v].job;
-    if (j >= 0 && std::find(vvictims.begin(), vvictims.end(), j) == vvictims.end())
-      vvictims.push_back(j);
-  }
-  for (int s : vvictims) undo->push_back(jobs_[s]);
-  for (int s : vvictims) {
-    Job& j = jobs_[s];
-    if (!j.lazy) {
-      d->preempted.push_back(j.name);
-      ReleaseJob(s);
-      continue;
-    }
-    // Demote: give back the virtual cells, keep running on the physical ones.
-    d->lazy_preempted.push_back(j.name);
-    for (CellId v : j.vleaves) {
-      ClearVleafJob(v);
-      UnbindUp(v);
-    }
-    j.vleaves.clear();
-    int64_t n = 0;
-    for (const auto& p : j.pods)
-      for (CellId l : p.leaves) {
-        ClearLeafJob(l, false);
-        SetLeafJob(l, s, true);
-        n++;
-      }
-    vcs_[vc].used_leaves -= n;
-    vcs_[vc].opp_leaves += n;
-    j.priority = -1;
-    j.demoted = true;
-  }
-  int slot = NewJobSlot();
+  Preemption planner(this);
+  planner.DisplaceVirtual(vc, vleaves, d, undo);
+  const int slot = OpenJob(req, vc, chain);
   *slot_out = slot;
+  std::vector<CellId> pleaves;
+  if (!BindLeaves(k, chain, vleaves, slot, &pleaves) || !PhysicalOk(k, pleaves)) {
+    d->preempted.clear();
+    d->lazy_preempted.clear();
+    FlushIndexes();
+    return false;
+  }
+  planner.DisplacePhysical(pleaves, d, undo);
+  Job& jb = jobs_[slot];
+  jb.pods = SplitPods(req, pleaves, pcells_);
+  for (CellId p : pleaves) SetLeafJob(p, slot, false);
+  vcs_[vc].used_leaves += static_cast<int64_t>(pleaves.size());
+  FlushIndexes();
+  return true;
+}
+
+// A new job's record in a new slot, from the (shaped) request; no cells yet.
+int Engine::OpenJob(const Request& req, int vc, int chain) {
+  const int slot = NewJobSlot();
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
@@ -477,114 +487,84 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   job.seq = next_seq_++;
   job.live = true;
   IndexJob(slot);
-  std::vector<CellId> pleaves;
-  bool ok = true;
+  return slot;
+}
+
+// Binds each virtual leaf (already bound ones keep their GPU) and records it on the
+// job in `slot`; *pleaves gets the physical leaves in the same order. False when a
+// leaf finds no GPU.
+bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<CellId>& vleaves,
+                        int slot, std::vector<CellId>* pleaves_out) {
+  std::vector<CellId>& pleaves = *pleaves_out;
   // Pods bind near each other: inside the cell just above the node of the first one,
   // or of a rack chosen up front with room for them all.
-  CellId near = GangRack(chain, vleaves, req.allowed);
+  CellId near = Binder(this).GangRack(chain, vleaves, k.allowed());
   // Distinct nodes: a pod's unbound cells bind off the nodes earlier pods took, so two
   // VC cells below the node size (two sockets) do not land on one node.
   std::vector<int> pod_of;  // pod index of each virtual leaf, request order
-  for (const auto& m : req.members)
+  for (const auto& m : k.shaped.members)
     for (int k = 0; k < m.pods; k++) {
       int pod = pod_of.empty() ? 0 : pod_of.back() + 1;
       pod_of.insert(pod_of.end(), m.leaves, pod);
     }
-  std::vector<uint8_t> pod_allowed = req.allowed;
-  if (req.distinct_nodes && pod_allowed.empty()) pod_allowed.assign(node_bad_.size(), 1);
+  std::vector<uint8_t> pod_allowed = k.allowed();
+  if (k.distinct_nodes && pod_allowed.empty()) pod_allowed.assign(node_bad_.size(), 1);
   for (size_t i = 0; i < vleaves.size(); i++) {
     CellId v = vleaves[i];
-    const std::vector<uint8_t>& allowed = req.distinct_nodes ? pod_allowed : req.allowed;
-    CellId p = vcells_[v].bound != kNone ? vcells_[v].bound : BindDown(v, allowed, near);
+    const std::vector<uint8_t>& allowed = k.distinct_nodes ? pod_allowed : k.allowed();
+    CellId p =
+        vcells_[v].bound != kNone ? vcells_[v].bound : Binder(this).BindDown(v, allowed, near);
     if (p != kNone && near == kNone) {
       int above = chains_[chain].node_level + 1;
       CellId a = p;
       while (a != kNone && pcells_[a].level < above) a = pcells_[a].parent;
       near = a;
     }
-    if (p == kNone) {
-      ok = false;
-      break;
-    }
+    if (p == kNone) return false;
     jobs_[slot].vleaves.push_back(v);
     SetVleafJob(v, slot);
     pleaves.push_back(p);
-    if (req.distinct_nodes && (i + 1 == vleaves.size() || pod_of[i + 1] != pod_of[i]))
+    if (k.distinct_nodes && (i + 1 == vleaves.size() || pod_of[i + 1] != pod_of[i]))
       for (size_t k = i + 1; k-- > 0 && pod_of[k] == pod_of[i];)
         if (pcells_[pleaves[k]].node >= 0) pod_allowed[pcells_[pleaves[k]].node] = 0;
   }
-  std::vector<int32_t> nodes;
-  for (size_t i = 0; ok && i < pleaves.size(); i++) {
-    const PCell& p = pcells_[pleaves[i]];
-    if (p.bad || (!req.allowed.empty() && !req.allowed[p.node])) ok = false;
+  return true;
+}
+
+// The physical leaves the binding chose keep the request's rules: healthy, allowed,
+// inside one cell of its withinCellType, each pod inside one cell of its
+// podWithinCellType, pods on distinct nodes.
+bool Engine::PhysicalOk(const Constraints& k, const std::vector<CellId>& pleaves) const {
+  const std::vector<uint8_t>& allowed = k.allowed();
+  for (CellId l : pleaves) {
+    const PCell& p = pcells_[l];
+    if (p.bad || (!allowed.empty() && !allowed[p.node])) return false;
     if (p.job >= 0 && jobs_[p.job].guaranteed())
-      ok = false;  // cannot happen while bindings are exclusive
+      return false;  // cannot happen while bindings are exclusive
   }
-  if (ok && !req.within_type.empty()) {
-    // Every GPU inside one physical cell of the asked type.
-    const Chain& ch = chains_[chain];
-    int wl = 0;
-    for (int l = 1; l <= ch.levels; l++)
-      if (ch.level_type[l] == req.within_type) wl = l;
-    CellId common = kNone;
-    for (CellId p : pleaves) {
-      CellId a = p;
-      while (a != kNone && pcells_[a].level < wl) a = pcells_[a].parent;
-      if (common == kNone) common = a;
-      if (a != common) ok = false;
-    }
-  }
-  if (ok && !req.pod_within_type.empty()) {
-    // Each pod inside one physical cell of the asked type.
-    const Chain& ch = chains_[chain];
-    int pl = 0;
-    for (int l = 1; l < ch.node_level; l++)
-      if (ch.level_type[l] == req.pod_within_type) pl = l;
-    for (const auto& pod : pl ? SplitPods(req, pleaves, pcells_) : std::vector<Pod>{}) {
-      CellId common = kNone;
-      for (CellId p : pod.leaves) {
-        CellId a = p;
-        while (a != kNone && pcells_[a].level < pl) a = pcells_[a].parent;
-        if (common == kNone) common = a;
-        if (a != common) ok = false;
-      }
-    }
-  }
-  if (ok && req.distinct_nodes) {
-    std::vector<Pod> pods = SplitPods(req, pleaves, pcells_);
-    for (const auto& p : pods) {
-      if (std::find(nodes.begin(), nodes.end(), p.node) != nodes.end()) ok = false;
+  // The rack rule's racks are checked here: the virtual placement left them to binding.
+  if (k.within_level > 0 && !InOneCell(pleaves, k.within_level)) return false;
+  if (k.pod_level > 0)
+    for (const auto& pod : SplitPods(k.shaped, pleaves, pcells_))
+      if (!InOneCell(pod.leaves, k.pod_level)) return false;
+  if (k.distinct_nodes) {
+    std::vector<int32_t> nodes;
+    for (const auto& p : SplitPods(k.shaped, pleaves, pcells_)) {
+      if (std::find(nodes.begin(), nodes.end(), p.node) != nodes.end()) return false;
       nodes.push_back(p.node);
     }
   }
-  if (!ok) {
-    d->preempted.clear();
-    d->lazy_preempted.clear();
-    FlushIndexes();
-    return false;
+  return true;
+}
+
+// Whether the physical leaves lie inside one cell of `level`.
+bool Engine::InOneCell(const std::vector<CellId>& leaves, int level) const {
+  CellId common = kNone;
+  for (CellId a : leaves) {
+    while (a != kNone && pcells_[a].level < level) a = pcells_[a].parent;
+    if (common == kNone) common = a;
+    if (a != common) return false;
   }
-  std::vector<int> ovictims;
-  for (CellId p : pleaves) {
-    int j = pcells_[p].job;
-    if (j >= 0 && std::find(ovictims.begin(), ovictims.end(), j) == ovictims.end())
-      ovictims.push_back(j);
-  }
-  for (int s : ovictims) {
-    const std::string& name = jobs_[s].name;
-    auto lz = std::find(d->lazy_preempted.begin(), d->lazy_preempted.end(), name);
-    if (lz != d->lazy_preempted.end()) {
-      d->lazy_preempted.erase(lz);  // demoted, then its GPUs were needed after all
-    } else {
-      undo->push_back(jobs_[s]);
-    }
-    d->preempted.push_back(name);
-    ReleaseJob(s);
-  }
-  Job& jb = jobs_[slot];
-  jb.pods = SplitPods(req, pleaves, pcells_);
-  for (CellId p : pleaves) SetLeafJob(p, slot, false);
-  vcs_[vc].used_leaves += static_cast<int64_t>(pleaves.size());
-  FlushIndexes();
   return true;
 }
 
@@ -673,121 +653,15 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     return Status::Ok();
   }
   int slot = -1;
-  std::vector<Job> undo;
-  bool placed = false, found_virtual = false;
-  if (req.priority >= 0) {
-    int vc = vc_index_.at(req.vc);
-    CellId pinned_root = kNone;
-    for (const auto& [id, r] : vcs_[vc].pinned)
-      if (id == req.pinned_id) pinned_root = r;
-    int64_t need = ShapedNeed(req, chains), preemptible = 0;
-    for (const auto& [prio, n] : vcs_[vc].used_by_priority)
-      if (prio < req.priority) preemptible += n;
-    // Preemption can only help if the lower-priority jobs hold enough GPUs.
-    int passes = pinned_root != kNone || vcs_[vc].free_leaves + preemptible >= need ? 2 : 1;
-    if (preemptible == 0) passes = 1;
-    // Neither the VC's free cells nor its lower-priority jobs hold enough GPUs: the job
-    // waits for its own VC whatever the cluster looks like, so no placement is tried.
-    // Schedulers ask this for every queued job of a flooding VC.
-    if (pinned_root == kNone && vcs_[vc].free_leaves + preemptible < need) passes = 0;
-    for (int preempt = 0; preempt < passes && !placed; preempt++)
-      for (int c : chains) {
-        // A job that must stay inside one rack (or larger cell) of a VC that owns no
-        // such cell: try the racks one by one, binding only inside the rack tried.
-        std::vector<Request> tries;
-        int wl = 0;
-        const Chain& ch = chains_[c];
-        for (int l = ch.node_level + 1; l <= ch.levels; l++)
-          if (ch.level_type[l] == req.within_type) wl = l;
-        const VcChain* vch = nullptr;
-        for (const auto& x : vcs_[vc].chains)
-          if (x.chain == c) vch = &x;
-        if (wl && pinned_root == kNone && vch && vch->cells_at_level[wl].empty()) {
-          // Only racks whose idle or opportunistic (preemptible) GPUs suffice,
-          // tightest first.
-          int64_t need_gpus = ShapedNeed(req, {c});
-          auto room = [&](CellId r) { return int64_t{pcells_[r].avail} + pcells_[r].opp; };
-          std::vector<CellId> racks;
-          for (CellId r : ch.cells_at_level[wl])
-            if (room(r) >= need_gpus) racks.push_back(r);
-          std::stable_sort(racks.begin(), racks.end(),
-                           [&](CellId a, CellId b) { return room(a) < room(b); });
-          for (CellId r : racks) {
-            Request t = req;
-            std::vector<uint8_t> mask(node_names_.size(), 0);
-            WalkPhysical(r, [&](CellId x) {
-              if (pcells_[x].level != ch.node_level) return Visit::kDescend;
-              const int32_t n = pcells_[x].node;
-              mask[n] = req.allowed.empty() || req.allowed[n];
-              return Visit::kPrune;
-            });
-            t.allowed = std::move(mask);
-            tries.push_back(std::move(t));
-          }
-        } else {
-          tries.push_back(req);
-        }
-        for (const Request& t : tries) {
-          std::vector<CellId> vleaves;
-          if (!PlaceVirtual(t, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
-          found_virtual = true;
-          Decision attempt;
-          undo.clear();
-          bool committed = CommitGuaranteed(t, vc, c, vleaves, &attempt, &undo, &slot);
-          if (committed && preempt == 0 && !attempt.preempted.empty())
-            committed =
-                CommitWithoutVictims(t, vc, c, pinned_root, vleaves, &attempt, &undo, &slot);
-          if (committed) {
-            d.preempted = attempt.preempted;
-            d.lazy_preempted = attempt.lazy_preempted;
-            placed = true;
-            break;
-          }
-          Rollback(slot, undo);  // lazy victims restored: the preemptor could not be placed
-          slot = -1;
-        }
-        if (placed) break;
-      }
-    if (!placed && no_reason_) d.wait = Wait::kNoCell;
-    if (!placed && !no_reason_) WaitReason(req, vc, pinned_root, chains, found_virtual, &d);
-  } else {
-    int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
-    for (int c : chains) {
-      std::vector<CellId> pleaves;
-      Request shaped;
-      std::string why;
-      if (!ShapeFor(req, c, &shaped, &why) || !PlacePhysical(shaped, c, &pleaves)) continue;
-      slot = NewJobSlot();
-      Job& job = jobs_[slot];
-      job.name = req.job;
-      job.vc = vc;
-      job.vc_name = Intern(req.vc);
-      job.priority = job.original_priority = -1;
-      job.lazy = req.lazy;
-      job.chain = c;
-      job.leaf_type = Intern(req.leaf_type);
-      job.grain = shaped.grain;
-      job.seq = next_seq_++;
-      job.live = true;
-      job.pods = SplitPods(shaped, pleaves, pcells_);
-      IndexJob(slot);
-      for (CellId p : pleaves) SetLeafJob(p, slot, true);
-      FlushIndexes();
-      if (vc >= 0) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
-      placed = true;
-      break;
-    }
-    if (!placed) {
-      d.wait = Wait::kNoCell;
-      d.reason = "no idle GPUs of that shape for an opportunistic job";
-    }
-  }
+  JobSnapshot undo;
+  const bool placed = req.priority >= 0 ? SubmitGuaranteed(req, chains, &d, &undo, &slot)
+                                        : SubmitOpportunistic(req, chains, &d, &slot);
   if (placed) {
     d.outcome = Outcome::kPlaced;
     FillDecisionPods(jobs_[slot], &d);
     if (dry_run) {
       next_seq_--;
-      Rollback(slot, undo);
+      Preemption(this).Revert(slot, undo);
     } else {
       waiting_.erase(req.job);
     }
@@ -797,6 +671,105 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
   }
   *out = std::move(d);
   return Status::Ok();
+}
+
+// Tries the chains without preemption, then (if lower-priority jobs could make room)
+// with it; a job that waits gets the reason.
+bool Engine::SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
+                              JobSnapshot* undo, int* slot) {
+  const int vc = vc_index_.at(req.vc);
+  const CellId pinned_root = PinnedRoot(vc, req.pinned_id);
+  const int passes = Preemption(this).Passes(req, vc, pinned_root, ShapedNeed(req, chains));
+  bool placed = false, found_virtual = false;
+  for (int preempt = 0; preempt < passes && !placed; preempt++)
+    for (int c : chains) {
+      Constraints k;
+      Compile(req, c, VcChainOf(vc, c), pinned_root, &k);
+      for (const Request& t : RackTries(req, k, c)) {
+        std::vector<CellId> vleaves;
+        if (!PlaceVirtual(t, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
+        found_virtual = true;
+        placed = TryCommit(t, vc, c, pinned_root, preempt != 0, vleaves, d, undo, slot);
+        if (placed) break;
+      }
+      if (placed) break;
+    }
+  if (!placed && no_reason_) d->wait = Wait::kNoCell;
+  if (!placed && !no_reason_) WaitReason(req, vc, pinned_root, chains, found_virtual, d);
+  return placed;
+}
+
+// The rack rule: a job that must stay inside one rack (or larger cell) of a VC that
+// owns no such cell tries the racks one by one, binding only inside the rack tried
+// (its allowed nodes cut to that rack); any other job is tried as it is.
+std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k, int c) const {
+  if (!k.usable || !k.by_rack) return {req};
+  std::vector<Request> tries;
+  const Chain& ch = chains_[c];
+  const int wl = k.within_level;
+  // Only racks whose idle or opportunistic (preemptible) GPUs suffice, tightest first.
+  int64_t need_gpus = ShapedNeed(req, {c});
+  auto room = [&](CellId r) { return int64_t{pcells_[r].avail} + pcells_[r].opp; };
+  std::vector<CellId> racks;
+  for (CellId r : ch.cells_at_level[wl])
+    if (room(r) >= need_gpus) racks.push_back(r);
+  std::stable_sort(racks.begin(), racks.end(),
+                   [&](CellId a, CellId b) { return room(a) < room(b); });
+  for (CellId r : racks) {
+    Request t = req;
+    std::vector<uint8_t> mask(node_names_.size(), 0);
+    WalkPhysical(r, [&](CellId x) {
+      if (pcells_[x].level != ch.node_level) return Visit::kDescend;
+      const int32_t n = pcells_[x].node;
+      mask[n] = req.allowed.empty() || req.allowed[n];
+      return Visit::kPrune;
+    });
+    t.allowed = std::move(mask);
+    tries.push_back(std::move(t));
+  }
+  return tries;
+}
+
+// Commits a virtual placement. Without preemption allowed, a commit that displaced
+// opportunistic jobs is first redone on idle GPUs if that keeps it as compact.
+bool Engine::TryCommit(const Request& t, int vc, int c, CellId pinned_root, bool preempt,
+                       const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo,
+                       int* slot) {
+  Decision attempt;
+  undo->Clear();
+  bool committed = CommitGuaranteed(t, vc, c, vleaves, &attempt, undo, slot);
+  if (committed && !preempt && !attempt.preempted.empty())
+    committed = CommitWithoutVictims(t, vc, c, pinned_root, vleaves, &attempt, undo, slot);
+  if (committed) {
+    d->preempted = attempt.preempted;
+    d->lazy_preempted = attempt.lazy_preempted;
+    return true;
+  }
+  Preemption(this).Revert(*slot,
+                          *undo);  // lazy victims restored: the preemptor could not be placed
+  *slot = -1;
+  return false;
+}
+
+// Idle GPUs only, in the first chain where the shaped request fits.
+bool Engine::SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
+                                 int* slot) {
+  const int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
+  for (int c : chains) {
+    std::vector<CellId> pleaves;
+    Request shaped;
+    std::string why;
+    if (!ShapeFor(req, c, &shaped, &why) || !PlacePhysical(shaped, c, &pleaves)) continue;
+    *slot = OpenJob(shaped, vc, c);
+    jobs_[*slot].pods = SplitPods(shaped, pleaves, pcells_);
+    for (CellId p : pleaves) SetLeafJob(p, *slot, true);
+    FlushIndexes();
+    if (vc >= 0) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
+    return true;
+  }
+  d->wait = Wait::kNoCell;
+  d->reason = "no idle GPUs of that shape for an opportunistic job";
+  return false;
 }
 
 Status Engine::Finish(const std::string& job) {
@@ -854,76 +827,8 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   // GPUs are in use all the same, and forgetting them would hand them to the next job.
   std::vector<std::string> missing;
   int chain = -1;
-  for (size_t i = 0; i < rj.pods.size(); i++) {
-    const auto& pp = rj.pods[i];
-    std::string w = "placement[" + std::to_string(i) + "]";
-    if (pp.gpus.empty()) return inval(w + ".leaves: empty");
-    if (pp.node < 0 || static_cast<size_t>(pp.node) >= node_names_.size()) {
-      std::string name = pp.node_name.empty() ? w + ".node" : "'" + pp.node_name + "'";
-      missing.push_back("GPUs " + GpuList(pp.gpus) + " on node " + name +
-                        " (the node is not in the config)");
-      continue;
-    }
-    leaves.emplace_back();
-    std::vector<int32_t> absent;
-    if (!pp.fractions.empty() && pp.gpus.size() != 1)
-      return inval(w + ".fractions: fractions are slots of one GPU, but the pod names " +
-                   std::to_string(pp.gpus.size()) + " GPUs");
-    for (int32_t g : pp.gpus) {
-      CellId gc = FindGpuCell(pp.node, g, chain);
-      if (gc == kNone) {
-        absent.push_back(g);
-        continue;
-      }
-      std::vector<CellId> gl;
-      const Chain& gch = chains_[pcells_[gc].chain];
-      if (pp.fractions.empty()) {
-        LeavesUnder(gc, &gl);
-      } else if (gch.gpu_level == 1) {
-        return inval(w + ".fractions: GPU " + std::to_string(g) + " on node '" +
-                     node_names_[pp.node] + "' has no fractional cell levels");
-      } else {
-        for (int32_t slot : pp.fractions) {
-          CellId l = LeafAt(gc, slot);
-          if (l == kNone)
-            return inval(w + ".fractions: slot " + std::to_string(slot) + " is not a fraction of " +
-                         "GPU " + std::to_string(g) + " (it has " +
-                         std::to_string(gch.desc[gch.gpu_level][1]) + ")");
-          gl.push_back(l);
-        }
-      }
-      for (CellId l : gl) {
-        if (pcells_[l].job >= 0)
-          return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" +
-                                               node_names_[pp.node] + "' is already held by job '" +
-                                               jobs_[pcells_[l].job].name + "'");
-        for (const auto& prev : leaves)
-          if (std::find(prev.begin(), prev.end(), l) != prev.end())
-            return inval(w + (pp.fractions.empty() ? ".leaves: a GPU" : ".fractions: a fraction") +
-                         " is listed twice");
-        leaves.back().push_back(l);
-      }
-      chain = pcells_[gc].chain;
-    }
-    // A pod holds whole GPUs or one buddy cell of one GPU: the exclusion between
-    // whole-GPU and fractional work holds for recovered jobs too.
-    if (!leaves.back().empty() && GrainOf(chain, leaves.back()) == 0)
-      return inval(w + ".fractions: the fractions of a pod must form one aligned cell of a " +
-                   "GPU (a half, a quarter, ...: slots 0-1, 2-3, 0-3, ...)");
-    if (!absent.empty())
-      missing.push_back("GPUs " + GpuList(absent) + " on node '" + node_names_[pp.node] + "' (" +
-                        (chain >= 0 ? "not in the job's chain" : "no such GPU in the config") +
-                        ")");
-    if (leaves.back().empty()) leaves.pop_back();
-  }
-  for (size_t i = 1; i < leaves.size(); i++)
-    if (GrainOf(chain, leaves[i]) != GrainOf(chain, leaves[0]))
-      return inval("placement: a job's pods must all hold whole GPUs or all the same fraction");
-  if (leaves.empty()) {
-    std::string why = "placement: none of the job's GPUs is in the config";
-    for (const auto& m : missing) why += "; " + m;
-    return Status::Err(Code::kNoEnt, why);
-  }
+  Status st = RunningLeaves(rj, &leaves, &missing, &chain);
+  if (!st.ok()) return st;
   int vc = -1;
   if (!req.vc.empty()) {
     auto it = vc_index_.find(req.vc);
@@ -954,47 +859,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
     p.leaves = pl;
     job.pods.push_back(p);
   }
-  if (guaranteed) {
-    CellId pinned_root = kNone;
-    if (!req.pinned_id.empty())
-      for (const auto& [id, r] : vcs_[vc].pinned)
-        if (id == req.pinned_id) pinned_root = r;
-    if (!req.pinned_id.empty() && pinned_root == kNone) guaranteed = false;
-    size_t i = 0;
-    for (const auto& pl : leaves) {
-      if (!guaranteed) break;
-      // The pod's own lowest common ancestor: a VC cell smaller than that cannot hold it.
-      int lca = 1;
-      for (CellId l : pl) {
-        CellId a = l, b = pl[0];
-        while (a != b) {
-          a = pcells_[a].parent;
-          b = pcells_[b].parent;
-        }
-        lca = std::max(lca, static_cast<int>(pcells_[a].level));
-      }
-      for (CellId l : pl) {
-        CellId v =
-            i < rj.vleaves.size() ? rj.vleaves[i] : FindVleafFor(vc, chain, l, pinned_root, lca);
-        i++;
-        if (v == kNone || v < 0 || static_cast<size_t>(v) >= vcells_.size() ||
-            vcells_[v].vc != vc || vcells_[v].level != 1 || vcells_[v].job >= 0 ||
-            !BindExact(v, l)) {
-          guaranteed = false;
-          break;
-        }
-        jobs_[slot].vleaves.push_back(v);
-        SetVleafJob(v, slot);
-      }
-    }
-    if (!guaranteed) {
-      for (CellId v : jobs_[slot].vleaves) {
-        ClearVleafJob(v);
-        UnbindUp(v);
-      }
-      jobs_[slot].vleaves.clear();
-    }
-  }
+  if (guaranteed) guaranteed = BindRunning(rj, vc, chain, leaves, slot);
   Job& j = jobs_[slot];
   j.priority = guaranteed ? req.priority : -1;
   j.demoted = !guaranteed && req.priority >= 0;
@@ -1016,6 +881,145 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   if (demoted) *demoted = j.demoted ? 1 : 0;
   FlushIndexes();
   return Status::Ok();
+}
+
+// The leaf cells of each pod of a running job, pods the config has none of left out
+// and what is missing named in *missing; *chain is the chain they are in.
+Status Engine::RunningLeaves(const RunningJob& rj, std::vector<std::vector<CellId>>* leaves_out,
+                             std::vector<std::string>* missing_out, int* chain_out) const {
+  auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
+  std::vector<std::vector<CellId>>& leaves = *leaves_out;
+  std::vector<std::string>& missing = *missing_out;
+  int& chain = *chain_out;
+  for (size_t i = 0; i < rj.pods.size(); i++) {
+    const auto& pp = rj.pods[i];
+    std::string w = "placement[" + std::to_string(i) + "]";
+    if (pp.gpus.empty()) return inval(w + ".leaves: empty");
+    if (pp.node < 0 || static_cast<size_t>(pp.node) >= node_names_.size()) {
+      std::string name = pp.node_name.empty() ? w + ".node" : "'" + pp.node_name + "'";
+      missing.push_back("GPUs " + GpuList(pp.gpus) + " on node " + name +
+                        " (the node is not in the config)");
+      continue;
+    }
+    leaves.emplace_back();
+    std::vector<int32_t> absent;
+    if (!pp.fractions.empty() && pp.gpus.size() != 1)
+      return inval(w + ".fractions: fractions are slots of one GPU, but the pod names " +
+                   std::to_string(pp.gpus.size()) + " GPUs");
+    Status st = PodLeaves(pp, w, &leaves, &absent, &chain);
+    if (!st.ok()) return st;
+    // A pod holds whole GPUs or one buddy cell of one GPU: the exclusion between
+    // whole-GPU and fractional work holds for recovered jobs too.
+    if (!leaves.back().empty() && GrainOf(chain, leaves.back()) == 0)
+      return inval(w + ".fractions: the fractions of a pod must form one aligned cell of a " +
+                   "GPU (a half, a quarter, ...: slots 0-1, 2-3, 0-3, ...)");
+    if (!absent.empty())
+      missing.push_back("GPUs " + GpuList(absent) + " on node '" + node_names_[pp.node] + "' (" +
+                        (chain >= 0 ? "not in the job's chain" : "no such GPU in the config") +
+                        ")");
+    if (leaves.back().empty()) leaves.pop_back();
+  }
+  for (size_t i = 1; i < leaves.size(); i++)
+    if (GrainOf(chain, leaves[i]) != GrainOf(chain, leaves[0]))
+      return inval("placement: a job's pods must all hold whole GPUs or all the same fraction");
+  if (leaves.empty()) {
+    std::string why = "placement: none of the job's GPUs is in the config";
+    for (const auto& m : missing) why += "; " + m;
+    return Status::Err(Code::kNoEnt, why);
+  }
+  return Status::Ok();
+}
+
+// The leaves of one pod's GPUs (whole, or the fraction slots it names) appended to
+// leaves.back(); GPUs the config lacks go to *absent. w names the pod in errors.
+Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
+                         std::vector<std::vector<CellId>>* leaves_out,
+                         std::vector<int32_t>* absent_out, int* chain_out) const {
+  std::vector<std::vector<CellId>>& leaves = *leaves_out;
+  auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
+  std::vector<int32_t>& absent = *absent_out;
+  int& chain = *chain_out;
+  for (int32_t g : pp.gpus) {
+    CellId gc = FindGpuCell(pp.node, g, chain);
+    if (gc == kNone) {
+      absent.push_back(g);
+      continue;
+    }
+    std::vector<CellId> gl;
+    const Chain& gch = chains_[pcells_[gc].chain];
+    if (pp.fractions.empty()) {
+      LeavesUnder(gc, &gl);
+    } else if (gch.gpu_level == 1) {
+      return inval(w + ".fractions: GPU " + std::to_string(g) + " on node '" +
+                   node_names_[pp.node] + "' has no fractional cell levels");
+    } else {
+      for (int32_t slot : pp.fractions) {
+        CellId l = LeafAt(gc, slot);
+        if (l == kNone)
+          return inval(w + ".fractions: slot " + std::to_string(slot) + " is not a fraction of " +
+                       "GPU " + std::to_string(g) + " (it has " +
+                       std::to_string(gch.desc[gch.gpu_level][1]) + ")");
+        gl.push_back(l);
+      }
+    }
+    for (CellId l : gl) {
+      if (pcells_[l].job >= 0)
+        return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" +
+                                             node_names_[pp.node] + "' is already held by job '" +
+                                             jobs_[pcells_[l].job].name + "'");
+      for (const auto& prev : leaves)
+        if (std::find(prev.begin(), prev.end(), l) != prev.end())
+          return inval(w + (pp.fractions.empty() ? ".leaves: a GPU" : ".fractions: a fraction") +
+                       " is listed twice");
+      leaves.back().push_back(l);
+    }
+    chain = pcells_[gc].chain;
+  }
+  return Status::Ok();
+}
+
+// Binds a recovered guaranteed job's leaves to virtual leaves of its VC (the recorded
+// ones, or found for each GPU); false, with nothing bound, if they cannot all be.
+bool Engine::BindRunning(const RunningJob& rj, int vc, int chain,
+                         const std::vector<std::vector<CellId>>& leaves, int slot) {
+  const Request& req = rj.req;
+  bool guaranteed = true;
+  const CellId pinned_root = req.pinned_id.empty() ? kNone : PinnedRoot(vc, req.pinned_id);
+  if (!req.pinned_id.empty() && pinned_root == kNone) guaranteed = false;
+  size_t i = 0;
+  for (const auto& pl : leaves) {
+    if (!guaranteed) break;
+    // The pod's own lowest common ancestor: a VC cell smaller than that cannot hold it.
+    int lca = 1;
+    for (CellId l : pl) {
+      CellId a = l, b = pl[0];
+      while (a != b) {
+        a = pcells_[a].parent;
+        b = pcells_[b].parent;
+      }
+      lca = std::max(lca, static_cast<int>(pcells_[a].level));
+    }
+    for (CellId l : pl) {
+      CellId v = i < rj.vleaves.size() ? rj.vleaves[i]
+                                       : Binder(this).FindVleafFor(vc, chain, l, pinned_root, lca);
+      i++;
+      if (v == kNone || v < 0 || static_cast<size_t>(v) >= vcells_.size() || vcells_[v].vc != vc ||
+          vcells_[v].level != 1 || vcells_[v].job >= 0 || !Binder(this).BindExact(v, l)) {
+        guaranteed = false;
+        break;
+      }
+      jobs_[slot].vleaves.push_back(v);
+      SetVleafJob(v, slot);
+    }
+  }
+  if (!guaranteed) {
+    for (CellId v : jobs_[slot].vleaves) {
+      ClearVleafJob(v);
+      Binder(this).UnbindUp(v);
+    }
+    jobs_[slot].vleaves.clear();
+  }
+  return guaranteed;
 }
 
 Status Engine::SetNodeHealth(const std::string& node, bool healthy) {

@@ -338,9 +338,18 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 	const hived_settings *s = hived_ctld_settings();
 	const char *qos_name = job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL;
 	gres_job_state_t *gpu, *shard;
-	int entries = 0, shard_entries = 0;
+	int entries = 0, shard_entries = 0, mps_entries = 0;
 
 	memset(c, 0, sizeof(*c));
+	/*
+	 * MPS shares are no cells: cons_tres would put them on any GPU, one
+	 * HiveD gave another VC's job whole included (doc/sharing.md, "MPS").
+	 */
+	(void) _gres_state(job_ptr->gres_list_req, "mps", &mps_entries);
+	if (mps_entries) {
+		*why = xstrdup("gres/mps: HiveD gives no MPS shares (they are not cells, and cons_tres could put them on another VC's GPU): ask for --gres=shard:k, or for whole GPUs and run MPS inside them");
+		return (c->kind = HIVED_JOB_REFUSE);
+	}
 	gpu = _gpu_state(job_ptr->gres_list_req, &entries);
 	shard = _gres_state(job_ptr->gres_list_req, "shard", &shard_entries);
 	if (!entries && !shard_entries)

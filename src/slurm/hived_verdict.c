@@ -11,6 +11,7 @@
 #include "src/common/xstring.h"
 
 #include "hived_ctld.h"
+#include "hived_fractions.h"
 #include "hived_job.h"
 #include "hived_status.h"
 #include "hived_verdict.h"
@@ -39,6 +40,8 @@ extern void hived_select_verdict(job_record_t *job_ptr, hived_verdict_t *v)
 	}
 	if (v->kind != HIVED_VERDICT_NOT_HIVED) {
 		v->gpus = c.gpus;
+		for (size_t m = 0; c.shards && m < c.n_members; m++)
+			v->fractions += hived_member_fraction_leaves(&c.members[m]);
 		v->vc = xstrdup(c.vc);
 	}
 	hived_ctld_unlock();
@@ -67,11 +70,12 @@ extern int hived_select_view(uint64_t *generation, hived_po_status *out)
 	}
 	hived_po_status_free(out);
 	/*
-	 * The VCs' free GPUs as hived_status.json has them (doomed cells are
-	 * not free), from the engine's cluster view.
+	 * The VCs' free leaf cells as hived_status.json has them (doomed cells
+	 * are not free), from the engine's cluster view.
 	 */
 	if (hived_inspect(e, NULL, &cluster) == HIVED_OK) {
-		char *doc = xstrdup_printf("{\"cluster\":%s}", cluster);
+		char *doc = xstrdup_printf("{\"cluster\":%s,\"leavesPerGpu\":%s}",
+					   cluster, hived_leaves_per_gpu_json(e));
 
 		if (hived_po_parse(doc, out, err, sizeof(err)))
 			error("select/hived: quota view for priority/hived: %s",

@@ -29,6 +29,8 @@ typedef enum {
 typedef struct {
 	hived_verdict_kind_t kind;
 	int64_t gpus;		/* GPUs it asks (GUARANTEED, OPPORTUNISTIC, REFUSED) */
+	/* shard jobs: smallest fractions taken, each pod's rounded up to its buddy cell */
+	int64_t fractions;
 	char *vc;		/* its VC (xmalloc()ed), NULL if none */
 } hived_verdict_t;
 
@@ -38,8 +40,8 @@ typedef void (*hived_select_verdict_f)(job_record_t *job_ptr,
 				       hived_verdict_t *v);
 
 /*
- * Each VC's quota GPUs no job holds and that can be had (doomed cells are not
- * free) and the running jobs the engine holds as opportunistic, into
+ * Each VC's quota leaf cells no job holds and that can be had (doomed cells are
+ * not free), each chain's leaf cells per GPU ("leavesPerGpu") and the running jobs the engine holds as opportunistic, into
  * *out (malloc()ed; hived_po_status_free), when the engine changed since
  * *generation. RET 1 filled (and *generation updated), 0 unchanged, -1 no
  * hived.conf in force (*out emptied).

@@ -29,6 +29,7 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/hived_state_file.c \
 	src/slurm/hived_paths.c src/slurm/hived_paths.h \
 	src/slurm/hived_verdict.c src/slurm/hived_verdict.h \
+	src/slurm/hived_fractions.c src/slurm/hived_fractions.h \
 	src/slurm/priority_order.c src/slurm/priority_order.h \
 	src/slurm/hived_job.c src/slurm/hived_job.h \
 	src/slurm/ctld_symbols.h \

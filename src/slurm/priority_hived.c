@@ -17,7 +17,8 @@
  * A job's class is select/hived's: priority/hived asks it in-process
  * (hived_verdict.h) for every job it bands, so both plugins follow the one
  * classification (hived_job_classify) and the one hived.conf in force. So are
- * the VCs' free quota GPUs and which running jobs HiveD holds as
+ * the VCs' free quota (in leaf cells: a shard job counts as its fraction of a
+ * GPU) and which running jobs HiveD holds as
  * opportunistic, asked when select/hived's engine changed (at most once a
  * second) by a thread of ours, which then re-bands the pending jobs and moves
  * running jobs that HiveD demoted (lazy preemption) to the opportunistic band,
@@ -80,7 +81,7 @@ static size_t applied_cap, applied_used;
 static bool applied_dirty;	/* changed since last written */
 static hived_po_status status;
 static bool have_status;
-static int64_t *vc_left;		/* per status.vcs: GPUs not yet promised */
+static int64_t *vc_left;		/* per status.vcs: leaf cells not yet promised */
 static uint32_t band_weight = 1;
 static pthread_t po_thread;
 static bool po_running, po_stop, po_force;
@@ -351,12 +352,14 @@ static void _describe(job_record_t *job_ptr, hived_po_job *j)
 	case HIVED_VERDICT_GUARANTEED:
 		vc = hived_po_find_vc(&status, v.vc);
 		j->gpus = v.gpus;
+		j->fractions = v.fractions;
 		j->vc = vc ? vc->name : NULL;
 		break;
 	case HIVED_VERDICT_OPPORTUNISTIC:
 	case HIVED_VERDICT_REFUSED:
 		/* Refused: it never runs; last, with opportunistic work. */
 		j->gpus = v.gpus;
+		j->fractions = v.fractions;
 		j->guaranteed = 0;
 		break;
 	}
@@ -369,7 +372,7 @@ static hived_band_t _band_now(job_record_t *job_ptr)
 	hived_po_job j;
 
 	_describe(job_ptr, &j);
-	if (!j.gpus)
+	if (!j.gpus && !j.fractions)
 		return HIVED_BAND_FITS;
 	if (!j.guaranteed)
 		return HIVED_BAND_OPPORTUNISTIC;
@@ -377,7 +380,8 @@ static hived_band_t _band_now(job_record_t *job_ptr)
 		return HIVED_BAND_FITS;
 	for (size_t i = 0; i < status.n_vcs; i++)
 		if (!xstrcasecmp(status.vcs[i].name, j.vc))
-			return (j.gpus <= vc_left[i]) ? HIVED_BAND_FITS :
+			return (hived_po_demand(&status.vcs[i], &j) <=
+				vc_left[i]) ? HIVED_BAND_FITS :
 			       HIVED_BAND_WAITS;
 	return HIVED_BAND_FITS;
 }
@@ -451,7 +455,7 @@ static bool _refresh_view(uint64_t *gen)
 	xfree(vc_left);
 	vc_left = xcalloc(status.n_vcs + 1, sizeof(int64_t));
 	for (size_t i = 0; i < status.n_vcs; i++)
-		vc_left[i] = status.vcs[i].free_gpus;
+		vc_left[i] = status.vcs[i].free_leaves;
 	slurm_mutex_unlock(&po_mutex);
 	return true;
 }
@@ -503,13 +507,14 @@ static int _pass(void)
 
 	hived_po_order(have_status ? &status : NULL, jobs, n);
 	for (size_t i = 0; i < status.n_vcs; i++)
-		vc_left[i] = status.vcs[i].free_gpus;
+		vc_left[i] = status.vcs[i].free_leaves;
 	for (size_t k = 0; k < n; k++) {
 		if (jobs[k].band == HIVED_BAND_FITS && jobs[k].vc &&
 		    jobs[k].guaranteed)
 			for (size_t i = 0; i < status.n_vcs; i++)
 				if (!xstrcasecmp(status.vcs[i].name, jobs[k].vc))
-					vc_left[i] -= jobs[k].gpus;
+					vc_left[i] -= hived_po_demand(
+						&status.vcs[i], &jobs[k]);
 		if (_apply(recs[k], band_weight * jobs[k].band)) {
 			_reprioritize(recs[k]);
 			changed++;

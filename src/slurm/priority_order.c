@@ -45,7 +45,7 @@ int hived_po_parse(const char *text, hived_po_status *out, char *err,
 		   size_t errlen)
 {
 	json_error_t jerr;
-	json_t *root, *cluster, *vcs, *chains, *v, *jobs, *j;
+	json_t *root, *cluster, *vcs, *chains, *v, *jobs, *j, *lpg;
 	size_t i, k;
 
 	memset(out, 0, sizeof(*out));
@@ -63,11 +63,12 @@ int hived_po_parse(const char *text, hived_po_status *out, char *err,
 		json_decref(root);
 		return -1;
 	}
+	lpg = json_object_get(root, "leavesPerGpu");
 	out->written = _int(root, "written");
 	out->vcs = calloc(json_array_size(vcs) + 1, sizeof(hived_po_vc));
 	json_array_foreach(vcs, i, v) {
 		const char *name = json_string_value(json_object_get(v, "vc"));
-		int64_t usable = 0;
+		int64_t usable = 0, per_gpu = 1;
 		json_t *cell;
 
 		if (!name)
@@ -81,11 +82,14 @@ int hived_po_parse(const char *text, hived_po_status *out, char *err,
 
 			usable += (_int(cell, "total") - _int(cell, "doomed")) *
 				  per;
+			if (chain && _int(lpg, chain) > per_gpu)
+				per_gpu = _int(lpg, chain);
 		}
 		out->vcs[out->n_vcs].name = strdup(name);
-		out->vcs[out->n_vcs].free_gpus = usable - _int(v, "usedLeaves");
-		if (out->vcs[out->n_vcs].free_gpus < 0)
-			out->vcs[out->n_vcs].free_gpus = 0;
+		out->vcs[out->n_vcs].free_leaves = usable - _int(v, "usedLeaves");
+		if (out->vcs[out->n_vcs].free_leaves < 0)
+			out->vcs[out->n_vcs].free_leaves = 0;
+		out->vcs[out->n_vcs].leaves_per_gpu = per_gpu;
 		out->n_vcs++;
 	}
 	jobs = json_object_get(root, "jobs");
@@ -140,6 +144,12 @@ int hived_po_job_opportunistic(const hived_po_status *s, const char *job)
 	return 0;
 }
 
+int64_t hived_po_demand(const hived_po_vc *vc, const hived_po_job *j)
+{
+	return j->gpus * (vc && vc->leaves_per_gpu > 1 ? vc->leaves_per_gpu : 1) +
+	       j->fractions;
+}
+
 static int _by_vc_then_priority(const void *a, const void *b)
 {
 	const hived_po_job *x = *(hived_po_job *const *) a;
@@ -163,7 +173,7 @@ void hived_po_order(const hived_po_status *s, hived_po_job *jobs, size_t n)
 
 		if (!j->guaranteed) {
 			j->band = HIVED_BAND_OPPORTUNISTIC;
-		} else if (!j->gpus || !s || !j->vc ||
+		} else if ((!j->gpus && !j->fractions) || !s || !j->vc ||
 			   !hived_po_find_vc(s, j->vc)) {
 			j->band = HIVED_BAND_FITS;
 		} else {
@@ -173,15 +183,17 @@ void hived_po_order(const hived_po_status *s, hived_po_job *jobs, size_t n)
 	qsort(g, ng, sizeof(*g), _by_vc_then_priority);
 	for (size_t i = 0; i < ng;) {
 		const hived_po_vc *vc = hived_po_find_vc(s, g[i]->vc);
-		int64_t left = vc->free_gpus;
+		int64_t left = vc->free_leaves;
 		size_t end = i;
 
 		while (end < ng && !strcasecmp(g[end]->vc, g[i]->vc))
 			end++;
 		for (; i < end; i++) {
-			if (g[i]->gpus <= left) {
+			int64_t need = hived_po_demand(vc, g[i]);
+
+			if (need <= left) {
 				g[i]->band = HIVED_BAND_FITS;
-				left -= g[i]->gpus;
+				left -= need;
 			} else {
 				g[i]->band = HIVED_BAND_WAITS;
 			}

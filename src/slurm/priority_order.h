@@ -5,7 +5,10 @@
  * priority/hived asks select/hived in the same slurmctld (hived_verdict.h) for
  * each job's class and for its quota view, the VCs' part of the engine's cluster
  * status (the "cluster" of hived_status.json): each VC's quota, doomed and used
- * GPUs. From that it puts every job in one of three bands:
+ * leaf cells, and (optional "leavesPerGpu": {chain: n}) how many leaf cells one
+ * GPU is in each chain, so that a whole-GPU job and a shard job are counted in
+ * the same unit: a shard job counts as its fraction of a GPU, not as 0 GPUs.
+ * From that it puts every job in one of three bands:
  *
  *   FITS   guaranteed jobs that fit their VC's free quota GPUs (and jobs HiveD
  *          does not place: no GPUs, or a GPU shape it leaves to cons_tres);
@@ -29,10 +32,15 @@ typedef enum {
 	HIVED_BAND_FITS = 2
 } hived_band_t;
 
-/* Per VC: GPUs its guaranteed jobs may still take. */
+/*
+ * Per VC: what its guaranteed jobs may still take, in the engine's leaf cells:
+ * GPUs, or in a chain with cell levels below the GPU its smallest fractions.
+ */
 typedef struct {
 	char *name;
-	int64_t free_gpus;
+	int64_t free_leaves;
+	/* leaf cells of one GPU in the VC's chains (the most of them), 1 if whole */
+	int64_t leaves_per_gpu;
 } hived_po_vc;
 
 typedef struct {
@@ -57,14 +65,19 @@ int hived_po_job_opportunistic(const hived_po_status *s, const char *job);
 typedef struct {
 	uint32_t job_id;
 	const char *vc;		/* NULL: not a VC's job */
-	int64_t gpus;		/* GPUs asked; 0: not HiveD's (band FITS) */
+	int64_t gpus;		/* whole GPUs (or MIG slices) asked */
+	/* smallest fractions asked (shards), each pod's rounded up to its buddy cell */
+	int64_t fractions;	/* gpus and fractions 0: not HiveD's (band FITS) */
 	int guaranteed;		/* 0: opportunistic */
 	double base;		/* priority without HiveD's factor */
 	hived_band_t band;	/* out */
 } hived_po_job;
 
+/* Leaf cells job j takes of vc's quota: its GPUs in the VC's leaves, and its fractions. */
+int64_t hived_po_demand(const hived_po_vc *vc, const hived_po_job *j);
+
 /*
- * Bands for pending jobs. Guaranteed jobs of each VC take its free GPUs in
+ * Bands for pending jobs. Guaranteed jobs of each VC take its free leaves in
  * base-priority order (ties: lower job id first); a job that does not fit
  * leaves them to later, smaller jobs. With s NULL (no status yet) every
  * guaranteed job FITS.

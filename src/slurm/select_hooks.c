@@ -17,6 +17,7 @@
 #include "core_steer.h"
 #include "ctld_symbols.h"
 #include "hived_ctld.h"
+#include "hived_fractions.h"
 #include "hived_job.h"
 #include "hived_status.h"
 #include "select_hooks.h"
@@ -346,11 +347,12 @@ static const vc_releases_t *_releases_of(hived_engine *e, const char *vc)
 
 /*
  * Backfill's "when?" for a job whose VC quota is in use: when enough of its own
- * VC's jobs have ended, at the end times Slurm expects, to free the GPUs it
- * lacks. HiveD guarantees a VC its cells once its quota is free, wherever other
- * VCs run, so no placement is tried and no node is named: backfill reserves
- * nothing for the job (as for one over its association's GrpTRES) and plans
- * other VCs' jobs on the free cells their own quotas guarantee. Costs a walk
+ * VC's jobs have ended, at the end times Slurm expects, to free the leaf cells
+ * (GPUs, or fractions of one) it lacks. HiveD guarantees a VC its cells once
+ * its quota is free, wherever other VCs run, so no placement is tried and no
+ * node is named: backfill reserves nothing for the job (as for one over its
+ * association's GrpTRES) and plans other VCs' jobs on the free cells their own
+ * quotas guarantee. Costs a walk
  * over the VC's jobs by end time (_releases_of), not a copy of the engine.
  * RET the time, or 0 if the VC's jobs never free enough.
  */
@@ -360,9 +362,8 @@ static time_t _quota_free_time(hived_engine *e, const hived_job_ask_t *ask)
 	int64_t lack = 0, got = 0, free_leaves;
 	time_t when = 0;
 
-	for (size_t i = 0; i < ask->req.n_members; i++)
-		lack += (int64_t) ask->req.members[i].pod_number *
-			ask->req.members[i].leaf_cell_number;
+	/* In leaf cells, as the engine counts quota: a shard job lacks its fraction. */
+	lack = hived_request_leaves(e, &ask->req);
 	free_leaves = hived_vc_free_leaves(e, ask->vc);
 	if (!find_job_record || !ask->vc || (free_leaves < 0))
 		return 0;

@@ -113,6 +113,18 @@ void e2e_ctld_kill9(void)
 	ck_assert_msg(!pid_alive(pid), "slurmctld %d survived kill -9", pid);
 }
 
+void e2e_ctld_shutdown(void)
+{
+	int pid = e2e_ctld_pid();
+
+	ck_assert_msg(pid > 0, "no slurmctld pid file");
+	ck_assert_int_eq(run(NULL, "scontrol shutdown slurmctld"), 0);
+	/* Two controllers at once would both schedule: wait for the process. */
+	for (int i = 0; i < 240 && pid_alive(pid); i++)
+		usleep(500 * 1000);
+	ck_assert_msg(!pid_alive(pid), "slurmctld %d did not shut down", pid);
+}
+
 /*
  * From 25.05 a slurmctld killed before it first saved its association usage
  * refuses to start ("No Assoc usage file") unless told to ignore state errors,

@@ -48,6 +48,8 @@ bool e2e_wait_log(const char *text, int seconds);
 /* slurmctld's pid (0 if none); kill -9 it; start it the way hived-cluster does. */
 int e2e_ctld_pid(void);
 void e2e_ctld_kill9(void);
+/* scontrol shutdown slurmctld, and wait for the process (not its pid file) to end. */
+void e2e_ctld_shutdown(void);
 void e2e_ctld_start(void);
 
 /*

@@ -45,9 +45,11 @@ clean-e2e-cluster:
 #   holding shards is never given out whole.
 # - test_mig (issue 15): --gres=gpu:<MIG profile>:n jobs on their VC's guaranteed
 #   slices, at the GRES index HiveD chose; an untyped GPU job never gets a slice.
+# - test_mps (issue 15): --gres=mps jobs refused with HiveD's reason; whole GPUs
+#   on nodes with gres/mps placed as usual.
 E2E_TESTS = tests/e2e/test_select tests/e2e/test_backfill tests/e2e/test_user \
 	tests/e2e/test_security tests/e2e/test_faults tests/e2e/test_admin tests/e2e/test_reload \
-	tests/e2e/test_preempt tests/e2e/test_shard tests/e2e/test_mig
+	tests/e2e/test_preempt tests/e2e/test_shard tests/e2e/test_mig tests/e2e/test_mps
 if HAVE_SLURM
 check_PROGRAMS += $(E2E_TESTS)
 TESTS += $(E2E_TESTS)
@@ -76,6 +78,8 @@ tests_e2e_test_faults_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_faults_LDADD = $(E2E_LDADD) $(JANSSON_LIBS)
 tests_e2e_test_admin_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_admin_LDADD = $(E2E_LDADD)
+tests_e2e_test_mps_CFLAGS = $(E2E_CFLAGS)
+tests_e2e_test_mps_LDADD = $(E2E_LDADD)
 tests_e2e_test_reload_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_reload_LDADD = $(E2E_LDADD)
 tests_e2e_test_preempt_CFLAGS = $(E2E_CFLAGS)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "e2e_main.h"
 #include "run.h"
 #include "slurm_jobs.h"
 
@@ -87,6 +88,23 @@ void job_alloc(int id, alloc_t *a)
 		free(hosts);
 	}
 	free(l);
+}
+
+bool e2e_expect_refused(const char *who, const char *account, const char *args,
+			const char *why)
+{
+	char *out = NULL;
+	bool by_plugin;
+	int rc = run(&out, "sbatch --parsable -o /dev/null -A %s %s --wrap 'sleep 1' 2>&1",
+		     account, args);
+
+	ck_assert_msg(rc != 0, "sbatch %s was accepted: job %s", args, out ? out : "");
+	fprintf(stderr, "%s: sbatch %s refused: %s", who, args, out ? out : "\n");
+	by_plugin = out && strstr(out, "Requested node configuration is not available");
+	free(out);
+	if (by_plugin)
+		ck_assert_msg(e2e_log_has(why), "no '%s' in slurmctld's log", why);
+	return by_plugin;
 }
 
 void cancel_all(void)

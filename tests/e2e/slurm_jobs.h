@@ -29,6 +29,14 @@ bool wait_job(int id, const char *text, int seconds);
 /* sbatch --parsable ARGS --wrap 'sleep 600'; the job id. */
 int submit(const char *args);
 void job_alloc(int id, alloc_t *a);
+/*
+ * sbatch -A ACCOUNT ARGS must be refused. When slurmctld refuses it for a
+ * plugin ("Requested node configuration is not available"), its log must name
+ * `why`. RET true if so, false if Slurm refused it itself first (a GRES no node
+ * has, an option this sbatch lacks). `who` prefixes the line logged.
+ */
+bool e2e_expect_refused(const char *who, const char *account, const char *args,
+			const char *why);
 /* scancel every job of root and hivedtest, wait for an empty queue. */
 void cancel_all(void);
 /* node1,node2 -> 0; node3,node4 -> 1 (the test clusters' racks of 2). */

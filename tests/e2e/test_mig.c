@@ -7,7 +7,8 @@
  * Its own cluster (scripts/hived-cluster --mig 1: 2 nodes x 4 fake GPUs, GPU 3 of
  * each in MIG mode split a100_3g.20gb + 2 x a100_2g.10gb, gres.conf
  * MultipleFiles= lines; every cell derived, every quota from sacctmgr): "vca"
- * owns one 3g slice (GrpTRES=gres/gpu:a100_3g.20gb=1), "vcb" two 2g slices,
+ * owns both 3g slices (GrpTRES=gres/gpu:a100_3g.20gb=2: one on each node), "vcb"
+ * two 2g slices (one node's),
  * "vcc" two whole GPUs (gres/gpu=2, two single-GPU cells). In gres.conf order a node's GRES indices are
  * 0-2 for its whole GPUs, 3 for the 3g slice and 4-5 for the 2g slices; the test
  * checks every index against Slurm's own per-type view of the node (scontrol
@@ -136,7 +137,7 @@ START_TEST(test_up)
 {
 	e2e_cluster_up(NODES, GPUS,
 		       "--fresh --priority multifactor --mig 1 --vc-quotas vcc=2 "
-		       "--mig-quotas vca=" P3G ":1,vcb=" P2G ":2");
+		       "--mig-quotas vca=" P3G ":2,vcb=" P2G ":2");
 	e2e_log_from_start();
 	ck_assert(e2e_log_has("select/hived: loaded"));
 	/*
@@ -300,21 +301,124 @@ START_TEST(test_bad_profile_refused)
 	const char *shapes[] = {"--gres=gpu:" P3G ":1,gpu:" P2G ":1", "--gres=gpu:a100_1g.5gb:1"};
 	const char *why[] = {"several GPU types in one job", "neither a GPU model nor a MIG profile"};
 
-	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-		char *out = NULL;
-		int rc = run(&out, "sbatch --parsable -o /dev/null -A vca %s --wrap 'sleep 1' 2>&1",
-			     shapes[i]);
+	/* Slurm itself may refuse a type no node has ("Invalid generic resource"). */
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (!e2e_expect_refused("test_mig", "vca", shapes[i], why[i]))
+			ck_assert_msg(i == 1, "sbatch %s: refused by Slurm, not HiveD", shapes[i]);
+}
+END_TEST
 
-		ck_assert_msg(rc != 0, "sbatch %s was accepted: job %s", shapes[i], out ? out : "");
-		fprintf(stderr, "test_mig: sbatch %s refused: %s", shapes[i], out ? out : "\n");
-		/* Slurm itself may refuse a type no node has ("Invalid generic resource"). */
-		if (out && strstr(out, "Requested node configuration is not available"))
-			ck_assert_msg(e2e_log_has(why[i]), "no '%s' in slurmctld's log", why[i]);
-		else
-			ck_assert_msg(i == 1, "sbatch %s: refused by Slurm, not HiveD: %s", shapes[i],
-				      out ? out : "");
-		free(out);
+
+/* A running slice job holds, on every node, n slices of `type` within `expect`. */
+static void assert_slices_per_node(int id, const char *type, const int *expect, int n_expect,
+				   int nodes, int n, alloc_t *a)
+{
+	ck_assert_msg(wait_job(id, "JobState=RUNNING", 120), "slice job %d did not start: %s", id,
+		      job_line(id));
+	job_alloc(id, a);
+	ck_assert_msg(a->n == nodes, "slice job %d has GRES on %d nodes, asked %d: %s", id, a->n,
+		      nodes, job_line(id));
+	for (int k = 0; k < a->n; k++) {
+		ck_assert_msg(a->cnt[k] == n, "slice job %d holds %d GRES on %s, asked %d", id,
+			      a->cnt[k], a->node[k], n);
+		for (int i = 0; i < n; i++)
+			ck_assert_msg(in(a->gpus[k][i], expect, n_expect),
+				      "%s job %d was given GRES index %d on %s, which is no %s slice",
+				      type, id, a->gpus[k][i], a->node[k], type);
+		assert_slurm_type(id, a->node[k], a->gpus[k], n, type);
 	}
+}
+
+/* After a restart, job id runs on the nodes and slices it had before. */
+static void assert_kept(int id, const alloc_t *before, const char *when)
+{
+	alloc_t after;
+
+	ck_assert_msg(wait_job(id, "JobState=RUNNING", 120), "%s: job %d no longer runs: %s",
+		      when, id, job_line(id));
+	job_alloc(id, &after);
+	ck_assert_msg(after.n == before->n, "%s: job %d on %d nodes, before on %d", when, id,
+		      after.n, before->n);
+	for (int k = 0; k < after.n; k++) {
+		ck_assert_str_eq(after.node[k], before->node[k]);
+		ck_assert_int_eq(after.cnt[k], before->cnt[k]);
+		for (int i = 0; i < after.cnt[k]; i++)
+			ck_assert_msg(after.gpus[k][i] == before->gpus[k][i],
+				      "%s: job %d's slice on %s moved from %d to %d", when, id,
+				      after.node[k], before->gpus[k][i], after.gpus[k][i]);
+	}
+	ck_assert_msg(job_has(id, "guaranteed"), "%s: job %d: %s", when, id, job_line(id));
+}
+
+/*
+ * The restarted engine holds the slice jobs where they run: vca's quota is
+ * still in use (a guaranteed 3g job of vca waits with HiveD's reason), and an
+ * opportunistic 2g job gets a free 2g slice, not one of `b`'s.
+ */
+static void assert_bindings_held(const alloc_t *b, const char *when)
+{
+	int w = submit("-A vca --gres=gpu:" P3G ":1");
+	int o = submit("-A vcb --qos=scavenger --gres=gpu:" P2G ":1");
+	alloc_t a;
+
+	assert_slices_per_node(o, P2G, idx_2g, 2, 1, 1, &a);
+	ck_assert_msg(strcmp(b->node[0], a.node[0]) != 0,
+		      "%s: job %d was given a 2g slice on %s, where vcb's job holds both", when, o,
+		      a.node[0]);
+	ck_assert_msg(wait_job(w, "SystemComment=hived: ", 120),
+		      "%s: job %d: no word from HiveD on why it waits: %s", when, w, job_line(w));
+	ck_assert_msg(job_has(w, "JobState=PENDING") && job_has(w, "quota"),
+		      "%s: vca's guaranteed job %d was not held at vca's quota: %s", when, w,
+		      job_line(w));
+	run(NULL, "scancel %d %d", w, o);
+	for (int i = 0; i < 240 && (job_has(o, "JobState=RUNNING") || job_has(w, "JobState=PENDING"));
+	     i++)
+		usleep(500 * 1000);
+}
+
+/*
+ * A slice job on two nodes (vca's two 3g cells, one on each) runs guaranteed
+ * beside vcb's 2-slice job; with both running, slurmctld shuts down cleanly
+ * and later is killed (-9): both times the jobs keep their slices, and the
+ * engine holds them there (its state file, or Slurm's record by GRES index).
+ */
+START_TEST(test_multi_node_restart)
+{
+	int m, b;
+	alloc_t ma, ba;
+
+	cancel_all();
+	m = submit("-A vca -N2 --gres=gpu:" P3G ":1");
+	assert_slices_per_node(m, P3G, &idx_3g, 1, 2, 1, &ma);
+	ck_assert_msg(strcmp(ma.node[0], ma.node[1]) != 0, "job %d: one node twice", m);
+	ck_assert_msg(job_has(m, "guaranteed") && job_has(m, "(vca,"),
+		      "vca's 2-node slice job %d is not guaranteed in its VC: %s", m, job_line(m));
+	for (int k = 0; k < 2; k++) {
+		char given[64];
+
+		snprintf(given, sizeof(given), "%s:%d", ma.node[k], ma.gpus[k][0]);
+		ck_assert_msg(job_has(m, given), "job %d: Slurm's %s is not HiveD's: %s", m, given,
+			      job_line(m));
+	}
+	b = submit("-A vcb --gres=gpu:" P2G ":2");
+	assert_slices_per_node(b, P2G, idx_2g, 2, 1, 2, &ba);
+
+	e2e_ctld_shutdown();
+	e2e_mark_log();
+	e2e_ctld_start();
+	assert_kept(m, &ma, "clean restart");
+	assert_kept(b, &ba, "clean restart");
+	assert_bindings_held(&ba, "clean restart");
+
+	ck_assert_msg(e2e_wait_jobs_saved(m), "slurmctld did not save its job state in 2 min");
+	e2e_ctld_kill9();
+	e2e_mark_log();
+	e2e_ctld_start();
+	assert_kept(m, &ma, "kill -9");
+	assert_kept(b, &ba, "kill -9");
+	assert_bindings_held(&ba, "kill -9");
+	e2e_log_from_start();
+	ck_assert_msg(!e2e_log_has("invariant violated"), "an invariant violation was logged");
 }
 END_TEST
 
@@ -332,5 +436,6 @@ int main(void)
 	tcase_add_test(tc, test_untyped_never_slice);
 	tcase_add_test(tc, test_owner_preempts);
 	tcase_add_test(tc, test_bad_profile_refused);
+	tcase_add_test(tc, test_multi_node_restart);
 	return e2e_run("mig", tc, cancel_all);
 }

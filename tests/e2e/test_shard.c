@@ -209,19 +209,103 @@ START_TEST(test_other_shapes_refused)
 	const char *why[] = {"whole GPUs and shards in one job",
 			     "HiveD places shards per node only"};
 
-	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-		char *out = NULL;
-		int rc = run(&out, "sbatch --parsable -o /dev/null -A vca %s --wrap 'sleep 1' 2>&1",
-			     shapes[i]);
+	/* Slurm itself may refuse the shape first ("Invalid generic resource";
+	 * 22.05's sbatch has no --tres-per-task): refused all the same. */
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		(void) e2e_expect_refused("test_shard", "vca", shapes[i], why[i]);
+}
+END_TEST
 
-		/* Slurm itself may refuse the shape first ("Invalid generic resource";
-		 * 22.05's sbatch has no --tres-per-task): refused all the same. */
-		ck_assert_msg(rc != 0, "sbatch %s was accepted: job %s", shapes[i], out ? out : "");
-		fprintf(stderr, "test_shard: sbatch %s refused: %s", shapes[i], out ? out : "\n");
-		if (out && strstr(out, "Requested node configuration is not available"))
-			ck_assert_msg(e2e_log_has(why[i]), "no '%s' in slurmctld's log", why[i]);
+/* A job's StartTime or EndTime in seconds since the epoch; 0 if Unknown. */
+static long job_time(int id, const char *key)
+{
+	char *out = NULL;
+	long t = 0;
+
+	if (run(&out, "t=$(scontrol -o show job %d | grep -o ' %s=[^ ]*' | cut -d= -f2) && "
+		"[ \"$t\" != Unknown ] && date -d \"$t\" +%%s", id, key) == 0 && out)
+		t = atol(out);
+	free(out);
+	return t;
+}
+
+/*
+ * Backfill's start time for a shard job held at its VC's quota: when the VC's
+ * own job holding its fractions ends (a shard job counts as its fraction, not
+ * as 0 GPUs). vca's one HALF cell is taken by a 2-shard job with a time limit;
+ * a 1-shard job of vca then waits, and backfill gives it that job's end.
+ */
+START_TEST(test_quota_wait_start_time)
+{
+	int w1, w2;
+	long end1 = 0, start2 = 0;
+	char *out = NULL;
+
+	run(NULL, "scancel -A vca");
+	for (int i = 0; i < 240; i++) {
+		run(&out, "squeue -h -A vca -o %%i");
+		bool none = !out || !out[0];
+
 		free(out);
+		out = NULL;
+		if (none)
+			break;
+		usleep(500 * 1000);
 	}
+	w1 = submit("-A vca -t 5 --gres=shard:2");
+	ck_assert_msg(wait_job(w1, "JobState=RUNNING", 120) && job_has(w1, "guaranteed"),
+		      "vca's 2-shard job %d did not start guaranteed: %s", w1, job_line(w1));
+	end1 = job_time(w1, "EndTime");
+	ck_assert_msg(end1 > 0, "job %d has no end time: %s", w1, job_line(w1));
+	w2 = submit("-A vca -t 5 --gres=shard:1");
+	ck_assert_msg(wait_job(w2, "quota", 120) && job_has(w2, "JobState=PENDING"),
+		      "vca's 1-shard job %d is not held at vca's quota: %s", w2, job_line(w2));
+	/* Backfill runs every 30 s by default: a generous deadline. */
+	for (int i = 0; i < 360 && !(start2 = job_time(w2, "StartTime")); i++)
+		usleep(500 * 1000);
+	fprintf(stderr, "test_shard: job %d ends at %ld; waiting shard job %d starts at %ld\n", w1,
+		end1, w2, start2);
+	ck_assert_msg(start2 > 0, "backfill gave shard job %d no start time: %s", w2, job_line(w2));
+	ck_assert_msg(start2 >= end1 - 60 && start2 <= end1 + 120,
+		      "shard job %d's start time %ld is not when job %d ends (%ld)", w2, start2, w1,
+		      end1);
+	run(NULL, "scancel %d %d", w1, w2);
+}
+END_TEST
+
+/*
+ * A shard quota from sacctmgr: account "vcd", unknown to hived.conf, gets
+ * GrpTRES=gres/shard=2 and so one HALF cell; its 2-shard job runs guaranteed in
+ * it (preempting opportunistic work if it must) and a third shard waits at its
+ * quota.
+ */
+START_TEST(test_sacctmgr_shard_quota)
+{
+	int d1, d2;
+
+	/* The database outlives --fresh: each step may have been done by an earlier run. */
+	run(NULL, "sacctmgr -i add account vcd cluster=hived QOS=normal,scavenger,high "
+	    "DefaultQOS=normal; sacctmgr -i add user root account=vcd cluster=hived; "
+	    "sacctmgr -i modify account vcd set GrpTRES=gres/shard=2");
+	ck_assert_int_eq(run(NULL, "sacctmgr -nP show assoc account=vcd user= format=grptres | "
+			     "grep -q 'gres/shard=2' && sacctmgr -nP show assoc account=vcd "
+			     "user=root format=user | grep -qx root"),
+			 0);
+	/* Limits are compared at a job_test: short jobs until vcd is a VC. */
+	for (int i = 0; i < 60 && !e2e_log_has(".conf: 2 nodes, 4 VCs"); i++) {
+		run(NULL, "sbatch -A vcc --gres=gpu:1 -o /dev/null --wrap true >/dev/null 2>&1");
+		sleep(2);
+	}
+	ck_assert_msg(e2e_log_has(".conf: 2 nodes, 4 VCs"), "vcd's GrpTRES did not become a VC");
+	d1 = submit("-A vcd --gres=shard:2");
+	ck_assert_msg(wait_job(d1, "JobState=RUNNING", 180), "vcd's shard job %d did not start: %s",
+		      d1, job_line(d1));
+	ck_assert_msg(job_has(d1, "fractions") && job_has(d1, "(vcd, guaranteed)"),
+		      "vcd's shard job %d is not guaranteed in its VC: %s", d1, job_line(d1));
+	d2 = submit("-A vcd --gres=shard:1");
+	ck_assert_msg(wait_job(d2, "quota", 120) && job_has(d2, "JobState=PENDING"),
+		      "vcd's third shard job %d is not held at vcd's quota: %s", d2, job_line(d2));
+	run(NULL, "scancel %d %d", d1, d2);
 }
 END_TEST
 
@@ -240,5 +324,7 @@ int main(void)
 	tcase_add_test(tc, test_whole_gpu_excludes_shards);
 	tcase_add_test(tc, test_guaranteed_shard);
 	tcase_add_test(tc, test_other_shapes_refused);
+	tcase_add_test(tc, test_quota_wait_start_time);
+	tcase_add_test(tc, test_sacctmgr_shard_quota);
 	return e2e_run("shard", tc, cancel_all);
 }

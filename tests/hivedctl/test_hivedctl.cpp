@@ -457,6 +457,50 @@ START_TEST(test_fractions_map) {
 }
 END_TEST
 
+// MIG slices (tests/hivedctl/status-mig.json: test_mig's cluster, 2 nodes of 3
+// whole A100s and one in MIG mode as 3g + 2g + 2g; a guaranteed job on node1's 3g
+// slice, an opportunistic one on node2's second 2g slice): each node's slices are
+// drawn inside one GPU frame, as wide as their compute slots, not as GPUs.
+START_TEST(test_mig_map) {
+  Status s;
+  std::string err;
+  ck_assert_msg(Parse(ReadFixture("status-mig.json"), &s, &err), "fixture: %s", err.c_str());
+  int mig = 0;
+  for (const auto& ch : s.chains) {
+    if (ch.leaf_type == "a100_3g.20gb") ck_assert_int_eq(ch.mig_slots, 3);
+    if (ch.leaf_type == "a100_2g.10gb") ck_assert_int_eq(ch.mig_slots, 2);
+    if (ch.leaf_type == "a100") ck_assert_int_eq(ch.mig_slots, 0);
+    mig += ch.mig_slots > 0;
+  }
+  ck_assert_int_eq(mig, 2);
+  std::string svg = MapSvg(s, s.written);
+  ck_assert_int_eq(Count(svg, "class=\"mig-gpu\""), 2);
+  ck_assert_int_eq(Count(svg, "data-slice="), 6);
+  ck_assert_int_eq(Count(svg, "class=\"gpu "), 12);  // 6 whole GPUs, 6 slices
+  ck_has(svg,
+         "<title>node1 GPU in MIG mode: slices 3 a100_3g.20gb, 4 a100_2g.10gb, 5 "
+         "a100_2g.10gb</title>");
+  ck_has(svg, "width=\"6\" height=\"14\" fill=\"" + MapColors::Vc(0) + "\"");  // 3/7 of 14
+  ck_has(svg,
+         "<title>node1 MIG slice 3 (a100_3g.20gb, 3 of 7 compute slots): job 7 (vca, "
+         "guaranteed); cell bound to vca</title>");
+  ck_has(svg, "data-gpu=\"5\" data-slice=\"a100_2g.10gb\" data-state=\"opportunistic\"");
+  ck_has(svg, "GPU in MIG mode: its slices side by side");
+  ck_has(svg, "<title>node2 GPU 2: idle; cell not bound to a VC</title>");
+  // Counted as slices, not as GPUs: 6 whole GPUs, 6 slices.
+  GpuCount c = CountGpus(s);
+  ck_assert_int_eq(c.total, 6);
+  ck_assert_int_eq(c.slices, 6);
+  ck_assert_int_eq(c.slices_guaranteed, 1);
+  ck_assert_int_eq(c.slices_opportunistic, 1);
+  ck_assert_int_eq(c.slices_idle, 4);
+  ck_has(StatusText(s, s.written),
+         "GPUs: 6 total, 0 guaranteed, 0 opportunistic, 6 idle\n"
+         "MIG slices: 6 total, 1 guaranteed, 1 opportunistic, 4 idle\n");
+  ck_has(Metrics(s), "hived_mig_slices{state=\"guaranteed\"} 1\n");
+}
+END_TEST
+
 START_TEST(test_fractions_metrics) {
   Status s = Fractions();
   std::string m = Metrics(s);
@@ -512,6 +556,7 @@ int main() {
   tcase_add_test(tc, test_map);
   tcase_add_test(tc, test_fractions_parse);
   tcase_add_test(tc, test_fractions_map);
+  tcase_add_test(tc, test_mig_map);
   tcase_add_test(tc, test_fractions_metrics);
   tcase_add_test(tc, test_ranges);
   suite_add_tcase(s, tc);

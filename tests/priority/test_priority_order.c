@@ -46,10 +46,10 @@ static void teardown(void)
 START_TEST(test_parse)
 {
 	ck_assert_int_eq(st.n_vcs, 3);
-	ck_assert_int_eq(hived_po_find_vc(&st, "vc1")->free_gpus, 0);
+	ck_assert_int_eq(hived_po_find_vc(&st, "vc1")->free_leaves, 0);
 	/* Doomed cells are not free quota. */
-	ck_assert_int_eq(hived_po_find_vc(&st, "VC2")->free_gpus, 0);
-	ck_assert_int_eq(hived_po_find_vc(&st, "vc3")->free_gpus, 6);
+	ck_assert_int_eq(hived_po_find_vc(&st, "VC2")->free_leaves, 0);
+	ck_assert_int_eq(hived_po_find_vc(&st, "vc3")->free_leaves, 6);
 	ck_assert_ptr_null(hived_po_find_vc(&st, "vc4"));
 	ck_assert(hived_po_job_opportunistic(&st, "9"));
 	ck_assert(hived_po_job_opportunistic(&st, "11"));
@@ -108,7 +108,7 @@ START_TEST(test_flood_cannot_starve_other_vc)
 	hived_po_status more = st;
 	hived_po_vc vcs[4];
 	memcpy(vcs, st.vcs, sizeof(hived_po_vc) * 3);
-	vcs[3] = (hived_po_vc) { .name = "vc4", .free_gpus = 8 };
+	vcs[3] = (hived_po_vc) { .name = "vc4", .free_leaves = 8 };
 	more.vcs = vcs;
 	more.n_vcs = 4;
 	j[40] = (hived_po_job) { .job_id = 99, .vc = "vc4", .gpus = 8,
@@ -140,6 +140,51 @@ START_TEST(test_ties_and_no_status)
 }
 END_TEST
 
+/*
+ * A VC with fractional cells (one node of 2 A100s in eighths; VC A owns 2 HALF
+ * and 2 EIGHTH cells, 10 eighths, 4 of them used): shard jobs count as their
+ * fraction, rounded to the buddy cell (the verdict's "fractions"), and a whole
+ * GPU as the 8 eighths it is, not as 1.
+ */
+START_TEST(test_fractions_count_as_fractions)
+{
+	const char *doc =
+		"{\"cluster\":{\"chains\":[{\"chain\":\"A100-NODE\",\"levels\":["
+		"{\"level\":1,\"cells\":16},{\"level\":2,\"cells\":8},{\"level\":3,\"cells\":4},"
+		"{\"level\":4,\"cells\":2},{\"level\":5,\"cells\":1}]}],"
+		"\"vcs\":[{\"vc\":\"A\",\"cells\":["
+		"{\"chain\":\"A100-NODE\",\"level\":3,\"total\":2,\"doomed\":0},"
+		"{\"chain\":\"A100-NODE\",\"level\":1,\"total\":2,\"doomed\":0}],\"usedLeaves\":4},"
+		"{\"vc\":\"B\",\"cells\":[],\"usedLeaves\":0}]},"
+		"\"leavesPerGpu\":{\"A100-NODE\":8}}";
+	hived_po_status f;
+	char err[256];
+	hived_po_job j[] = {
+		{ .job_id = 30, .vc = "A", .fractions = 4, .guaranteed = 1, .base = 100 },
+		{ .job_id = 31, .vc = "A", .gpus = 1, .guaranteed = 1, .base = 90 },
+		{ .job_id = 32, .vc = "A", .fractions = 2, .guaranteed = 1, .base = 80 },
+		{ .job_id = 33, .vc = "A", .fractions = 1, .guaranteed = 1, .base = 70 },
+	};
+
+	ck_assert_msg(!hived_po_parse(doc, &f, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(hived_po_find_vc(&f, "A")->free_leaves, 6);
+	ck_assert_int_eq(hived_po_find_vc(&f, "A")->leaves_per_gpu, 8);
+	ck_assert_int_eq(hived_po_find_vc(&f, "B")->leaves_per_gpu, 1);
+	ck_assert_int_eq(hived_po_demand(hived_po_find_vc(&f, "A"), &j[1]), 8);
+	hived_po_order(&f, j, 4);
+	ck_assert_int_eq(j[0].band, HIVED_BAND_FITS);	/* 4 of 6 eighths */
+	ck_assert_int_eq(j[1].band, HIVED_BAND_WAITS);	/* a whole GPU is 8 */
+	ck_assert_int_eq(j[2].band, HIVED_BAND_FITS);	/* the last 2 */
+	ck_assert_int_eq(j[3].band, HIVED_BAND_WAITS);	/* a shard job is not 0 GPUs */
+	hived_po_status_free(&f);
+	/* Without "leavesPerGpu" (an older select/hived) a GPU is one leaf. */
+	ck_assert(!hived_po_parse("{\"cluster\":{\"chains\":[],\"vcs\":[{\"vc\":\"A\"}]}}", &f,
+				  err, sizeof(err)));
+	ck_assert_int_eq(hived_po_find_vc(&f, "A")->leaves_per_gpu, 1);
+	hived_po_status_free(&f);
+}
+END_TEST
+
 START_TEST(test_weight)
 {
 	ck_assert_uint_eq(hived_po_weight(0), 1);
@@ -161,6 +206,7 @@ int main(void)
 	tcase_add_test(tc, test_first_fit_in_priority_order);
 	tcase_add_test(tc, test_flood_cannot_starve_other_vc);
 	tcase_add_test(tc, test_ties_and_no_status);
+	tcase_add_test(tc, test_fractions_count_as_fractions);
 	tcase_add_test(tc, test_weight);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL, CK_FORK_GETENV);

@@ -70,3 +70,24 @@ TESTS += tests/unit/test_buddy
 tests_unit_test_buddy_SOURCES = tests/unit/test_buddy.cpp
 tests_unit_test_buddy_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_buddy_LDADD = libhived.la $(CHECK_LIBS)
+
+# --- src/core: the preemption planner (victims, lazy demotion, snapshot-and-revert)
+check_PROGRAMS += tests/unit/test_preemption
+TESTS += tests/unit/test_preemption
+tests_unit_test_preemption_SOURCES = tests/unit/test_preemption.cpp tests/unit/engine_test_util.h
+tests_unit_test_preemption_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_preemption_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+# --- src/core: one request's constraints on one chain (constraints.h)
+check_PROGRAMS += tests/unit/test_constraints
+TESTS += tests/unit/test_constraints
+tests_unit_test_constraints_SOURCES = tests/unit/test_constraints.cpp tests/unit/engine_test_util.h
+tests_unit_test_constraints_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_constraints_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+# --- src/core: the binder (virtual -> physical cells, gang racks)
+check_PROGRAMS += tests/unit/test_binding
+TESTS += tests/unit/test_binding
+tests_unit_test_binding_SOURCES = tests/unit/test_binding.cpp tests/unit/engine_test_util.h
+tests_unit_test_binding_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_binding_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)

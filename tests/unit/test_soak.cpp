@@ -71,6 +71,21 @@ START_TEST(soak_fractions) {
 }
 END_TEST
 
+// MIG slices as cells of their profile's own chains beside whole GPUs, and with
+// fractions of the whole GPUs too.
+START_TEST(soak_mig) {
+  for (bool fractions : {false, true}) {
+    SoakOptions o = Small(fractions ? 7 : 6);
+    o.mig = true;
+    o.fractions = fractions;
+    ExpectOk(o);
+    SoakResult r = RunSoak(o, nullptr);
+    ck_assert_msg(r.ops.count("submit-slice") && r.ops.at("submit-slice") > 100,
+                  "few slice submissions");
+  }
+}
+END_TEST
+
 START_TEST(soak_seed_3_other_shape) {
   SoakOptions o = Small(3);
   o.gpus = 400;  // 2 racks: no whole-rack cells, 2 pinned nodes
@@ -140,6 +155,7 @@ Suite *soak_suite() {
   tcase_add_test(tc, soak_seed_1);
   tcase_add_test(tc, soak_seed_2);
   tcase_add_test(tc, soak_fractions);
+  tcase_add_test(tc, soak_mig);
   tcase_add_test(tc, soak_seed_3_other_shape);
   tcase_add_test(tc, soak_10k_gpus);
   tcase_add_test(tc, soak_same_seed_same_run);

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_mps.c - gres/mps beside select/hived (issue 15, item 6): MPS shares are
+ * no cells, and left to cons_tres they could land on a GPU HiveD gave another
+ * VC's job whole, so select/hived refuses --gres=mps jobs at submission with its
+ * reason; whole-GPU jobs on nodes that also offer gres/mps are placed as usual.
+ *
+ * Its own cluster (scripts/hived-cluster --mps 100: 2 nodes x 4 fake GPUs,
+ * gres.conf Name=mps Count=100 per GPU device): account "vca" owns one node
+ * cell. Needs root (exit 77 otherwise).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e_main.h"
+#include "run.h"
+#include "slurm_jobs.h"
+
+#define NODES 2
+#define GPUS 4
+#define WHY "gres/mps: HiveD gives no MPS shares"
+
+START_TEST(test_up)
+{
+	e2e_cluster_up(NODES, GPUS, "--fresh --mps 100 --vc-quotas vca=4");
+	e2e_log_from_start();
+	ck_assert(e2e_log_has("select/hived: loaded"));
+}
+END_TEST
+
+START_TEST(test_mps_refused)
+{
+	ck_assert_msg(e2e_expect_refused("test_mps", "vca", "--gres=mps:50", WHY),
+		      "a gres/mps job was refused by Slurm, not by HiveD");
+	ck_assert_msg(e2e_expect_refused("test_mps", "vca", "-N2 --gres=mps:100", WHY),
+		      "a 2-node gres/mps job was refused by Slurm, not by HiveD");
+}
+END_TEST
+
+/* Whole GPUs on nodes with gres/mps: placed by HiveD, at the indices it chose. */
+START_TEST(test_whole_gpus_beside_mps)
+{
+	int id = submit("-A vca --gres=gpu:2");
+	alloc_t a;
+	char given[64];
+
+	ck_assert_msg(wait_job(id, "JobState=RUNNING", 120), "job %d did not start: %s", id,
+		      job_line(id));
+	job_alloc(id, &a);
+	ck_assert_msg(a.n == 1 && a.cnt[0] == 2, "job %d holds %d GPUs on %d nodes: %s", id,
+		      a.n ? a.cnt[0] : 0, a.n, job_line(id));
+	snprintf(given, sizeof(given), "given %s:%d-%d", a.node[0], a.gpus[0][0], a.gpus[0][1]);
+	ck_assert_msg(job_has(id, given) && job_has(id, "guaranteed"),
+		      "job %d: Slurm's GPUs are not HiveD's guaranteed ones (%s): %s", id, given,
+		      job_line(id));
+}
+END_TEST
+
+int main(void)
+{
+	TCase *tc;
+	int rc = e2e_init("mps");
+
+	if (rc)
+		return rc;
+	tc = tcase_create("mps");
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_mps_refused);
+	tcase_add_test(tc, test_whole_gpus_beside_mps);
+	return e2e_run("mps", tc, cancel_all);
+}
