@@ -23,7 +23,8 @@ std::string Engine::CheckInvariants() const {
   for (size_t s = 0; s < jobs_.size(); s++) {
     const Job& j = jobs_[s];
     if (!j.live) continue;
-    if (FindJob(j.name) != static_cast<int>(s)) return "job index out of step for '" + j.name + "'";
+    if (jobs_.Find(j.name) != static_cast<int>(s))
+      return "job index out of step for '" + j.name + "'";
     size_t nleaves = 0;
     for (const auto& p : j.pods)
       for (CellId l : p.leaves) {
@@ -53,9 +54,9 @@ std::string Engine::CheckInvariants() const {
       // mode is never given out as a whole GPU.
       for (CellId l : p.leaves) {
         const Chain& lch = chains_[pcells_[l].chain];
-        if (lch.mig && Str(j.leaf_type) != lch.leaf_type)
+        if (lch.mig && jobs_.Str(j.leaf_type) != lch.leaf_type)
           return "job '" + j.name + "' holds MIG slice " + cell(l) + " of profile '" +
-                 lch.leaf_type + "' but asked for '" + Str(j.leaf_type) + "'";
+                 lch.leaf_type + "' but asked for '" + jobs_.Str(j.leaf_type) + "'";
       }
     }
     if (j.guaranteed()) {
@@ -74,7 +75,7 @@ std::string Engine::CheckInvariants() const {
       return "opportunistic job '" + j.name + "' holds virtual cells";
     }
   }
-  if (job_index_.size() != static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(),
+  if (jobs_.IndexSize() != static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(),
                                                              [](const Job& j) { return j.live; })))
     return "job index holds finished jobs";
   // 2. Physical counters and bindings.

@@ -42,33 +42,10 @@ std::string Engine::LeafWord(const std::vector<int>& chains) const {
   return "GPUs";
 }
 
-StrId Engine::Intern(const std::string& s) {
-  if (s.empty()) return 0;
-  auto it = string_ids_.find(s);
-  if (it != string_ids_.end()) return it->second;
-  const StrId id = static_cast<StrId>(strings_.size());
-  strings_.push_back(s);
-  string_ids_.emplace(s, id);
-  return id;
-}
-
-int Engine::NewJobSlot() {
-  if (!free_slots_.empty()) {
-    int s = free_slots_.back();
-    free_slots_.pop_back();
-    return s;
-  }
-  // Grown by an eighth, not doubled: the table sits at the cluster's peak job count,
-  // and a doubling's unused half cost ~20 bytes per GPU at 90% busy (issue 18).
-  if (jobs_.size() == jobs_.capacity()) jobs_.reserve(jobs_.size() + jobs_.size() / 8 + 16);
-  jobs_.emplace_back();
-  return static_cast<int>(jobs_.size()) - 1;
-}
-
 Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* d) const {
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
-  if (FindJob(req.job) >= 0)
+  if (jobs_.Find(req.job) >= 0)
     return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
   if (req.priority < -1 || req.priority > 1000)
     return inval("priority: must be -1 (opportunistic) or 0..1000, got " +
@@ -289,19 +266,16 @@ void Engine::ReleaseJob(int slot, Job* taken) {
   }
   for (const auto& p : j.pods)
     for (CellId l : p.leaves) ClearLeafJob(l, !j.guaranteed());
-  UnindexJob(j.name);
-  if (taken) *taken = std::move(j);
-  j = Job();
-  free_slots_.push_back(slot);
+  jobs_.Free(slot, taken);
   FlushIndexes();
 }
 
 bool Engine::Reinstate(Job record) {
-  int slot = NewJobSlot();
+  int slot = jobs_.NewSlot();
   jobs_[slot] = std::move(record);
   Job& j = jobs_[slot];
   j.live = true;
-  IndexJob(slot);
+  jobs_.Index(slot);
   size_t i = 0;
   bool ok = true;
   int64_t n = 0;
@@ -323,7 +297,7 @@ bool Engine::Reinstate(Job record) {
 void Engine::Rollback(int slot, const std::vector<Job>& undo) {
   if (slot >= 0) ReleaseJob(slot);
   for (const Job& v : undo) {
-    const int s = FindJob(v.name);
+    const int s = jobs_.Find(v.name);
     if (s >= 0) ReleaseJob(s);
   }
   // Guaranteed victims first: they need their exact bindings back.
@@ -465,21 +439,21 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
     j.priority = -1;
     j.demoted = true;
   }
-  int slot = NewJobSlot();
+  int slot = jobs_.NewSlot();
   *slot_out = slot;
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
-  job.vc_name = Intern(req.vc);
+  job.vc_name = jobs_.Intern(req.vc);
   job.priority = job.original_priority = req.priority;
   job.lazy = req.lazy;
   job.chain = chain;
-  job.pinned_id = Intern(req.pinned_id);
-  job.leaf_type = Intern(req.leaf_type);
+  job.pinned_id = jobs_.Intern(req.pinned_id);
+  job.leaf_type = jobs_.Intern(req.leaf_type);
   job.grain = req.grain;
-  job.seq = next_seq_++;
+  job.seq = jobs_.next_seq++;
   job.live = true;
-  IndexJob(slot);
+  jobs_.Index(slot);
   std::vector<CellId> pleaves;
   bool ok = true;
   // Pods bind near each other: inside the cell just above the node of the first one,
@@ -766,20 +740,20 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
       Request shaped;
       std::string why;
       if (!ShapeFor(req, c, &shaped, &why) || !PlacePhysical(shaped, c, &pleaves)) continue;
-      slot = NewJobSlot();
+      slot = jobs_.NewSlot();
       Job& job = jobs_[slot];
       job.name = req.job;
       job.vc = vc;
-      job.vc_name = Intern(req.vc);
+      job.vc_name = jobs_.Intern(req.vc);
       job.priority = job.original_priority = -1;
       job.lazy = req.lazy;
       job.chain = c;
-      job.leaf_type = Intern(req.leaf_type);
+      job.leaf_type = jobs_.Intern(req.leaf_type);
       job.grain = shaped.grain;
-      job.seq = next_seq_++;
+      job.seq = jobs_.next_seq++;
       job.live = true;
       job.pods = SplitPods(shaped, pleaves, pcells_);
-      IndexJob(slot);
+      jobs_.Index(slot);
       for (CellId p : pleaves) SetLeafJob(p, slot, true);
       FlushIndexes();
       if (vc >= 0) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
@@ -795,7 +769,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     d.outcome = Outcome::kPlaced;
     FillDecisionPods(jobs_[slot], &d);
     if (dry_run) {
-      next_seq_--;
+      jobs_.next_seq--;
       Rollback(slot, undo);
     } else {
       waiting_.erase(req.job);
@@ -810,10 +784,10 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
 
 Status Engine::Finish(const std::string& job) {
   waiting_.erase(job);  // a job cancelled while waiting: no longer waiting work
-  const int slot = FindJob(job);
+  const int slot = jobs_.Find(job);
   if (slot < 0) return Status::Err(Code::kNoEnt, "job: unknown job '" + job + "'");
   ReleaseJob(slot);
-  if (free_slots_.size() > 64 && free_slots_.size() * 4 > jobs_.size()) CompactJobs();
+  if (jobs_.WantsCompaction()) CompactJobs();
   return Status::Ok();
 }
 
@@ -821,28 +795,11 @@ Status Engine::Finish(const std::string& job) {
 // they were ~20 bytes per GPU (issue 18). Live jobs from the end move into the lowest
 // free slots; only between decisions, since a decision holds slot numbers.
 void Engine::CompactJobs() {
-  std::sort(free_slots_.begin(), free_slots_.end());
-  int last = static_cast<int>(jobs_.size()) - 1;
-  for (size_t h = 0;; h++) {
-    while (last >= 0 && !jobs_[last].live) last--;
-    if (h >= free_slots_.size() || free_slots_[h] > last) break;
-    const int to = free_slots_[h];
-    Job& j = jobs_[to];
-    j = std::move(jobs_[last]);
-    jobs_[last] = Job();
+  jobs_.Compact([&](const Job& j, int to) {
     for (const auto& p : j.pods)
       for (CellId l : p.leaves) pcells_[l].job = to;
     for (CellId v : j.vleaves) vcells_[v].job = to;
-    job_index_.Move(j.name, last, to);
-    last--;
-  }
-  const size_t n = static_cast<size_t>(last + 1);
-  std::vector<Job> kept;
-  kept.reserve(n + n / 8 + 16);
-  for (size_t i = 0; i < n; i++) kept.push_back(std::move(jobs_[i]));
-  jobs_.swap(kept);
-  free_slots_.clear();
-  free_slots_.shrink_to_fit();
+  });
 }
 
 Status Engine::AddRunning(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped) {
@@ -854,7 +811,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   const Request& req = rj.req;
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
-  if (FindJob(req.job) >= 0)
+  if (jobs_.Find(req.job) >= 0)
     return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
   if (req.priority < -1 || req.priority > 1000) return inval("priority: must be -1..1000");
   if (rj.pods.empty()) return inval("placement: a running job needs at least one pod");
@@ -940,23 +897,23 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   }
   bool guaranteed = req.priority >= 0 && !rj.demoted && vc >= 0 && missing.empty();
   waiting_.erase(req.job);
-  int slot = NewJobSlot();
+  int slot = jobs_.NewSlot();
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
-  job.vc_name = Intern(req.vc);
+  job.vc_name = jobs_.Intern(req.vc);
   job.original_priority = req.priority;
   job.lazy = req.lazy;
   job.chain = chain;
-  job.pinned_id = Intern(req.pinned_id);
+  job.pinned_id = jobs_.Intern(req.pinned_id);
   // A recovered job on MIG slices holds that profile, whatever its record names.
-  job.leaf_type = Intern(chains_[chain].mig ? chains_[chain].leaf_type : req.leaf_type);
+  job.leaf_type = jobs_.Intern(chains_[chain].mig ? chains_[chain].leaf_type : req.leaf_type);
   job.grain = GrainOf(chain, leaves[0]);
-  job.seq = rj.seq ? rj.seq : next_seq_++;
-  if (rj.seq >= next_seq_) next_seq_ = rj.seq + 1;
+  job.seq = rj.seq ? rj.seq : jobs_.next_seq++;
+  if (rj.seq >= jobs_.next_seq) jobs_.next_seq = rj.seq + 1;
   job.priority = guaranteed ? req.priority : -1;  // virtual leaves are counted per priority
   job.live = true;
-  IndexJob(slot);
+  jobs_.Index(slot);
   for (const auto& pl : leaves) {
     Pod p;
     p.node = pcells_[pl[0]].node;
@@ -1069,7 +1026,7 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
 }
 
 bool Engine::JobMatches(const std::string& name, const std::vector<PlacedPod>& pods) const {
-  const int slot = FindJob(name);
+  const int slot = jobs_.Find(name);
   if (slot < 0) return false;
   using Key = std::pair<int32_t, std::pair<std::vector<int32_t>, std::vector<int32_t>>>;
   auto key = [](const PlacedPod& p) {
@@ -1093,19 +1050,16 @@ std::vector<std::string> Engine::JobNames() const {
 }
 
 std::vector<RunningJob> Engine::RunningJobs() const {
-  std::vector<const Job*> live;
-  for (const auto& j : jobs_)
-    if (j.live) live.push_back(&j);
-  std::sort(live.begin(), live.end(), [](const Job* a, const Job* b) { return a->seq < b->seq; });
   std::vector<RunningJob> out;
-  for (const Job* j : live) {
+  for (int s : jobs_.InSubmissionOrder()) {
+    const Job* j = &jobs_[s];
     RunningJob rj;
     rj.req.job = j->name;
-    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : Str(j->vc_name);
+    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : jobs_.Str(j->vc_name);
     rj.req.priority = j->original_priority;
     rj.req.lazy = j->lazy;
-    rj.req.pinned_id = Str(j->pinned_id);
-    rj.req.leaf_type = Str(j->leaf_type);
+    rj.req.pinned_id = jobs_.Str(j->pinned_id);
+    rj.req.leaf_type = jobs_.Str(j->leaf_type);
     rj.demoted = j->demoted;
     rj.demoted_by_config = j->demoted_by_config;
     rj.seq = j->seq;
@@ -1129,7 +1083,7 @@ std::vector<std::pair<std::string, std::string>> Engine::WaitingJobs() const {
 // Unknown VCs (gone in a new config) and running jobs are ignored.
 void Engine::NoteWaiting(const std::string& job, const std::string& vc) {
   auto it = vc_index_.find(vc);
-  if (it != vc_index_.end() && FindJob(job) < 0) MarkWaiting(job, it->second);
+  if (it != vc_index_.end() && jobs_.Find(job) < 0) MarkWaiting(job, it->second);
 }
 
 // A host may never finish a job that is cancelled while it waits (Slurm calls no

@@ -65,10 +65,9 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   std::vector<int> pending;  // will have ended by `at`, not ended yet (see FitBound)
   pending.reserve(heap.size());
   std::vector<uint8_t> noted(jobs_.size(), 0);
-  free_slots_.reserve(free_slots_.size() + heap.size());
   // The dry runs insert and erase the asked job (one empty place at most, its
   // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
-  job_index_.Reserve(2, JobNameOf());
+  jobs_.Reserve(heap.size(), 2);
   // Everything released comes back, even when a decision throws (out of memory).
   auto restore = [&] {
     no_reason_ = false;
@@ -106,7 +105,7 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
       size_t added = 0;
       while (!heap.empty() && heap.front().end == at) {
         std::pop_heap(heap.begin(), heap.end(), Later);
-        const int slot = FindJob(ends[heap.back().at].job);
+        const int slot = jobs_.Find(ends[heap.back().at].job);
         heap.pop_back();
         if (slot < 0 || noted[slot]) continue;  // not held, or named twice
         noted[slot] = 1;

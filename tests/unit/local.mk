@@ -63,3 +63,10 @@ TESTS += tests/unit/test_api_errors
 tests_unit_test_api_errors_SOURCES = tests/unit/test_api_errors.cpp
 tests_unit_test_api_errors_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_api_errors_LDADD = libhived.la $(CHECK_LIBS)
+
+# --- src/core: the job table on its own (slots, name index, compaction, interning)
+check_PROGRAMS += tests/unit/test_job_table
+TESTS += tests/unit/test_job_table
+tests_unit_test_job_table_SOURCES = tests/unit/test_job_table.cpp src/core/job_table.cpp
+tests_unit_test_job_table_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src $(CHECK_CFLAGS)
+tests_unit_test_job_table_LDADD = $(CHECK_LIBS)
