@@ -101,7 +101,7 @@ int64_t Engine::JobQuotaLeaves(const std::string& job, const std::string** vc) c
   const Job& j = jobs_[slot];
   if (!j.live || !j.guaranteed() || j.vc < 0 || j.pinned_id != 0) return 0;
   *vc = &vcs_[j.vc].name;
-  return static_cast<int64_t>(j.vleaves.size());
+  return static_cast<int64_t>(j.Vleaves().size());
 }
 
 }  // namespace hived

@@ -216,12 +216,12 @@ class Engine {
   int32_t LeafSlot(CellId leaf) const;
   CellId LeafAt(CellId gpu_cell, int32_t slot) const;
   void LeavesUnder(CellId c, std::vector<CellId>* out) const;
-  PlacedPod PodPlacement(const Pod& p) const;
+  PlacedPod PodPlacement(const PodRef& p) const;
   // A pod as AddRunning reads it back; its vleaves (from `at` in `vleaves`) are
   // appended to *out in the order AddRunning lists the leaves.
-  PlacedPod RunningPod(const Pod& p, const std::vector<CellId>& vleaves, size_t at,
+  PlacedPod RunningPod(const PodRef& p, CellSpan vleaves, size_t at,
                        std::vector<CellId>* out) const;
-  int GrainOf(int chain, const std::vector<CellId>& pod_leaves) const;
+  int GrainOf(int chain, CellSpan pod_leaves) const;
   // For wait reasons of a fractional request: ": one 'X' cell; its cells: 2 'A', 1 'B'"
   // (the cell each pod takes, and the VC's quota cells in those chains); "" otherwise.
   std::string FractionalNeedText(const Request& req, int vc, const std::vector<int>& chains) const;

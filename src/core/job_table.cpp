@@ -5,6 +5,37 @@
 
 namespace hived {
 
+void Job::SetPods(const std::vector<Pod>& pods) {
+  const CellSpan v = Vleaves();
+  std::vector<CellId> out;
+  size_t n = 0;
+  for (const auto& p : pods) n += p.leaves.size();
+  out.reserve(n + v.size() + (pods.size() > 1 ? pods.size() - 1 : 0));
+  for (const auto& p : pods) out.insert(out.end(), p.leaves.begin(), p.leaves.end());
+  out.insert(out.end(), v.begin(), v.end());
+  size_t at = 0;
+  for (size_t k = 0; k + 1 < pods.size(); k++)
+    out.push_back(static_cast<CellId>(at += pods[k].leaves.size()));
+  cells.swap(out);
+  leaf_count = static_cast<int32_t>(n);
+  pod_count = static_cast<int32_t>(pods.size());
+}
+
+void Job::AddPod(CellSpan leaves) {
+  if (pod_count > 0) cells.push_back(leaf_count);  // where the new pod starts
+  cells.insert(cells.begin() + leaf_count, leaves.begin(), leaves.end());
+  leaf_count += static_cast<int32_t>(leaves.size());
+  pod_count++;
+}
+
+void Job::AddVleaf(CellId v) {
+  cells.insert(cells.end() - static_cast<std::ptrdiff_t>(Starts()), v);
+}
+
+void Job::ClearVleaves() {
+  cells.erase(cells.begin() + leaf_count, cells.end() - static_cast<std::ptrdiff_t>(Starts()));
+}
+
 int JobTable::NewSlot() {
   if (!free_.empty()) {
     int s = free_.back();
@@ -58,9 +89,7 @@ size_t JobTable::Bytes() const {
   };
   size_t b = 0;
   for (const auto& j : jobs_) {
-    b += sizeof(Job) + heap_text(j.name) + j.vleaves.capacity() * sizeof(CellId);
-    b += j.pods.capacity() * sizeof(Pod);
-    for (const auto& p : j.pods) b += p.leaves.capacity() * sizeof(CellId);
+    b += sizeof(Job) + heap_text(j.name) + j.cells.capacity() * sizeof(CellId);
   }
   b += index_.Bytes();
   for (const auto& s : strings_) b += sizeof(s) + heap_text(s) + 48;  // + hash entry

@@ -255,17 +255,12 @@ CellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
 void Engine::ReleaseJob(int slot, Job* taken) {
   Job& j = jobs_[slot];
   if (j.guaranteed())
-    for (CellId v : j.vleaves) {
+    for (CellId v : j.Vleaves()) {
       ClearVleafJob(v);
       UnbindUp(v);
     }
-  if (j.vc >= 0) {
-    int64_t n = 0;
-    for (const auto& p : j.pods) n += static_cast<int64_t>(p.leaves.size());
-    (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= n;
-  }
-  for (const auto& p : j.pods)
-    for (CellId l : p.leaves) ClearLeafJob(l, !j.guaranteed());
+  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= j.leaf_count;
+  for (CellId l : j.Leaves()) ClearLeafJob(l, !j.guaranteed());
   jobs_.Free(slot, taken);
   FlushIndexes();
 }
@@ -276,20 +271,16 @@ bool Engine::Reinstate(Job record) {
   Job& j = jobs_[slot];
   j.live = true;
   jobs_.Index(slot);
-  size_t i = 0;
   bool ok = true;
-  int64_t n = 0;
-  for (const auto& p : j.pods)
-    for (CellId l : p.leaves) {
-      if (j.guaranteed()) {
-        ok &= BindExact(j.vleaves[i], l);
-        SetVleafJob(j.vleaves[i], slot);
-      }
-      SetLeafJob(l, slot, !j.guaranteed());
-      i++;
-      n++;
+  const CellSpan leaves = j.Leaves(), vleaves = j.Vleaves();
+  for (size_t i = 0; i < leaves.size(); i++) {
+    if (j.guaranteed()) {
+      ok &= BindExact(vleaves[i], leaves[i]);
+      SetVleafJob(vleaves[i], slot);
     }
-  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += n;
+    SetLeafJob(leaves[i], slot, !j.guaranteed());
+  }
+  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += j.leaf_count;
   FlushIndexes();
   return ok;
 }
@@ -324,7 +315,7 @@ std::vector<int> Engine::Spans(int slot) const {
   std::vector<int> out;
   CellId all = kNone;
   bool apart = false;
-  for (const auto& pod : j.pods) {
+  for (const auto& pod : j.Pods()) {
     CellId c = pod.leaves[0];
     for (CellId l : pod.leaves)
       if (c != kNone) c = join(c, l);
@@ -422,20 +413,17 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
     }
     // Demote: give back the virtual cells, keep running on the physical ones.
     d->lazy_preempted.push_back(j.name);
-    for (CellId v : j.vleaves) {
+    for (CellId v : j.Vleaves()) {
       ClearVleafJob(v);
       UnbindUp(v);
     }
-    j.vleaves.clear();
-    int64_t n = 0;
-    for (const auto& p : j.pods)
-      for (CellId l : p.leaves) {
-        ClearLeafJob(l, false);
-        SetLeafJob(l, s, true);
-        n++;
-      }
-    vcs_[vc].used_leaves -= n;
-    vcs_[vc].opp_leaves += n;
+    j.ClearVleaves();
+    for (CellId l : j.Leaves()) {
+      ClearLeafJob(l, false);
+      SetLeafJob(l, s, true);
+    }
+    vcs_[vc].used_leaves -= j.leaf_count;
+    vcs_[vc].opp_leaves += j.leaf_count;
     j.priority = -1;
     j.demoted = true;
   }
@@ -483,7 +471,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
       ok = false;
       break;
     }
-    jobs_[slot].vleaves.push_back(v);
+    jobs_[slot].AddVleaf(v);
     SetVleafJob(v, slot);
     pleaves.push_back(p);
     if (req.distinct_nodes && (i + 1 == vleaves.size() || pod_of[i + 1] != pod_of[i]))
@@ -558,7 +546,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
     ReleaseJob(s);
   }
   Job& jb = jobs_[slot];
-  jb.pods = SplitPods(req, pleaves, pcells_);
+  jb.SetPods(SplitPods(req, pleaves, pcells_));
   for (CellId p : pleaves) SetLeafJob(p, slot, false);
   vcs_[vc].used_leaves += static_cast<int64_t>(pleaves.size());
   FlushIndexes();
@@ -567,7 +555,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
 
 void Engine::FillDecisionPods(const Job& j, Decision* d) const {
   d->pods.clear();
-  for (const auto& p : j.pods) d->pods.push_back(PodPlacement(p));
+  for (const auto& p : j.Pods()) d->pods.push_back(PodPlacement(p));
 }
 
 // Why a guaranteed job that could not be placed waits, naming the first cause that
@@ -752,7 +740,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
       job.grain = shaped.grain;
       job.seq = jobs_.next_seq++;
       job.live = true;
-      job.pods = SplitPods(shaped, pleaves, pcells_);
+      job.SetPods(SplitPods(shaped, pleaves, pcells_));
       jobs_.Index(slot);
       for (CellId p : pleaves) SetLeafJob(p, slot, true);
       FlushIndexes();
@@ -796,9 +784,8 @@ Status Engine::Finish(const std::string& job) {
 // free slots; only between decisions, since a decision holds slot numbers.
 void Engine::CompactJobs() {
   jobs_.Compact([&](const Job& j, int to) {
-    for (const auto& p : j.pods)
-      for (CellId l : p.leaves) pcells_[l].job = to;
-    for (CellId v : j.vleaves) vcells_[v].job = to;
+    for (CellId l : j.Leaves()) pcells_[l].job = to;
+    for (CellId v : j.Vleaves()) vcells_[v].job = to;
   });
 }
 
@@ -914,12 +901,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   job.priority = guaranteed ? req.priority : -1;  // virtual leaves are counted per priority
   job.live = true;
   jobs_.Index(slot);
-  for (const auto& pl : leaves) {
-    Pod p;
-    p.node = pcells_[pl[0]].node;
-    p.leaves = pl;
-    job.pods.push_back(p);
-  }
+  for (const auto& pl : leaves) job.AddPod(pl);
   if (guaranteed) {
     CellId pinned_root = kNone;
     if (!req.pinned_id.empty())
@@ -949,16 +931,16 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
           guaranteed = false;
           break;
         }
-        jobs_[slot].vleaves.push_back(v);
+        jobs_[slot].AddVleaf(v);
         SetVleafJob(v, slot);
       }
     }
     if (!guaranteed) {
-      for (CellId v : jobs_[slot].vleaves) {
+      for (CellId v : jobs_[slot].Vleaves()) {
         ClearVleafJob(v);
         UnbindUp(v);
       }
-      jobs_[slot].vleaves.clear();
+      jobs_[slot].ClearVleaves();
     }
   }
   Job& j = jobs_[slot];
@@ -973,7 +955,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
                        (j.demoted ? ", as opportunistic" : ""));
   }
   int64_t n = 0;
-  for (const auto& p : j.pods)
+  for (const auto& p : j.Pods())
     for (CellId l : p.leaves) {
       SetLeafJob(l, slot, !guaranteed);
       n++;
@@ -1036,7 +1018,7 @@ bool Engine::JobMatches(const std::string& name, const std::vector<PlacedPod>& p
     return k;
   };
   std::vector<Key> mine, theirs;
-  for (const auto& p : jobs_[slot].pods) mine.push_back(key(PodPlacement(p)));
+  for (const auto& p : jobs_[slot].Pods()) mine.push_back(key(PodPlacement(p)));
   for (const auto& p : pods) theirs.push_back(key(p));
   std::sort(mine.begin(), mine.end());
   std::sort(theirs.begin(), theirs.end());
@@ -1065,8 +1047,8 @@ std::vector<RunningJob> Engine::RunningJobs() const {
     rj.seq = j->seq;
     // In leaf order (vleaves are parallel to it), in whole GPUs or slots of one GPU.
     size_t at = 0;
-    for (const auto& p : j->pods) {
-      rj.pods.push_back(RunningPod(p, j->vleaves, at, &rj.vleaves));
+    for (const auto& p : j->Pods()) {
+      rj.pods.push_back(RunningPod(p, j->Vleaves(), at, &rj.vleaves));
       at += p.leaves.size();
     }
     out.push_back(std::move(rj));

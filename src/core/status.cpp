@@ -144,7 +144,7 @@ std::string Engine::InspectCluster() const {
   for (const auto& job : jobs_) {
     if (!job.live) continue;
     njobs++;
-    for (const auto& p : job.pods)
+    for (const auto& p : job.Pods())
       (job.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
   }
   j.Key("totalLeaves").Val(total).Key("usedLeaves").Val(used).Key("opportunisticLeaves").Val(opp);
@@ -276,7 +276,8 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
   if (job.demoted) j.Key("demotedBy").Val(job.demoted_by_config ? "config" : "preemption");
   if (job.vc < 0 && job.vc_name != 0) j.Key("askedVc").Val(jobs_.Str(job.vc_name));
   j.Key("placement").Open('[');
-  for (const auto& p : job.pods) PlacedPodJson(j, node_names_[p.node], PodPlacement(p));
+  for (const auto& p : job.Pods())
+    PlacedPodJson(j, node_names_[pcells_[p.leaves[0]].node], PodPlacement(p));
   j.Close(']').Close('}');
   *json = j.str();
   return Status::Ok();

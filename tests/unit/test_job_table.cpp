@@ -128,6 +128,71 @@ START_TEST(interning) {
 }
 END_TEST
 
+// A job's cells in one array: pods (SetPods, AddPod) and virtual leaves (AddVleaf,
+// ClearVleaves) in any order read back the same. Tokens: "p1,2/3" sets pods {1,2}
+// and {3}, "a4,5" adds a pod, "v7" adds a virtual leaf, "x" clears them.
+std::string Cells(const std::string& ops) {
+  Job j;
+  std::istringstream in(ops);
+  std::string tok;
+  auto ids = [](const std::string& t) {
+    std::vector<hived::CellId> v;
+    std::istringstream s(t);
+    std::string n;
+    while (std::getline(s, n, ',')) v.push_back(std::stoi(n));
+    return v;
+  };
+  while (in >> tok) {
+    const std::string rest = tok.substr(1);
+    if (tok[0] == 'p') {
+      std::vector<hived::Pod> pods;
+      std::istringstream s(rest);
+      std::string pod;
+      while (std::getline(s, pod, '/')) pods.push_back({-1, ids(pod)});
+      j.SetPods(pods);
+    } else if (tok[0] == 'a') {
+      j.AddPod(ids(rest));
+    } else if (tok[0] == 'v') {
+      j.AddVleaf(std::stoi(rest));
+    } else if (tok[0] == 'x') {
+      j.ClearVleaves();
+    }
+  }
+  std::string out;
+  for (const auto& p : j.Pods()) {
+    out += "[";
+    for (hived::CellId l : p.leaves)
+      out += std::to_string(l) + (l == p.leaves[p.leaves.size() - 1] ? "" : " ");
+    out += "]";
+  }
+  out += " v";
+  for (hived::CellId v : j.Vleaves()) out += " " + std::to_string(v);
+  size_t n = 0;
+  for (const auto& p : j.Pods()) n += p.leaves.size();
+  if (n != j.Leaves().size()) return "leaves out of step";
+  return out;
+}
+
+const Row kCells[] = {
+    {"", " v"},
+    {"p1,2,3", "[1 2 3] v"},
+    {"p1,2/3/4,5", "[1 2][3][4 5] v"},
+    // Commit: virtual leaves first, then the pods; recovery: pods, then virtual leaves.
+    {"v7 v8 v9 p1,2/3", "[1 2][3] v 7 8 9"},
+    {"a1,2 a3 v7 v8 v9", "[1 2][3] v 7 8 9"},
+    {"a1 a2 a3 v7 v8 v9 x", "[1][2][3] v"},
+    // Lazy preemption: virtual leaves go, pods stay; new pods keep virtual leaves.
+    {"p1/2 v5 v6 x v7 v8", "[1][2] v 7 8"},
+    {"v5 p1 p2,3/4", "[2 3][4] v 5"},
+};
+
+START_TEST(cells) {
+  const Row& r = kCells[_i];
+  ck_assert_msg(Cells(r.ops) == r.expect, "ops '%s': got '%s', want '%s'", r.ops,
+                Cells(r.ops).c_str(), r.expect);
+}
+END_TEST
+
 }  // namespace
 
 int main(void) {
@@ -135,6 +200,7 @@ int main(void) {
   TCase* tc = tcase_create("job_table");
   tcase_add_loop_test(tc, rows, 0, sizeof kRows / sizeof kRows[0]);
   tcase_add_test(tc, many);
+  tcase_add_loop_test(tc, cells, 0, sizeof kCells / sizeof kCells[0]);
   tcase_add_loop_test(tc, interning, 0, sizeof kIntern / sizeof kIntern[0]);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
