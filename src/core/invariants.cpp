@@ -23,9 +23,10 @@ std::string Engine::CheckInvariants() const {
   for (size_t s = 0; s < jobs_.size(); s++) {
     const Job& j = jobs_[s];
     if (!j.live) continue;
-    if (FindJob(j.name) != static_cast<int>(s)) return "job index out of step for '" + j.name + "'";
+    if (jobs_.Find(j.name) != static_cast<int>(s))
+      return "job index out of step for '" + j.name + "'";
     size_t nleaves = 0;
-    for (const auto& p : j.pods)
+    for (const auto& p : j.Pods())
       for (CellId l : p.leaves) {
         nleaves++;
         if (owner[l] >= 0)
@@ -34,13 +35,13 @@ std::string Engine::CheckInvariants() const {
         owner[l] = static_cast<int>(s);
         if (pcells_[l].job != static_cast<int>(s))
           return cell(l) + " does not record job '" + j.name + "'";
-        if (pcells_[l].node != p.node)
-          return "job '" + j.name + "' pod node differs from its GPU's node";
+        if (pcells_[l].node != pcells_[p.leaves[0]].node)
+          return "job '" + j.name + "' has a pod on two nodes";
       }
     // Fractions: every pod holds whole GPUs or one buddy cell inside one GPU, of the
     // job's grain. So a GPU with a fractional job is never held whole by another, and
     // a whole-GPU job never shares its GPU.
-    for (const auto& p : j.pods) {
+    for (const auto& p : j.Pods()) {
       if (p.leaves.empty()) return "job '" + j.name + "' has an empty pod";
       int grain = GrainOf(pcells_[p.leaves[0]].chain, p.leaves);
       if (grain == 0)
@@ -53,28 +54,29 @@ std::string Engine::CheckInvariants() const {
       // mode is never given out as a whole GPU.
       for (CellId l : p.leaves) {
         const Chain& lch = chains_[pcells_[l].chain];
-        if (lch.mig && Str(j.leaf_type) != lch.leaf_type)
+        if (lch.mig && jobs_.Str(j.leaf_type) != lch.leaf_type)
           return "job '" + j.name + "' holds MIG slice " + cell(l) + " of profile '" +
-                 lch.leaf_type + "' but asked for '" + Str(j.leaf_type) + "'";
+                 lch.leaf_type + "' but asked for '" + jobs_.Str(j.leaf_type) + "'";
       }
     }
     if (j.guaranteed()) {
-      if (j.vleaves.size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";
+      if (j.Vleaves().size() != nleaves)
+        return "guaranteed job '" + j.name + "' lacks virtual cells";
       size_t i = 0;
-      for (const auto& p : j.pods)
+      for (const auto& p : j.Pods())
         for (CellId l : p.leaves) {
-          CellId v = j.vleaves[i++];
+          CellId v = j.Vleaves()[i++];
           if (vcells_[v].job != static_cast<int>(s))
             return "virtual leaf of '" + j.name + "' does not record it";
           if (vcells_[v].bound != l)
             return "virtual leaf of '" + j.name + "' is not bound to its GPU " + cell(l);
           if (vcells_[v].vc != j.vc) return "job '" + j.name + "' uses another VC's cell";
         }
-    } else if (!j.vleaves.empty()) {
+    } else if (!j.Vleaves().empty()) {
       return "opportunistic job '" + j.name + "' holds virtual cells";
     }
   }
-  if (job_index_.size() != static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(),
+  if (jobs_.IndexSize() != static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(),
                                                              [](const Job& j) { return j.live; })))
     return "job index holds finished jobs";
   // 2. Physical counters and bindings.
@@ -213,7 +215,7 @@ std::string Engine::CheckInvariants() const {
     int64_t used = 0, opp = 0;
     for (const auto& j : jobs_)
       if (j.live && j.vc == static_cast<int>(v))
-        for (const auto& p : j.pods)
+        for (const auto& p : j.Pods())
           (j.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
     if (used != vcs_[v].used_leaves || opp != vcs_[v].opp_leaves)
       return "usage totals of VC '" + vcs_[v].name + "' are out of step";
