@@ -78,17 +78,7 @@ size_t Engine::MemoryBytes() const {
     }
   for (const auto& n : node_names_) b += sizeof(n) + n.capacity() + 48;  // + hash entry
   b += node_cells_.size() * (sizeof(std::vector<CellId>) + sizeof(CellId));
-  // A string's text is on the heap only beyond the small-string buffer inside it.
-  auto heap_text = [](const std::string& s) {
-    return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
-  };
-  for (const auto& j : jobs_) {
-    b += sizeof(Job) + heap_text(j.name) + j.vleaves.capacity() * sizeof(CellId);
-    b += j.pods.capacity() * sizeof(Pod);
-    for (const auto& p : j.pods) b += p.leaves.capacity() * sizeof(CellId);
-  }
-  b += job_index_.Bytes();
-  for (const auto& s : strings_) b += sizeof(s) + heap_text(s) + 48;  // + hash entry
+  b += jobs_.Bytes();
   return b;
 }
 

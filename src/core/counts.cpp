@@ -96,12 +96,12 @@ int64_t Engine::VcFreeLeaves(const std::string& vc) const {
 
 int64_t Engine::JobQuotaLeaves(const std::string& job, const std::string** vc) const {
   *vc = nullptr;
-  const int slot = FindJob(job);
+  const int slot = jobs_.Find(job);
   if (slot < 0) return 0;
   const Job& j = jobs_[slot];
   if (!j.live || !j.guaranteed() || j.vc < 0 || j.pinned_id != 0) return 0;
   *vc = &vcs_[j.vc].name;
-  return static_cast<int64_t>(j.vleaves.size());
+  return static_cast<int64_t>(j.Vleaves().size());
 }
 
 }  // namespace hived

@@ -12,7 +12,7 @@
 #include "core/buddy.h"
 #include "core/cell_store.h"
 #include "core/error.h"
-#include "core/job_index.h"
+#include "core/job_table.h"
 #include "core/model.h"
 #include "core/preemption.h"
 #include "core/spec.h"
@@ -126,7 +126,7 @@ class Engine : private CellStore {
   std::vector<std::pair<std::string, std::string>> WaitingJobs() const;
   void NoteWaiting(const std::string& job, const std::string& vc);
 
-  bool HasJob(const std::string& job) const { return FindJob(job) >= 0; }
+  bool HasJob(const std::string& job) const { return jobs_.Find(job) >= 0; }
   bool JobMatches(const std::string& job, const std::vector<PlacedPod>& pods) const;
   std::vector<std::string> JobNames() const;
   size_t NodeCount() const { return node_names_.size(); }
@@ -255,31 +255,18 @@ class Engine : private CellStore {
   bool ShapeFor(const Request& req, int chain, Request* out, std::string* why) const;
   int32_t LeafSlot(CellId leaf) const;
   CellId LeafAt(CellId gpu_cell, int32_t slot) const;
-  PlacedPod PodPlacement(const Pod& p) const;
+  PlacedPod PodPlacement(const PodRef& p) const;
   // A pod as AddRunning reads it back; its vleaves (from `at` in `vleaves`) are
   // appended to *out in the order AddRunning lists the leaves.
-  PlacedPod RunningPod(const Pod& p, const std::vector<CellId>& vleaves, size_t at,
+  PlacedPod RunningPod(const PodRef& p, CellSpan vleaves, size_t at,
                        std::vector<CellId>* out) const;
-  int GrainOf(int chain, const std::vector<CellId>& pod_leaves) const;
+  int GrainOf(int chain, CellSpan pod_leaves) const;
   // For wait reasons of a fractional request: ": one 'X' cell; its cells: 2 'A', 1 'B'"
   // (the cell each pod takes, and the VC's quota cells in those chains); "" otherwise.
   std::string FractionalNeedText(const Request& req, int vc, const std::vector<int>& chains) const;
-  int NewJobSlot();
-  // The slot of a running job by name, -1 if none.
-  int FindJob(std::string_view name) const { return job_index_.Find(name, JobNameOf()); }
-  void IndexJob(int slot) { job_index_.Insert(slot, JobNameOf()); }
-  void UnindexJob(const std::string& name) { job_index_.Erase(name, JobNameOf()); }
-  struct NameOfSlot {
-    const std::vector<Job>* jobs;
-    const std::string& operator()(int s) const { return (*jobs)[s].name; }
-  };
-  NameOfSlot JobNameOf() const { return {&jobs_}; }
+  // Slots freed at a peak of jobs would otherwise stay allocated for good (issue 18):
+  // the table moves live jobs down, their cells take the new slot numbers.
   void CompactJobs();
-  // Interned strings of job records (VC asked for, pinned cell, GPU model): a handful
-  // of distinct values shared by every job. Never shrinks; every value is one the
-  // config knows (requests naming others are refused before a job is recorded).
-  StrId Intern(const std::string& s);
-  const std::string& Str(StrId id) const { return strings_[static_cast<size_t>(id)]; }
   int64_t ShapedNeed(const Request& req, const std::vector<int>& chains) const;
   std::string LeafWord(const std::vector<int>& chains) const;
   void FillDecisionPods(const Job& j, Decision* d) const;
@@ -294,14 +281,9 @@ class Engine : private CellStore {
   void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;
   std::string VcJson(int vc, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const;
 
-  std::vector<Job> jobs_;
-  std::vector<std::string> strings_{std::string()};  // StrId -> text; 0 is ""
-  std::unordered_map<std::string, StrId> string_ids_;
-  std::vector<int> free_slots_;
-  JobIndex job_index_;
+  JobTable jobs_;
   std::map<std::string, int> waiting_;  // job -> VC, see WaitingJobs()
-  uint64_t next_seq_ = 1;
-  bool trial_ = false;  // inside WillRun: decisions leave no waiting marks
+  bool trial_ = false;                  // inside WillRun: decisions leave no waiting marks
   // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,
   // preemption included); only the last decision, if it waits, is asked with one.
   bool no_reason_ = false;

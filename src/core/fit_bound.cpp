@@ -102,10 +102,10 @@ void FitBound::Note(int slot) {
       // Other VCs' and opportunistic jobs hold none of the VC's cells; lower-priority
       // ones are counted usable already.
       if (!j.guaranteed() || j.vc != vc_ || (preempt_ && j.priority < priority_)) return;
-      for (CellId v : j.vleaves)
+      for (CellId v : j.Vleaves())
         if (!e_.vcells_[e_.vcells_[v].root].pinned) Bump(&pc, VirtualUnit(v));
     } else {
-      for (const auto& p : j.pods)
+      for (const auto& p : j.Pods())
         for (CellId l : p.leaves)
           if (!e_.pcells_[l].bad) Bump(&pc, NodeUnit(l));
     }

@@ -96,9 +96,9 @@ CellId Engine::LeafAt(CellId gpu_cell, int32_t slot) const {
   return c;
 }
 
-PlacedPod Engine::PodPlacement(const Pod& p) const {
+PlacedPod Engine::PodPlacement(const PodRef& p) const {
   PlacedPod pp;
-  pp.node = p.node;
+  pp.node = p.leaves.empty() ? -1 : pcells_[p.leaves[0]].node;
   for (CellId l : p.leaves) pp.gpus.push_back(pcells_[l].addr);
   std::sort(pp.gpus.begin(), pp.gpus.end());
   pp.gpus.erase(std::unique(pp.gpus.begin(), pp.gpus.end()), pp.gpus.end());
@@ -114,7 +114,7 @@ PlacedPod Engine::PodPlacement(const Pod& p) const {
 
 // The level of the smallest cell holding a pod's leaves when they are all the leaves
 // of that cell (a buddy cell): the GPU level for whole GPUs; 0 when they are not.
-int Engine::GrainOf(int chain, const std::vector<CellId>& pod_leaves) const {
+int Engine::GrainOf(int chain, CellSpan pod_leaves) const {
   const Chain& ch = chains_[chain];
   if (ch.gpu_level == 1 || pod_leaves.empty()) return 1;
   const int64_t n = static_cast<int64_t>(pod_leaves.size());
@@ -141,10 +141,10 @@ int Engine::GrainOf(int chain, const std::vector<CellId>& pod_leaves) const {
   return pcells_[a].level;
 }
 
-PlacedPod Engine::RunningPod(const Pod& p, const std::vector<CellId>& vleaves, size_t at,
+PlacedPod Engine::RunningPod(const PodRef& p, CellSpan vleaves, size_t at,
                              std::vector<CellId>* out) const {
   PlacedPod pp;
-  pp.node = p.node;
+  pp.node = pcells_[p.leaves[0]].node;
   const size_t n = p.leaves.size();
   const bool has_v = at + n <= vleaves.size();
   const Chain& ch = chains_[pcells_[p.leaves[0]].chain];

@@ -57,14 +57,14 @@ std::string InvariantCheck::NoDoubleBooking() {
   for (size_t s = 0; s < e.jobs_.size(); s++) {
     const Job& j = e.jobs_[s];
     if (!j.live) continue;
-    if (e.FindJob(j.name) != static_cast<int>(s))
+    if (e.jobs_.Find(j.name) != static_cast<int>(s))
       return "job index out of step for '" + j.name + "'";
     std::string why = JobLeaves(s);
     if (why.empty()) why = JobPods(j);
     if (why.empty()) why = JobVirtualLeaves(s);
     if (!why.empty()) return why;
   }
-  if (e.job_index_.size() !=
+  if (e.jobs_.IndexSize() !=
       static_cast<size_t>(
           std::count_if(e.jobs_.begin(), e.jobs_.end(), [](const Job& j) { return j.live; })))
     return "job index holds finished jobs";
@@ -73,7 +73,7 @@ std::string InvariantCheck::NoDoubleBooking() {
 
 std::string InvariantCheck::JobLeaves(size_t s) {
   const Job& j = e.jobs_[s];
-  for (const auto& p : j.pods)
+  for (const auto& p : j.Pods())
     for (CellId l : p.leaves) {
       if (owner[l] >= 0)
         return "double-booked: " + Cell(l) + " held by '" + e.jobs_[owner[l]].name + "' and '" +
@@ -81,8 +81,8 @@ std::string InvariantCheck::JobLeaves(size_t s) {
       owner[l] = static_cast<int>(s);
       if (e.pcells_[l].job != static_cast<int>(s))
         return Cell(l) + " does not record job '" + j.name + "'";
-      if (e.pcells_[l].node != p.node)
-        return "job '" + j.name + "' pod node differs from its GPU's node";
+      if (e.pcells_[l].node != e.pcells_[p.leaves[0]].node)
+        return "job '" + j.name + "' has a pod on two nodes";
     }
   return "";
 }
@@ -91,7 +91,7 @@ std::string InvariantCheck::JobPods(const Job& j) const {
   // Fractions: every pod holds whole GPUs or one buddy cell inside one GPU, of the
   // job's grain. So a GPU with a fractional job is never held whole by another, and
   // a whole-GPU job never shares its GPU.
-  for (const auto& p : j.pods) {
+  for (const auto& p : j.Pods()) {
     if (p.leaves.empty()) return "job '" + j.name + "' has an empty pod";
     int grain = e.GrainOf(e.pcells_[p.leaves[0]].chain, p.leaves);
     if (grain == 0)
@@ -104,9 +104,9 @@ std::string InvariantCheck::JobPods(const Job& j) const {
     // mode is never given out as a whole GPU.
     for (CellId l : p.leaves) {
       const Chain& lch = e.chains_[e.pcells_[l].chain];
-      if (lch.mig && e.Str(j.leaf_type) != lch.leaf_type)
+      if (lch.mig && e.jobs_.Str(j.leaf_type) != lch.leaf_type)
         return "job '" + j.name + "' holds MIG slice " + Cell(l) + " of profile '" + lch.leaf_type +
-               "' but asked for '" + e.Str(j.leaf_type) + "'";
+               "' but asked for '" + e.jobs_.Str(j.leaf_type) + "'";
     }
   }
   return "";
@@ -115,14 +115,14 @@ std::string InvariantCheck::JobPods(const Job& j) const {
 std::string InvariantCheck::JobVirtualLeaves(size_t s) const {
   const Job& j = e.jobs_[s];
   if (!j.guaranteed())
-    return j.vleaves.empty() ? "" : "opportunistic job '" + j.name + "' holds virtual cells";
+    return j.Vleaves().empty() ? "" : "opportunistic job '" + j.name + "' holds virtual cells";
   size_t nleaves = 0;
-  for (const auto& p : j.pods) nleaves += p.leaves.size();
-  if (j.vleaves.size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";
+  for (const auto& p : j.Pods()) nleaves += p.leaves.size();
+  if (j.Vleaves().size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";
   size_t i = 0;
-  for (const auto& p : j.pods)
+  for (const auto& p : j.Pods())
     for (CellId l : p.leaves) {
-      CellId v = j.vleaves[i++];
+      CellId v = j.Vleaves()[i++];
       if (e.vcells_[v].job != static_cast<int>(s))
         return "virtual leaf of '" + j.name + "' does not record it";
       if (e.vcells_[v].bound != l)
@@ -296,7 +296,7 @@ std::string InvariantCheck::VcTotals() const {
     int64_t used = 0, opp = 0;
     for (const auto& j : e.jobs_)
       if (j.live && j.vc == static_cast<int>(v))
-        for (const auto& p : j.pods)
+        for (const auto& p : j.Pods())
           (j.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
     if (used != e.vcs_[v].used_leaves || opp != e.vcs_[v].opp_leaves)
       return "usage totals of VC '" + e.vcs_[v].name + "' are out of step";

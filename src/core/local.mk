@@ -23,6 +23,9 @@ libhived_la_SOURCES += \
 	src/core/preemption.h \
 	src/core/preemption.cpp \
 	src/core/schedule.cpp \
+	src/core/job_index.h \
+	src/core/job_table.h \
+	src/core/job_table.cpp \
 	src/core/will_run.cpp \
 	src/core/fit_bound.cpp \
 	src/core/fit_bound.h \

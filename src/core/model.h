@@ -101,29 +101,57 @@ struct Vc {
   std::map<int, int64_t> used_by_priority;  // virtual leaves held, per job priority
 };
 
+// A pod as placement builds it, before it is recorded.
 struct Pod {
   int32_t node = -1;
   std::vector<CellId> leaves;  // physical leaves
 };
 
+// Consecutive cell ids inside a job record (one pod's leaves, all of them, or the
+// virtual leaves), or inside any vector of them.
+class CellSpan {
+ public:
+  CellSpan() = default;
+  CellSpan(const CellId* b, const CellId* e) : b_(b), e_(e) {}
+  CellSpan(const std::vector<CellId>& v) : b_(v.data()), e_(v.data() + v.size()) {}  // NOLINT
+  const CellId* begin() const { return b_; }
+  const CellId* end() const { return e_; }
+  size_t size() const { return static_cast<size_t>(e_ - b_); }
+  bool empty() const { return b_ == e_; }
+  CellId operator[](size_t i) const { return b_[i]; }
+
+ private:
+  const CellId* b_ = nullptr;
+  const CellId* e_ = nullptr;
+};
+
+// One pod of a recorded job; its node is its first leaf's.
+struct PodRef {
+  CellSpan leaves;
+};
+
 // One running job. Kept small (issue 18: job records were most of the state above
 // the cells' own): the three rarely read strings are ids into the engine's table of
-// interned strings (Engine::Str), and fields are ordered to leave no padding.
+// interned strings (JobTable::Str), every cell id of the job is in one array (most
+// jobs have one pod), and fields are ordered to leave no padding.
 using StrId = int32_t;  // 0: the empty string
 
 struct Job {
   std::string name;
-  std::vector<Pod> pods;
-  std::vector<CellId> vleaves;  // parallel to all pods' leaves, guaranteed jobs only
-  uint64_t seq = 0;             // submission order, for stable iteration
-  int32_t vc = -1;              // -1: none
-  int32_t priority = 0;         // -1 opportunistic
+  // Every pod's physical leaves in pod order, then the virtual leaves parallel to
+  // them (guaranteed jobs only), then where each pod after the first starts.
+  std::vector<CellId> cells;
+  uint64_t seq = 0;      // submission order, for stable iteration
+  int32_t vc = -1;       // -1: none
+  int32_t priority = 0;  // -1 opportunistic
   int32_t original_priority = 0;
   int32_t chain = 0;
   int32_t grain = 1;  // level of the cells each pod takes whole (see Placer)
   StrId vc_name = 0;  // the VC it asked for, kept while a reload has removed that VC
   StrId pinned_id = 0;
   StrId leaf_type = 0;
+  int32_t leaf_count = 0;  // physical leaves
+  int32_t pod_count = 0;
   bool lazy = false;
   bool demoted = false;  // lazy-preempted: now opportunistic
   // Demoted because the config (a reload, or the cells at recovery) no longer gives its VC
@@ -131,6 +159,47 @@ struct Job {
   bool demoted_by_config = false;
   bool live = false;
   bool guaranteed() const { return priority >= 0; }
+
+  CellSpan Leaves() const { return {cells.data(), cells.data() + leaf_count}; }
+  CellSpan Vleaves() const {
+    return {cells.data() + leaf_count, cells.data() + cells.size() - Starts()};
+  }
+  class PodIter {
+   public:
+    PodIter(const Job* j, int32_t k) : j_(j), k_(k) {}
+    PodRef operator*() const { return {j_->PodLeaves(k_)}; }
+    PodIter& operator++() {
+      k_++;
+      return *this;
+    }
+    bool operator!=(const PodIter& o) const { return k_ != o.k_; }
+
+   private:
+    const Job* j_;
+    int32_t k_;
+  };
+  struct PodRange {
+    const Job* j;
+    PodIter begin() const { return {j, 0}; }
+    PodIter end() const { return {j, j->pod_count}; }
+  };
+  PodRange Pods() const { return {this}; }
+
+  // The pods, replacing any; the virtual leaves stay. Sized exactly (no growth slack).
+  void SetPods(const std::vector<Pod>& pods);
+  void AddPod(CellSpan leaves);
+  void AddVleaf(CellId v);
+  void ClearVleaves();
+
+ private:
+  size_t Starts() const { return pod_count > 1 ? static_cast<size_t>(pod_count - 1) : 0; }
+  CellSpan PodLeaves(int32_t k) const {
+    const CellId* base = cells.data();
+    const CellId* starts = base + cells.size() - Starts();
+    const int32_t b = k == 0 ? 0 : starts[k - 1];
+    const int32_t e = k + 1 < pod_count ? starts[k] : leaf_count;
+    return {base + b, base + e};
+  }
 };
 
 }  // namespace hived

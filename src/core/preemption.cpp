@@ -59,20 +59,17 @@ void Preemption::DisplaceVirtual(int vc, const std::vector<CellId>& vleaves, Dec
 // Gives back the virtual cells and keeps running on the physical ones.
 void Preemption::Demote(int s, int vc) {
   Job& j = e_->jobs_[s];
-  for (CellId v : j.vleaves) {
+  for (CellId v : j.Vleaves()) {
     e_->ClearVleafJob(v);
     Binder(e_).UnbindUp(v);
   }
-  j.vleaves.clear();
-  int64_t n = 0;
-  for (const auto& p : j.pods)
-    for (CellId l : p.leaves) {
-      e_->ClearLeafJob(l, false);
-      e_->SetLeafJob(l, s, true);
-      n++;
-    }
-  e_->vcs_[vc].used_leaves -= n;
-  e_->vcs_[vc].opp_leaves += n;
+  j.ClearVleaves();
+  for (CellId l : j.Leaves()) {
+    e_->ClearLeafJob(l, false);
+    e_->SetLeafJob(l, s, true);
+  }
+  e_->vcs_[vc].used_leaves -= j.leaf_count;
+  e_->vcs_[vc].opp_leaves += j.leaf_count;
   j.priority = -1;
   j.demoted = true;
 }
@@ -95,7 +92,7 @@ void Preemption::DisplacePhysical(const std::vector<CellId>& pleaves, Decision* 
 void Preemption::Revert(int slot, const JobSnapshot& undo) {
   if (slot >= 0) e_->ReleaseJob(slot);
   for (const Job& v : undo.records()) {
-    const int s = e_->FindJob(v.name);
+    const int s = e_->jobs_.Find(v.name);
     if (s >= 0) e_->ReleaseJob(s);
   }
   for (int pass = 0; pass < 2; pass++)

@@ -45,35 +45,12 @@ std::string Engine::LeafWord(const std::vector<int>& chains) const {
   return "GPUs";
 }
 
-StrId Engine::Intern(const std::string& s) {
-  if (s.empty()) return 0;
-  auto it = string_ids_.find(s);
-  if (it != string_ids_.end()) return it->second;
-  const StrId id = static_cast<StrId>(strings_.size());
-  strings_.push_back(s);
-  string_ids_.emplace(s, id);
-  return id;
-}
-
-int Engine::NewJobSlot() {
-  if (!free_slots_.empty()) {
-    int s = free_slots_.back();
-    free_slots_.pop_back();
-    return s;
-  }
-  // Grown by an eighth, not doubled: the table sits at the cluster's peak job count,
-  // and a doubling's unused half cost ~20 bytes per GPU at 90% busy (issue 18).
-  if (jobs_.size() == jobs_.capacity()) jobs_.reserve(jobs_.size() + jobs_.size() / 8 + 16);
-  jobs_.emplace_back();
-  return static_cast<int>(jobs_.size()) - 1;
-}
-
 // The request's own fields, each refused with its name and the reason; *vc is the
 // VC's index (-1: none).
 Status Engine::ValidateFields(const Request& req, int* vc) const {
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
-  if (FindJob(req.job) >= 0)
+  if (jobs_.Find(req.job) >= 0)
     return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
   if (req.priority < -1 || req.priority > 1000)
     return inval("priority: must be -1 (opportunistic) or 0..1000, got " +
@@ -309,44 +286,32 @@ CellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
 void Engine::ReleaseJob(int slot, Job* taken) {
   Job& j = jobs_[slot];
   if (j.guaranteed())
-    for (CellId v : j.vleaves) {
+    for (CellId v : j.Vleaves()) {
       ClearVleafJob(v);
       Binder(this).UnbindUp(v);
     }
-  if (j.vc >= 0) {
-    int64_t n = 0;
-    for (const auto& p : j.pods) n += static_cast<int64_t>(p.leaves.size());
-    (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= n;
-  }
-  for (const auto& p : j.pods)
-    for (CellId l : p.leaves) ClearLeafJob(l, !j.guaranteed());
-  UnindexJob(j.name);
-  if (taken) *taken = std::move(j);
-  j = Job();
-  free_slots_.push_back(slot);
+  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= j.leaf_count;
+  for (CellId l : j.Leaves()) ClearLeafJob(l, !j.guaranteed());
+  jobs_.Free(slot, taken);
   FlushIndexes();
 }
 
 bool Engine::Reinstate(Job record) {
-  int slot = NewJobSlot();
+  int slot = jobs_.NewSlot();
   jobs_[slot] = std::move(record);
   Job& j = jobs_[slot];
   j.live = true;
-  IndexJob(slot);
-  size_t i = 0;
+  jobs_.Index(slot);
   bool ok = true;
-  int64_t n = 0;
-  for (const auto& p : j.pods)
-    for (CellId l : p.leaves) {
-      if (j.guaranteed()) {
-        ok &= Binder(this).BindExact(j.vleaves[i], l);
-        SetVleafJob(j.vleaves[i], slot);
-      }
-      SetLeafJob(l, slot, !j.guaranteed());
-      i++;
-      n++;
+  const CellSpan leaves = j.Leaves(), vleaves = j.Vleaves();
+  for (size_t i = 0; i < leaves.size(); i++) {
+    if (j.guaranteed()) {
+      ok &= Binder(this).BindExact(vleaves[i], leaves[i]);
+      SetVleafJob(vleaves[i], slot);
     }
-  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += n;
+    SetLeafJob(leaves[i], slot, !j.guaranteed());
+  }
+  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += j.leaf_count;
   FlushIndexes();
   return ok;
 }
@@ -369,7 +334,7 @@ std::vector<int> Engine::Spans(int slot) const {
   std::vector<int> out;
   CellId all = kNone;
   bool apart = false;
-  for (const auto& pod : j.pods) {
+  for (const auto& pod : j.Pods()) {
     CellId c = pod.leaves[0];
     for (CellId l : pod.leaves)
       if (c != kNone) c = join(c, l);
@@ -464,7 +429,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   }
   planner.DisplacePhysical(pleaves, d, undo);
   Job& jb = jobs_[slot];
-  jb.pods = SplitPods(req, pleaves, pcells_);
+  jb.SetPods(SplitPods(req, pleaves, pcells_));
   for (CellId p : pleaves) SetLeafJob(p, slot, false);
   vcs_[vc].used_leaves += static_cast<int64_t>(pleaves.size());
   FlushIndexes();
@@ -473,20 +438,20 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
 
 // A new job's record in a new slot, from the (shaped) request; no cells yet.
 int Engine::OpenJob(const Request& req, int vc, int chain) {
-  const int slot = NewJobSlot();
+  const int slot = jobs_.NewSlot();
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
-  job.vc_name = Intern(req.vc);
+  job.vc_name = jobs_.Intern(req.vc);
   job.priority = job.original_priority = req.priority;
   job.lazy = req.lazy;
   job.chain = chain;
-  job.pinned_id = Intern(req.pinned_id);
-  job.leaf_type = Intern(req.leaf_type);
+  job.pinned_id = jobs_.Intern(req.pinned_id);
+  job.leaf_type = jobs_.Intern(req.leaf_type);
   job.grain = req.grain;
-  job.seq = next_seq_++;
+  job.seq = jobs_.next_seq++;
   job.live = true;
-  IndexJob(slot);
+  jobs_.Index(slot);
   return slot;
 }
 
@@ -521,7 +486,7 @@ bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<CellI
       near = a;
     }
     if (p == kNone) return false;
-    jobs_[slot].vleaves.push_back(v);
+    jobs_[slot].AddVleaf(v);
     SetVleafJob(v, slot);
     pleaves.push_back(p);
     if (k.distinct_nodes && (i + 1 == vleaves.size() || pod_of[i + 1] != pod_of[i]))
@@ -570,7 +535,7 @@ bool Engine::InOneCell(const std::vector<CellId>& leaves, int level) const {
 
 void Engine::FillDecisionPods(const Job& j, Decision* d) const {
   d->pods.clear();
-  for (const auto& p : j.pods) d->pods.push_back(PodPlacement(p));
+  for (const auto& p : j.Pods()) d->pods.push_back(PodPlacement(p));
 }
 
 // Why a guaranteed job that could not be placed waits, naming the first cause that
@@ -660,7 +625,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     d.outcome = Outcome::kPlaced;
     FillDecisionPods(jobs_[slot], &d);
     if (dry_run) {
-      next_seq_--;
+      jobs_.next_seq--;
       Preemption(this).Revert(slot, undo);
     } else {
       waiting_.erase(req.job);
@@ -761,7 +726,7 @@ bool Engine::SubmitOpportunistic(const Request& req, const std::vector<int>& cha
     std::string why;
     if (!ShapeFor(req, c, &shaped, &why) || !PlacePhysical(shaped, c, &pleaves)) continue;
     *slot = OpenJob(shaped, vc, c);
-    jobs_[*slot].pods = SplitPods(shaped, pleaves, pcells_);
+    jobs_[*slot].SetPods(SplitPods(shaped, pleaves, pcells_));
     for (CellId p : pleaves) SetLeafJob(p, *slot, true);
     FlushIndexes();
     if (vc >= 0) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
@@ -774,10 +739,10 @@ bool Engine::SubmitOpportunistic(const Request& req, const std::vector<int>& cha
 
 Status Engine::Finish(const std::string& job) {
   waiting_.erase(job);  // a job cancelled while waiting: no longer waiting work
-  const int slot = FindJob(job);
+  const int slot = jobs_.Find(job);
   if (slot < 0) return Status::Err(Code::kNoEnt, "job: unknown job '" + job + "'");
   ReleaseJob(slot);
-  if (free_slots_.size() > 64 && free_slots_.size() * 4 > jobs_.size()) CompactJobs();
+  if (jobs_.WantsCompaction()) CompactJobs();
   return Status::Ok();
 }
 
@@ -785,28 +750,10 @@ Status Engine::Finish(const std::string& job) {
 // they were ~20 bytes per GPU (issue 18). Live jobs from the end move into the lowest
 // free slots; only between decisions, since a decision holds slot numbers.
 void Engine::CompactJobs() {
-  std::sort(free_slots_.begin(), free_slots_.end());
-  int last = static_cast<int>(jobs_.size()) - 1;
-  for (size_t h = 0;; h++) {
-    while (last >= 0 && !jobs_[last].live) last--;
-    if (h >= free_slots_.size() || free_slots_[h] > last) break;
-    const int to = free_slots_[h];
-    Job& j = jobs_[to];
-    j = std::move(jobs_[last]);
-    jobs_[last] = Job();
-    for (const auto& p : j.pods)
-      for (CellId l : p.leaves) pcells_[l].job = to;
-    for (CellId v : j.vleaves) vcells_[v].job = to;
-    job_index_.Move(j.name, last, to);
-    last--;
-  }
-  const size_t n = static_cast<size_t>(last + 1);
-  std::vector<Job> kept;
-  kept.reserve(n + n / 8 + 16);
-  for (size_t i = 0; i < n; i++) kept.push_back(std::move(jobs_[i]));
-  jobs_.swap(kept);
-  free_slots_.clear();
-  free_slots_.shrink_to_fit();
+  jobs_.Compact([&](const Job& j, int to) {
+    for (CellId l : j.Leaves()) pcells_[l].job = to;
+    for (CellId v : j.Vleaves()) vcells_[v].job = to;
+  });
 }
 
 Status Engine::AddRunning(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped) {
@@ -818,7 +765,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   const Request& req = rj.req;
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
-  if (FindJob(req.job) >= 0)
+  if (jobs_.Find(req.job) >= 0)
     return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
   if (req.priority < -1 || req.priority > 1000) return inval("priority: must be -1..1000");
   if (rj.pods.empty()) return inval("placement: a running job needs at least one pod");
@@ -836,29 +783,24 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   }
   bool guaranteed = req.priority >= 0 && !rj.demoted && vc >= 0 && missing.empty();
   waiting_.erase(req.job);
-  int slot = NewJobSlot();
+  int slot = jobs_.NewSlot();
   Job& job = jobs_[slot];
   job.name = req.job;
   job.vc = vc;
-  job.vc_name = Intern(req.vc);
+  job.vc_name = jobs_.Intern(req.vc);
   job.original_priority = req.priority;
   job.lazy = req.lazy;
   job.chain = chain;
-  job.pinned_id = Intern(req.pinned_id);
+  job.pinned_id = jobs_.Intern(req.pinned_id);
   // A recovered job on MIG slices holds that profile, whatever its record names.
-  job.leaf_type = Intern(chains_[chain].mig ? chains_[chain].leaf_type : req.leaf_type);
+  job.leaf_type = jobs_.Intern(chains_[chain].mig ? chains_[chain].leaf_type : req.leaf_type);
   job.grain = GrainOf(chain, leaves[0]);
-  job.seq = rj.seq ? rj.seq : next_seq_++;
-  if (rj.seq >= next_seq_) next_seq_ = rj.seq + 1;
+  job.seq = rj.seq ? rj.seq : jobs_.next_seq++;
+  if (rj.seq >= jobs_.next_seq) jobs_.next_seq = rj.seq + 1;
   job.priority = guaranteed ? req.priority : -1;  // virtual leaves are counted per priority
   job.live = true;
-  IndexJob(slot);
-  for (const auto& pl : leaves) {
-    Pod p;
-    p.node = pcells_[pl[0]].node;
-    p.leaves = pl;
-    job.pods.push_back(p);
-  }
+  jobs_.Index(slot);
+  for (const auto& pl : leaves) job.AddPod(pl);
   if (guaranteed) guaranteed = BindRunning(rj, vc, chain, leaves, slot);
   Job& j = jobs_[slot];
   j.priority = guaranteed ? req.priority : -1;
@@ -871,13 +813,8 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
     dropped->push_back(what + "; it keeps its other GPUs" +
                        (j.demoted ? ", as opportunistic" : ""));
   }
-  int64_t n = 0;
-  for (const auto& p : j.pods)
-    for (CellId l : p.leaves) {
-      SetLeafJob(l, slot, !guaranteed);
-      n++;
-    }
-  if (vc >= 0) (guaranteed ? vcs_[vc].used_leaves : vcs_[vc].opp_leaves) += n;
+  for (CellId l : j.Leaves()) SetLeafJob(l, slot, !guaranteed);
+  if (vc >= 0) (guaranteed ? vcs_[vc].used_leaves : vcs_[vc].opp_leaves) += j.leaf_count;
   if (demoted) *demoted = j.demoted ? 1 : 0;
   FlushIndexes();
   return Status::Ok();
@@ -1008,16 +945,16 @@ bool Engine::BindRunning(const RunningJob& rj, int vc, int chain,
         guaranteed = false;
         break;
       }
-      jobs_[slot].vleaves.push_back(v);
+      jobs_[slot].AddVleaf(v);
       SetVleafJob(v, slot);
     }
   }
   if (!guaranteed) {
-    for (CellId v : jobs_[slot].vleaves) {
+    for (CellId v : jobs_[slot].Vleaves()) {
       ClearVleafJob(v);
       Binder(this).UnbindUp(v);
     }
-    jobs_[slot].vleaves.clear();
+    jobs_[slot].ClearVleaves();
   }
   return guaranteed;
 }
@@ -1054,7 +991,7 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
 }
 
 bool Engine::JobMatches(const std::string& name, const std::vector<PlacedPod>& pods) const {
-  const int slot = FindJob(name);
+  const int slot = jobs_.Find(name);
   if (slot < 0) return false;
   using Key = std::pair<int32_t, std::pair<std::vector<int32_t>, std::vector<int32_t>>>;
   auto key = [](const PlacedPod& p) {
@@ -1064,7 +1001,7 @@ bool Engine::JobMatches(const std::string& name, const std::vector<PlacedPod>& p
     return k;
   };
   std::vector<Key> mine, theirs;
-  for (const auto& p : jobs_[slot].pods) mine.push_back(key(PodPlacement(p)));
+  for (const auto& p : jobs_[slot].Pods()) mine.push_back(key(PodPlacement(p)));
   for (const auto& p : pods) theirs.push_back(key(p));
   std::sort(mine.begin(), mine.end());
   std::sort(theirs.begin(), theirs.end());
@@ -1078,26 +1015,23 @@ std::vector<std::string> Engine::JobNames() const {
 }
 
 std::vector<RunningJob> Engine::RunningJobs() const {
-  std::vector<const Job*> live;
-  for (const auto& j : jobs_)
-    if (j.live) live.push_back(&j);
-  std::sort(live.begin(), live.end(), [](const Job* a, const Job* b) { return a->seq < b->seq; });
   std::vector<RunningJob> out;
-  for (const Job* j : live) {
+  for (int s : jobs_.InSubmissionOrder()) {
+    const Job* j = &jobs_[s];
     RunningJob rj;
     rj.req.job = j->name;
-    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : Str(j->vc_name);
+    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : jobs_.Str(j->vc_name);
     rj.req.priority = j->original_priority;
     rj.req.lazy = j->lazy;
-    rj.req.pinned_id = Str(j->pinned_id);
-    rj.req.leaf_type = Str(j->leaf_type);
+    rj.req.pinned_id = jobs_.Str(j->pinned_id);
+    rj.req.leaf_type = jobs_.Str(j->leaf_type);
     rj.demoted = j->demoted;
     rj.demoted_by_config = j->demoted_by_config;
     rj.seq = j->seq;
     // In leaf order (vleaves are parallel to it), in whole GPUs or slots of one GPU.
     size_t at = 0;
-    for (const auto& p : j->pods) {
-      rj.pods.push_back(RunningPod(p, j->vleaves, at, &rj.vleaves));
+    for (const auto& p : j->Pods()) {
+      rj.pods.push_back(RunningPod(p, j->Vleaves(), at, &rj.vleaves));
       at += p.leaves.size();
     }
     out.push_back(std::move(rj));
@@ -1114,7 +1048,7 @@ std::vector<std::pair<std::string, std::string>> Engine::WaitingJobs() const {
 // Unknown VCs (gone in a new config) and running jobs are ignored.
 void Engine::NoteWaiting(const std::string& job, const std::string& vc) {
   auto it = vc_index_.find(vc);
-  if (it != vc_index_.end() && FindJob(job) < 0) MarkWaiting(job, it->second);
+  if (it != vc_index_.end() && jobs_.Find(job) < 0) MarkWaiting(job, it->second);
 }
 
 // A host may never finish a job that is cancelled while it waits (Slurm calls no

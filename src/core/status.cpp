@@ -144,7 +144,7 @@ std::string Engine::InspectCluster() const {
   for (const auto& job : jobs_) {
     if (!job.live) continue;
     njobs++;
-    for (const auto& p : job.pods)
+    for (const auto& p : job.Pods())
       (job.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
   }
   j.Key("totalLeaves").Val(total).Key("usedLeaves").Val(used).Key("opportunisticLeaves").Val(opp);
@@ -253,7 +253,7 @@ void PlacedPodJson(JsonOut& j, const std::string& node, const PlacedPod& p) {
 }  // namespace
 
 Status Engine::InspectJob(const std::string& name, std::string* json) const {
-  const int slot = FindJob(name);
+  const int slot = jobs_.Find(name);
   if (slot < 0) return Status::Err(Code::kNoEnt, "job: unknown job '" + name + "'");
   const Job& job = jobs_[slot];
   JsonOut j;
@@ -265,9 +265,10 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
   j.Key("lazyPreempted").Bool(job.demoted);
   // Who took its guarantee: a job (lazy preemption) or the config (a reload, recovery).
   if (job.demoted) j.Key("demotedBy").Val(job.demoted_by_config ? "config" : "preemption");
-  if (job.vc < 0 && job.vc_name != 0) j.Key("askedVc").Val(Str(job.vc_name));
+  if (job.vc < 0 && job.vc_name != 0) j.Key("askedVc").Val(jobs_.Str(job.vc_name));
   j.Key("placement").Open('[');
-  for (const auto& p : job.pods) PlacedPodJson(j, node_names_[p.node], PodPlacement(p));
+  for (const auto& p : job.Pods())
+    PlacedPodJson(j, node_names_[pcells_[p.leaves[0]].node], PodPlacement(p));
   j.Close(']').Close('}');
   *json = j.str();
   return Status::Ok();

@@ -12,7 +12,9 @@
 // then O(log n) per job ended. A decision is asked only at an end time where enough of
 // the cells the job needs could be free (FitBound, counted from the ended jobs' leaves
 // without ending them); jobs end for real, in end order, just before that decision, so
-// it sees exactly the state a decision after every end time would have seen.
+// it sees exactly the state a decision after every end time would have seen. Jobs of
+// other VCs in chains the request cannot use do not end at all: a decision reads only
+// the cells of its chains and its own VC's counters, so the answer is the same.
 #include <algorithm>
 #include <memory>
 
@@ -65,10 +67,9 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   std::vector<int> pending;  // will have ended by `at`, not ended yet (see FitBound)
   pending.reserve(heap.size());
   std::vector<uint8_t> noted(jobs_.size(), 0);
-  free_slots_.reserve(free_slots_.size() + heap.size());
   // The dry runs insert and erase the asked job (one empty place at most, its
   // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
-  job_index_.Reserve(2, JobNameOf());
+  jobs_.Reserve(heap.size(), 2);
   // Everything released comes back, even when a decision throws (out of memory).
   auto restore = [&] {
     no_reason_ = false;
@@ -93,22 +94,30 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
     Status st = Submit(req, true, &d);
     int64_t at = 0;
     std::unique_ptr<FitBound> bound;
+    std::vector<int> chains;  // the request's, with its VC (set with `bound`)
+    int vc = -1;
     // A rejected job and one larger than its VC fit after no end of running jobs.
     while (st.ok() && d.outcome == Outcome::kWaiting && d.wait != Wait::kVcTooSmall &&
            !heap.empty()) {
       if (!bound) {
-        std::vector<int> chains;
         Decision v;
         Validate(req, &chains, &v);
         bound = std::make_unique<FitBound>(*this, req, chains);
+        auto it = vc_index_.find(req.vc);
+        vc = it == vc_index_.end() ? -1 : it->second;
       }
       at = heap.front().end;
       size_t added = 0;
       while (!heap.empty() && heap.front().end == at) {
         std::pop_heap(heap.begin(), heap.end(), Later);
-        const int slot = FindJob(ends[heap.back().at].job);
+        const int slot = jobs_.Find(ends[heap.back().at].job);
         heap.pop_back();
         if (slot < 0 || noted[slot]) continue;  // not held, or named twice
+        // A job of another VC in a chain the request cannot use changes nothing the
+        // decision reads (its chain's cells, its VC's counters): it need not end.
+        if (jobs_[slot].vc != vc &&
+            std::find(chains.begin(), chains.end(), jobs_[slot].chain) == chains.end())
+          continue;
         noted[slot] = 1;
         bound->Note(slot);
         pending.push_back(slot);

@@ -91,3 +91,17 @@ TESTS += tests/unit/test_binding
 tests_unit_test_binding_SOURCES = tests/unit/test_binding.cpp tests/unit/engine_test_util.h
 tests_unit_test_binding_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_binding_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+
+# --- src/core: the job table on its own (slots, name index, compaction, interning)
+check_PROGRAMS += tests/unit/test_job_table
+TESTS += tests/unit/test_job_table
+tests_unit_test_job_table_SOURCES = tests/unit/test_job_table.cpp src/core/job_table.cpp
+tests_unit_test_job_table_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src $(CHECK_CFLAGS)
+tests_unit_test_job_table_LDADD = $(CHECK_LIBS)
+
+# --- src/core: WILL_RUN's trial against a copy where the jobs end for real (two chains)
+check_PROGRAMS += tests/unit/test_will_run
+TESTS += tests/unit/test_will_run
+tests_unit_test_will_run_SOURCES = tests/unit/test_will_run.cpp
+tests_unit_test_will_run_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_will_run_LDADD = libhived.la $(CHECK_LIBS)

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// hived_will_run against the answer it stands for, table-driven: each row runs jobs
+// on a cluster of two chains (V100 and K80 nodes, VCs A and B with cells in both),
+// asks WILL_RUN with their end times, and compares the answer with a copy of the
+// engine on which the jobs end for real, earliest first, with a dry run after each
+// end time (as tools/soak.cpp does). WillRun leaves jobs of other VCs in chains the
+// request cannot use running (src/core/will_run.cpp): these rows are where that
+// could show.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+// After the C++ headers: check.h defines a fail() macro.
+#include <check.h>
+
+#include "../check_run.h"
+#include "hived.h"
+
+namespace {
+
+const char kConfig[] = R"({"physicalCluster": {
+  "cellTypes": {
+    "V100-NODE": {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": true},
+    "K80-NODE": {"childCellType": "K80", "childCellNumber": 2, "isNodeLevel": true}},
+  "physicalCells": [{"cellType": "V100-NODE", "cellAddress": "v0"},
+                    {"cellType": "V100-NODE", "cellAddress": "v1"},
+                    {"cellType": "K80-NODE", "cellAddress": "k0"},
+                    {"cellType": "K80-NODE", "cellAddress": "k1"}]},
+ "virtualClusters": {
+  "A": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 1},
+                         {"cellType": "K80-NODE", "cellNumber": 1}]},
+  "B": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 1},
+                         {"cellType": "K80-NODE", "cellNumber": 1}]}}})";
+
+struct Ask {
+  const char* job;
+  const char* vc;  // nullptr: opportunistic without a VC
+  int priority;
+  const char* model;
+  int pods, gpus;
+  int64_t end;  // for running jobs
+};
+
+struct Row {
+  const char* what;
+  std::vector<Ask> running;
+  Ask ask;
+  int64_t want_start;
+};
+
+hived_job_request Request(const Ask& a, hived_member* m) {
+  *m = {a.pods, a.gpus, 0};
+  hived_job_request r{};
+  r.job = a.job;
+  r.vc = a.vc;
+  r.priority = a.priority;
+  r.leaf_cell_type = a.model;
+  r.members = m;
+  r.n_members = 1;
+  return r;
+}
+
+std::string Text(const hived_decision* d, int64_t start) {
+  std::string s = "start " + std::to_string(start) + " outcome " + std::to_string(d->outcome) +
+                  " wait " + std::to_string(d->wait_kind) + " '" + d->reason + "'";
+  for (size_t i = 0; i < d->n_pods; i++) {
+    s += " pod " + std::string(d->pods[i].node_name) + ":";
+    for (int32_t k = 0; k < d->pods[i].n_leaves; k++) s += std::to_string(d->pods[i].leaves[k]);
+  }
+  for (size_t i = 0; i < d->n_preempted; i++) s += std::string(" kill ") + d->preempted[i];
+  for (size_t i = 0; i < d->n_lazy_preempted; i++)
+    s += std::string(" demote ") + d->lazy_preempted[i];
+  return s;
+}
+
+const Row kRows[] = {
+    {"B's K80 jobs end first: A's V100 job fits when A's own job ends",
+     {{"a1", "A", 0, "V100", 1, 4, 30},
+      {"b1", "B", 0, "K80", 1, 2, 10},
+      {"b2", "B", 0, "V100", 1, 4, 20}},
+     {"q", "A", 0, "V100", 1, 4, 0},
+     30},
+    {"A's own K80 job ends too (its VC's counters)",
+     {{"a1", "A", 0, "V100", 1, 4, 30},
+      {"a2", "A", 0, "K80", 1, 2, 10},
+      {"b1", "B", 0, "K80", 1, 2, 5}},
+     {"q", "A", 0, "V100", 1, 4, 0},
+     30},
+    {"never fits: the reason counts the VC's free GPUs after every end",
+     {{"a1", "A", 0, "V100", 1, 4, 0},
+      {"a2", "A", 0, "K80", 1, 2, 10},
+      {"b1", "B", 0, "K80", 1, 2, 5}},
+     {"q", "A", 0, "V100", 1, 4, 0},
+     -1},
+    {"any model: both chains matter",
+     {{"a1", "A", 0, "V100", 1, 4, 30},
+      {"a2", "A", 0, "K80", 1, 2, 10},
+      {"b1", "B", 0, "K80", 1, 2, 5}},
+     {"q", "A", 0, nullptr, 1, 2, 0},
+     10},
+    {"opportunistic on V100: K80 jobs of VCs do not matter, V100 ones do",
+     {{"a1", "A", 0, "V100", 1, 4, 30},
+      {"b2", "B", 0, "V100", 1, 4, 20},
+      {"b1", "B", 0, "K80", 1, 2, 5},
+      {"o1", nullptr, -1, "K80", 1, 2, 7}},
+     {"q", nullptr, -1, "V100", 1, 4, 0},
+     20},
+    {"opportunistic without a VC: other jobs without a VC end wherever they run",
+     {{"o1", nullptr, -1, "K80", 2, 2, 7},
+      {"a1", "A", 0, "V100", 1, 4, 30},
+      {"b2", "B", 0, "V100", 1, 4, 20}},
+     {"q", nullptr, -1, "V100", 1, 2, 0},
+     20},
+};
+
+START_TEST(rows) {
+  const Row& row = kRows[_i];
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(kConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<hived_job_end> ends;
+  for (const Ask& a : row.running) {
+    hived_member m;
+    hived_job_request r = Request(a, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s: %s not placed: %s", row.what, a.job, d->reason);
+    ends.push_back({a.job, a.end});
+  }
+  hived_member m;
+  hived_job_request q = Request(row.ask, &m);
+  int64_t start = 0;
+  const hived_decision* d = nullptr;
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+  const std::string got = Text(d, start);
+
+  // The reference: a copy on which the jobs end for real, earliest end first.
+  hived_engine* c = nullptr;
+  ck_assert_int_eq(hived_engine_clone(e, &c), HIVED_OK);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> cguard(c, hived_engine_free);
+  std::vector<hived_job_end> order;
+  for (const auto& x : ends)
+    if (x.end > 0) order.push_back(x);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const hived_job_end& a, const hived_job_end& b) { return a.end < b.end; });
+  const hived_decision* w = nullptr;
+  ck_assert_int_eq(hived_submit(c, &q, 1, &w), HIVED_OK);
+  int64_t at = 0;
+  for (size_t k = 0; w->outcome == HIVED_WAITING && k < order.size();) {
+    at = order[k].end;
+    for (; k < order.size() && order[k].end == at; k++)
+      ck_assert_int_eq(hived_finish(c, order[k].job), HIVED_OK);
+    ck_assert_int_eq(hived_submit(c, &q, 1, &w), HIVED_OK);
+  }
+  const std::string want = Text(w, w->outcome == HIVED_PLACED ? at : -1);
+  ck_assert_msg(got == want, "%s:\n  will_run %s\n  copy     %s", row.what, got.c_str(),
+                want.c_str());
+  ck_assert_msg(start == row.want_start, "%s: start %lld, want %lld", row.what,
+                static_cast<long long>(start), static_cast<long long>(row.want_start));
+  ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+}
+END_TEST
+
+}  // namespace
+
+int main(void) {
+  Suite* s = suite_create("will_run");
+  TCase* tc = tcase_create("will_run");
+  tcase_add_loop_test(tc, rows, 0, sizeof kRows / sizeof kRows[0]);
+  suite_add_tcase(s, tc);
+  return check_run(s, CK_NORMAL, CK_FORK_GETENV);
+}
