@@ -231,6 +231,9 @@ class Engine : private CellStore {
                   bool found_virtual, Decision* d) const;
   // *taken (may be null) receives the job's record instead of it being dropped.
   void ReleaseJob(int slot, Job* taken = nullptr);
+  // WillRun's trial (will_run.cpp): end the jobs of *slots into *ended; put them back.
+  void EndJobs(std::vector<int>* slots, std::vector<Job>* ended);
+  void PutBack(std::vector<Job>* ended);
   bool Reinstate(Job record);
   bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
                         Decision* d, JobSnapshot* undo, int* slot_out);

@@ -48,16 +48,42 @@ bool Later(const EndKey& a, const EndKey& b) {
   return a.end != b.end ? a.end > b.end : a.at > b.at;
 }
 
-}  // namespace
-
-Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
-                       int64_t* start) {
-  *start = -1;
+// The caller's end times as a heap, earliest first; ends of 0 or less and unnamed jobs
+// are left out.
+std::vector<EndKey> EndHeap(const std::vector<Engine::JobEnd>& ends) {
   std::vector<EndKey> heap;
   heap.reserve(ends.size());
   for (size_t i = 0; i < ends.size(); i++)
     if (ends[i].end > 0 && ends[i].job) heap.push_back({ends[i].end, i});
   std::make_heap(heap.begin(), heap.end(), Later);
+  return heap;
+}
+
+}  // namespace
+
+// In end order, as if each had ended at its time: the state is the same.
+void Engine::EndJobs(std::vector<int>* slots, std::vector<Job>* ended) {
+  for (int slot : *slots) {
+    ended->emplace_back();
+    ReleaseJob(slot, &ended->back());
+  }
+  slots->clear();
+}
+
+// Guaranteed jobs first: they need their exact bindings back before opportunistic
+// work lands on the same free cells' lists.
+void Engine::PutBack(std::vector<Job>* ended) {
+  no_reason_ = false;
+  for (int pass = 0; pass < 2; pass++)
+    for (auto it = ended->rbegin(); it != ended->rend(); ++it)
+      if (it->guaranteed() == (pass == 0)) Reinstate(std::move(*it));
+  ended->clear();
+}
+
+Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
+                       int64_t* start) {
+  *start = -1;
+  std::vector<EndKey> heap = EndHeap(ends);
 
   FlagScope trial(&trial_);
   // Reserved up front so that putting the jobs back cannot fail for want of memory
@@ -71,23 +97,6 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
   jobs_.Reserve(heap.size(), 2);
   // Everything released comes back, even when a decision throws (out of memory).
-  auto restore = [&] {
-    no_reason_ = false;
-    // Guaranteed jobs first: they need their exact bindings back before
-    // opportunistic work lands on the same free cells' lists.
-    for (int pass = 0; pass < 2; pass++)
-      for (auto it = ended.rbegin(); it != ended.rend(); ++it)
-        if (it->guaranteed() == (pass == 0)) Reinstate(std::move(*it));
-    ended.clear();
-  };
-  // In end order, as if each had ended at its time: the state is the same.
-  auto end_pending = [&] {
-    for (int slot : pending) {
-      ended.emplace_back();
-      ReleaseJob(slot, &ended.back());
-    }
-    pending.clear();
-  };
   try {
     no_reason_ = true;
     Decision d;
@@ -126,24 +135,24 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
       // Nothing changed, or not enough cells free up for the job's pods: the same
       // decision as before, without asking.
       if (!added || !bound->MayFit()) continue;
-      end_pending();
+      EndJobs(&pending, &ended);
       d = Decision();
       st = Submit(req, true, &d);
     }
     // The answer a caller reads says why the job still waits.
     no_reason_ = false;
     if (st.ok() && d.outcome == Outcome::kWaiting) {
-      end_pending();
+      EndJobs(&pending, &ended);
       d = Decision();
       st = Submit(req, true, &d);
     }
-    restore();
+    PutBack(&ended);
     if (!st.ok()) return st;
     if (d.outcome == Outcome::kPlaced) *start = at;
     *out = std::move(d);
     return Status::Ok();
   } catch (...) {
-    restore();
+    PutBack(&ended);
     throw;
   }
 }
