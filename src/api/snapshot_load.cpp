@@ -96,7 +96,7 @@ std::string ParseJob(json_t* o, const std::string& where, SnapshotJob* sj) {
     if (!json_is_integer(v) || json_integer_value(v) < 0 ||
         json_integer_value(v) > (json_int_t{1} << 30))
       return where + ".vleaves[" + std::to_string(i) + "]: must be a cell id";
-    rj.vleaves.push_back(static_cast<CellId>(json_integer_value(v)));
+    rj.vleaves.push_back(static_cast<VCellId>(json_integer_value(v)));
   }
   return "";
 }

@@ -11,16 +11,16 @@
 
 namespace hived {
 
-CellId Binder::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near) {
-  std::vector<CellId> path;
-  CellId v = vleaf;
+PCellId Binder::BindDown(VCellId vleaf, const std::vector<uint8_t>& allowed, PCellId near) {
+  std::vector<VCellId> path;
+  VCellId v = vleaf;
   while (v != kNone && e_->vcells_[v].bound == kNone) {
     path.push_back(v);
     v = e_->vcells_[v].parent;
   }
-  CellId p;
+  PCellId p;
   if (v == kNone) {
-    CellId root = path.back();
+    VCellId root = path.back();
     path.pop_back();
     p = e_->BuddyAlloc(e_->vcells_[root].chain, e_->vcells_[root].level, allowed, near);
     if (p == kNone) return kNone;
@@ -32,12 +32,12 @@ CellId Binder::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellI
   }
   const Chain& ch = e_->chains_[e_->pcells_[p].chain];
   while (!path.empty()) {
-    CellId vc = path.back();
+    VCellId vc = path.back();
     path.pop_back();
     int n = ch.level_children[e_->pcells_[p].level];
-    CellId best = kNone;
+    PCellId best = kNone;
     for (int k = 0; k < n; k++) {
-      CellId c = e_->pcells_[p].first_child + k;
+      PCellId c = e_->pcells_[p].first_child + k;
       const PCell& a = e_->pcells_[c];
       if (a.bound != kNone) continue;
       if (best == kNone) {
@@ -70,18 +70,18 @@ CellId Binder::BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellI
 // has room only counting free cells opportunistic jobs run on is no preference: on the
 // ITP trace (hived-sim, doc/results.md) preferring one cost ~2,400 more preemptions and
 // 0.1 h of mean queuing delay for 1.3 points of gangs in one rack.
-CellId Binder::GangRack(int chain, const std::vector<CellId>& vleaves,
-                        const std::vector<uint8_t>& allowed) const {
+PCellId Binder::GangRack(int chain, const std::vector<VCellId>& vleaves,
+                         const std::vector<uint8_t>& allowed) const {
   const Chain& ch = e_->chains_[chain];
   const int rack = ch.node_level + 1;
   if (rack > ch.levels) return kNone;
-  std::vector<CellId> roots;
-  for (CellId v : vleaves) {
-    CellId u = v;
+  std::vector<VCellId> roots;
+  for (VCellId v : vleaves) {
+    VCellId u = v;
     while (e_->vcells_[u].bound == kNone && e_->vcells_[u].parent != kNone)
       u = e_->vcells_[u].parent;
     if (e_->vcells_[u].bound != kNone) {
-      CellId p = e_->vcells_[u].bound;
+      PCellId p = e_->vcells_[u].bound;
       while (p != kNone && e_->pcells_[p].level < rack) p = e_->pcells_[p].parent;
       if (p != kNone && e_->pcells_[p].level == rack) return p;
       continue;
@@ -92,32 +92,33 @@ CellId Binder::GangRack(int chain, const std::vector<CellId>& vleaves,
   }
   if (roots.size() < 2) return kNone;
   int64_t need = 0;
-  for (CellId u : roots) need += ch.desc[e_->vcells_[u].level][ch.node_level];
+  for (VCellId u : roots) need += ch.desc[e_->vcells_[u].level][ch.node_level];
   // Idle free node cells per rack.
-  std::map<CellId, int64_t> room;
+  std::map<PCellId, int64_t> room;
   for (int j = ch.node_level; j <= rack; j++)
     for (const auto* list : {&ch.free_clean[j], &ch.free_busy[j]})
-      for (CellId c : *list) {
+      for (PCellId c : *list) {
         if (e_->pcells_[c].opp != 0) continue;
-        CellId r = c;
+        PCellId r = c;
         while (e_->pcells_[r].level < rack) r = e_->pcells_[r].parent;
         int64_t n = 0;
-        e_->WalkPhysical(c, [&](CellId x) {
+        e_->WalkPhysical(c, [&](PCellId x) {
           if (e_->pcells_[x].level > ch.node_level) return Visit::kDescend;
           n += allowed.empty() || allowed[e_->pcells_[x].node];
           return Visit::kPrune;
         });
         room[r] += n;
       }
-  CellId best = kNone;
+  PCellId best = kNone;
   for (const auto& [r, n] : room)
     if (n >= need && (best == kNone || n < room[best])) best = r;
   return best;
 }
 
-bool Binder::BindExact(CellId vleaf, CellId pleaf) {
-  std::vector<std::pair<CellId, CellId>> done;
-  CellId v = vleaf, p = pleaf;
+bool Binder::BindExact(VCellId vleaf, PCellId pleaf) {
+  std::vector<std::pair<VCellId, PCellId>> done;
+  VCellId v = vleaf;
+  PCellId p = pleaf;
   auto undo = [&]() {
     for (auto& [dv, dp] : done) {
       e_->vcells_[dv].bound = kNone;
@@ -148,8 +149,8 @@ bool Binder::BindExact(CellId vleaf, CellId pleaf) {
   return true;
 }
 
-void Binder::UnbindUp(CellId vleaf) {
-  CellId v = vleaf;
+void Binder::UnbindUp(VCellId vleaf) {
+  VCellId v = vleaf;
   while (v != kNone) {
     VCell& c = e_->vcells_[v];
     if (c.bound == kNone || c.pinned) return;
@@ -160,7 +161,7 @@ void Binder::UnbindUp(CellId vleaf) {
       for (int k = 0; k < n; k++)
         if (e_->vcells_[c.first_child + k].bound != kNone) return;
     }
-    CellId p = c.bound;
+    PCellId p = c.bound;
     c.bound = kNone;
     e_->pcells_[p].bound = kNone;
     if (c.root == v) {
@@ -175,15 +176,15 @@ void Binder::UnbindUp(CellId vleaf) {
 // A virtual leaf of `vc` that can be bound to pleaf: below the VC's cell already bound
 // to an ancestor of pleaf, else below an unbound preassigned cell (the lowest level at
 // or above min_level) whose physical counterpart is still free.
-CellId Binder::FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root,
-                            int min_level) const {
-  std::vector<CellId> ppath;  // pleaf .. ancestor
-  CellId a = pleaf;
+VCellId Binder::FindVleafFor(int vc, int chain, PCellId pleaf, VCellId pinned_root,
+                             int min_level) const {
+  std::vector<PCellId> ppath;  // pleaf .. ancestor
+  PCellId a = pleaf;
   for (; a != kNone; a = e_->pcells_[a].parent) {
     if (e_->pcells_[a].bound != kNone) break;
     ppath.push_back(a);
   }
-  CellId v;
+  VCellId v;
   if (a != kNone) {
     const VCell& owner = e_->vcells_[e_->pcells_[a].bound];
     if (owner.vc != vc) return kNone;
@@ -195,11 +196,11 @@ CellId Binder::FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root,
     v = kNone;
     for (const auto& vch : e_->vcs_[vc].chains) {
       if (vch.chain != chain) continue;
-      for (CellId r : vch.roots) {
+      for (VCellId r : vch.roots) {
         const VCell& rc = e_->vcells_[r];
         if (rc.bound != kNone || rc.level < min_level) continue;
         if (v != kNone && e_->vcells_[v].level <= rc.level) continue;
-        CellId anc = pleaf;
+        PCellId anc = pleaf;
         while (e_->pcells_[anc].level < rc.level) anc = e_->pcells_[anc].parent;
         if (e_->FreeAncestor(anc) == kNone) continue;
         v = r;
@@ -207,21 +208,21 @@ CellId Binder::FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root,
     }
     if (v == kNone) return kNone;
     ppath.clear();
-    for (CellId x = pleaf; e_->pcells_[x].level < e_->vcells_[v].level; x = e_->pcells_[x].parent)
+    for (PCellId x = pleaf; e_->pcells_[x].level < e_->vcells_[v].level; x = e_->pcells_[x].parent)
       ppath.push_back(x);
   }
   // Descend: reuse the virtual child bound to the path's physical cell, else an unbound one.
   const Chain& ch = e_->chains_[chain];
   for (size_t i = ppath.size(); i-- > 0;) {
-    CellId pc = ppath[i];
+    PCellId pc = ppath[i];
     if (e_->pcells_[pc].bound != kNone) {
       v = e_->pcells_[pc].bound;
       continue;
     }
     int n = ch.level_children[e_->vcells_[v].level];
-    CellId pick = kNone;
+    VCellId pick = kNone;
     for (int k = 0; k < n; k++) {
-      CellId c = e_->vcells_[v].first_child + k;
+      VCellId c = e_->vcells_[v].first_child + k;
       if (e_->vcells_[c].bound == kNone) {
         pick = c;
         break;

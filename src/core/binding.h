@@ -22,17 +22,17 @@ class Binder {
   // Binds vleaf and its unbound ancestors; the physical leaf, or kNone (nothing
   // changed). Children that are healthy, allowed, without opportunistic work and
   // emptiest are preferred; near: the cell the buddy allocator should stay inside.
-  CellId BindDown(CellId vleaf, const std::vector<uint8_t>& allowed, CellId near = kNone);
+  PCellId BindDown(VCellId vleaf, const std::vector<uint8_t>& allowed, PCellId near = kNone);
   // The rack a gang's bindings should land in (kNone: no preference).
-  CellId GangRack(int chain, const std::vector<CellId>& vleaves,
-                  const std::vector<uint8_t>& allowed) const;
+  PCellId GangRack(int chain, const std::vector<VCellId>& vleaves,
+                   const std::vector<uint8_t>& allowed) const;
   // Binds vleaf to exactly pleaf (recovery, reinstating); false, with nothing
   // changed, when the trees or the buddy allocator's safety do not allow it.
-  bool BindExact(CellId vleaf, CellId pleaf);
+  bool BindExact(VCellId vleaf, PCellId pleaf);
   // Unbinds vleaf and every ancestor left with no bound child (not pinned cells).
-  void UnbindUp(CellId vleaf);
+  void UnbindUp(VCellId vleaf);
   // A virtual leaf of `vc` that could be bound to pleaf (kNone: none).
-  CellId FindVleafFor(int vc, int chain, CellId pleaf, CellId pinned_root, int min_level) const;
+  VCellId FindVleafFor(int vc, int chain, PCellId pleaf, VCellId pinned_root, int min_level) const;
 
  private:
   Engine* e_;

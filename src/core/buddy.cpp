@@ -5,7 +5,7 @@
 
 namespace hived {
 
-void Buddy::FreeInsert(CellId c) {
+void Buddy::FreeInsert(PCellId c) {
   PCell& p = m_.pcells_[c];
   Chain& ch = m_.chains_[p.chain];
   p.flags |= kFree;
@@ -17,7 +17,7 @@ void Buddy::FreeInsert(CellId c) {
     ch.free_clean[p.level].insert(c);
 }
 
-void Buddy::FreeErase(CellId c) {
+void Buddy::FreeErase(PCellId c) {
   PCell& p = m_.pcells_[c];
   Chain& ch = m_.chains_[p.chain];
   p.flags &= static_cast<uint8_t>(~kFree);
@@ -26,12 +26,12 @@ void Buddy::FreeErase(CellId c) {
   ch.free_clean[p.level].erase(c);
 }
 
-void Buddy::FreeRefile(CellId c) {
+void Buddy::FreeRefile(PCellId c) {
   FreeErase(c);
   FreeInsert(c);
 }
 
-CellId BuddySafety::FreeAncestor(CellId c) const {
+PCellId BuddySafety::FreeAncestor(PCellId c) const {
   for (; c != kNone; c = s_.pcells_[c].parent)
     if (s_.pcells_[c].flags & kFree) return c;
   return kNone;
@@ -44,9 +44,9 @@ int64_t BuddySafety::Demand(int chain, int level) const {
   return n;
 }
 
-int64_t BuddySafety::HealthyDesc(CellId c, int level) const {
+int64_t BuddySafety::HealthyDesc(PCellId c, int level) const {
   int64_t n = 0;
-  s_.WalkPhysical(c, [&](CellId x) {
+  s_.WalkPhysical(c, [&](PCellId x) {
     const PCell& p = s_.pcells_[x];
     if (!p.bad) {
       n += s_.chains_[p.chain].desc[p.level][level];
@@ -65,7 +65,7 @@ int64_t BuddySafety::Obtainable(int chain, int level, bool healthy_only) const {
     if (!healthy_only)
       n += static_cast<int64_t>(ch.free_bad[j].size()) * ch.desc[j][level];
     else
-      for (CellId c : ch.free_bad[j]) n += HealthyDesc(c, level);
+      for (PCellId c : ch.free_bad[j]) n += HealthyDesc(c, level);
   }
   return n;
 }
@@ -75,7 +75,7 @@ int64_t BuddySafety::Obtainable(int chain, int level, bool healthy_only) const {
 // without costing the levels at which it counts as bad already); only a surplus over
 // the VCs' unbound cells may pay for it (counting bad cells too, as the safety
 // invariant does: a repair makes them usable).
-bool BuddySafety::CanSplitSafely(CellId from, int to_level) const {
+bool BuddySafety::CanSplitSafely(PCellId from, int to_level) const {
   const int chain = s_.pcells_[from].chain;
   for (int m = to_level + 1; m <= s_.pcells_[from].level; m++) {
     if (Obtainable(chain, m, false) - 1 < Demand(chain, m)) return false;  // the invariant
@@ -88,8 +88,8 @@ bool BuddySafety::CanSplitSafely(CellId from, int to_level) const {
 // free ancestor for it must leave each level above enough for the VCs' unbound cells,
 // counted as the invariant counts them (bad cells too: a repair makes them usable);
 // otherwise the job is demoted rather than a guarantee of another VC broken.
-bool BuddySafety::CanTakeSafely(CellId c) const {
-  CellId a = FreeAncestor(c);
+bool BuddySafety::CanTakeSafely(PCellId c) const {
+  PCellId a = FreeAncestor(c);
   if (a == kNone) return false;
   const int chain = s_.pcells_[c].chain;
   for (int m = s_.pcells_[c].level + 1; m <= s_.pcells_[a].level; m++)
@@ -104,42 +104,42 @@ bool Allowed(const std::vector<uint8_t>& allowed, int32_t node) {
 }  // namespace
 
 // Above node level: allowed if any node inside is allowed.
-bool Buddy::AllowedCell(CellId c, const std::vector<uint8_t>& allowed) const {
+bool Buddy::AllowedCell(PCellId c, const std::vector<uint8_t>& allowed) const {
   if (allowed.empty()) return true;
   if (m_.pcells_[c].node >= 0) return Allowed(allowed, m_.pcells_[c].node);
-  return !m_.WalkPhysical(c, [&](CellId x) {
+  return !m_.WalkPhysical(c, [&](PCellId x) {
     const int32_t node = m_.pcells_[x].node;
     if (node < 0) return Visit::kDescend;
     return Allowed(allowed, node) ? Visit::kStop : Visit::kPrune;
   });
 }
 
-CellId Buddy::PickHealthy(int chain, int level, const std::vector<uint8_t>& allowed) const {
+PCellId Buddy::PickHealthy(int chain, int level, const std::vector<uint8_t>& allowed) const {
   const Chain& ch = m_.chains_[chain];
-  for (CellId c : ch.free_clean[level])
+  for (PCellId c : ch.free_clean[level])
     if (AllowedCell(c, allowed)) return c;
-  CellId best = kNone;
-  for (CellId c : ch.free_busy[level])
+  PCellId best = kNone;
+  for (PCellId c : ch.free_busy[level])
     if (AllowedCell(c, allowed) && (best == kNone || m_.pcells_[c].opp < m_.pcells_[best].opp))
       best = c;
   return best;
 }
 
-CellId Buddy::SplitOnce(CellId c) {
+PCellId Buddy::SplitOnce(PCellId c) {
   FreeErase(c);
-  const CellId first = m_.pcells_[c].first_child;
+  const PCellId first = m_.pcells_[c].first_child;
   for (int k = 0; k < m_.ChildCount(m_.pcells_[c]); k++) FreeInsert(first + k);
   return first;
 }
 
 // Split c down to `target`, following the child that a binding would prefer.
-CellId Buddy::SplitTo(CellId c, int target, const std::vector<uint8_t>& allowed) {
+PCellId Buddy::SplitTo(PCellId c, int target, const std::vector<uint8_t>& allowed) {
   while (m_.pcells_[c].level > target) {
     const int n = m_.ChildCount(m_.pcells_[c]);
-    const CellId first = SplitOnce(c);
-    CellId next = kNone;
+    const PCellId first = SplitOnce(c);
+    PCellId next = kNone;
     for (int k = 0; k < n; k++) {
-      CellId k_id = first + k;
+      PCellId k_id = first + k;
       if (!AllowedCell(k_id, allowed)) continue;
       if (next == kNone) next = k_id;
       const PCell& a = m_.pcells_[k_id];
@@ -156,9 +156,9 @@ CellId Buddy::SplitTo(CellId c, int target, const std::vector<uint8_t>& allowed)
 // A gang's later pods: the free healthy cell inside the rack (or other cell) `near`
 // that holds its first pod and can be split to `level` safely, smallest and least
 // busy first, ties to the lowest id; kNone if none.
-CellId Buddy::NearCell(CellId near, int level, const std::vector<uint8_t>& allowed) const {
-  CellId best = kNone;
-  m_.WalkPhysical(near, [&](CellId x) {
+PCellId Buddy::NearCell(PCellId near, int level, const std::vector<uint8_t>& allowed) const {
+  PCellId best = kNone;
+  m_.WalkPhysical(near, [&](PCellId x) {
     const PCell& p = m_.pcells_[x];
     if (p.level < level) return Visit::kPrune;
     if (p.flags & kFree) {
@@ -179,21 +179,21 @@ CellId Buddy::NearCell(CellId near, int level, const std::vector<uint8_t>& allow
 // Take a free cell at `level` for a preassigned cell: a healthy one at that level,
 // else split a healthy higher cell that the safety margin can spare, else whatever
 // the plain buddy rule gives (the caller refuses to place a job on bad leaves).
-CellId Buddy::Alloc(int chain, int level, const std::vector<uint8_t>& allowed, CellId near) {
+PCellId Buddy::Alloc(int chain, int level, const std::vector<uint8_t>& allowed, PCellId near) {
   const Chain& ch = m_.chains_[chain];
-  const CellId in_near = near == kNone ? kNone : NearCell(near, level, allowed);
+  const PCellId in_near = near == kNone ? kNone : NearCell(near, level, allowed);
   if (in_near != kNone && m_.pcells_[in_near].opp == 0) return SplitTo(in_near, level, allowed);
   // An idle cell, at this level or split from a higher one the safety margin can
   // spare, before one that opportunistic jobs run on: binding there would preempt
   // them although a free cell of the VC's shape exists.
   for (int j = level; j <= ch.levels; j++)
-    for (CellId c : ch.free_clean[j])
+    for (PCellId c : ch.free_clean[j])
       if (AllowedCell(c, allowed)) {
         if (j == level || CanSplitSafely(c, level)) return SplitTo(c, level, allowed);
         break;
       }
   if (in_near != kNone) return SplitTo(in_near, level, allowed);
-  CellId c = PickHealthy(chain, level, allowed);
+  PCellId c = PickHealthy(chain, level, allowed);
   if (c != kNone) {
     FreeErase(c);
     return c;
@@ -201,9 +201,9 @@ CellId Buddy::Alloc(int chain, int level, const std::vector<uint8_t>& allowed, C
   // Split a higher cell only from the surplus the VCs' higher cells leave; a
   // partly bad cell may be split for its healthy part.
   for (int j = level + 1; j <= ch.levels; j++) {
-    CellId h = PickHealthy(chain, j, allowed);
+    PCellId h = PickHealthy(chain, j, allowed);
     if (h == kNone)
-      for (CellId x : ch.free_bad[j])
+      for (PCellId x : ch.free_bad[j])
         if (AllowedCell(x, allowed) && HealthyDesc(x, level) > 0) {
           h = x;
           break;
@@ -216,13 +216,13 @@ CellId Buddy::Alloc(int chain, int level, const std::vector<uint8_t>& allowed, C
 }
 
 // Take exactly cell c (recovery): split its free ancestor down to it.
-bool Buddy::Take(CellId c) {
-  CellId a = FreeAncestor(c);
+bool Buddy::Take(PCellId c) {
+  PCellId a = FreeAncestor(c);
   if (a == kNone) return false;
   while (a != c) {
     SplitOnce(a);
-    CellId next = kNone;
-    for (CellId x = c; x != kNone; x = m_.pcells_[x].parent)
+    PCellId next = kNone;
+    for (PCellId x = c; x != kNone; x = m_.pcells_[x].parent)
       if (m_.pcells_[x].parent == a) next = x;
     a = next;
   }
@@ -231,13 +231,13 @@ bool Buddy::Take(CellId c) {
 }
 
 // Return c to the free lists and merge buddies while a whole parent is free again.
-void Buddy::Release(CellId c) {
+void Buddy::Release(PCellId c) {
   for (;;) {
     FreeInsert(c);
-    CellId p = m_.pcells_[c].parent;
+    PCellId p = m_.pcells_[c].parent;
     if (p == kNone || (m_.pcells_[p].flags & kPinned)) return;
     const int n = m_.ChildCount(m_.pcells_[p]);
-    const CellId first = m_.pcells_[p].first_child;
+    const PCellId first = m_.pcells_[p].first_child;
     for (int k = 0; k < n; k++)
       if (!(m_.pcells_[first + k].flags & kFree)) return;
     for (int k = 0; k < n; k++) FreeErase(first + k);

@@ -18,17 +18,17 @@ class BuddySafety {
  public:
   explicit BuddySafety(const CellStore& s) : s_(s) {}
   // The free cell at or above c, kNone if none.
-  CellId FreeAncestor(CellId c) const;
+  PCellId FreeAncestor(PCellId c) const;
   // Level-`level` cells the VCs' unbound preassigned cells at or above it need.
   int64_t Demand(int chain, int level) const;
   // Healthy level-`level` cells inside c (a cell with a bad leaf is not healthy).
-  int64_t HealthyDesc(CellId c, int level) const;
+  int64_t HealthyDesc(PCellId c, int level) const;
   // Level-`level` cells the free lists can give (healthy_only: without bad leaves).
   int64_t Obtainable(int chain, int level, bool healthy_only) const;
   // Splitting free cell `from` down to `to_level` keeps the safety invariant.
-  bool CanSplitSafely(CellId from, int to_level) const;
+  bool CanSplitSafely(PCellId from, int to_level) const;
   // Take(c) keeps the safety invariant.
-  bool CanTakeSafely(CellId c) const;
+  bool CanTakeSafely(PCellId c) const;
 
  protected:
   const CellStore& s_;
@@ -37,24 +37,24 @@ class BuddySafety {
 class Buddy : public BuddySafety {
  public:
   explicit Buddy(CellStore& s) : BuddySafety(s), m_(s) {}
-  void FreeInsert(CellId c);
-  void FreeErase(CellId c);
+  void FreeInsert(PCellId c);
+  void FreeErase(PCellId c);
   // A free cell's health or opportunistic use changed: move it to its list.
-  void FreeRefile(CellId c);
+  void FreeRefile(PCellId c);
   // A free cell at `level` of `chain` for a preassigned cell, with a node in `allowed`
   // (empty: any), inside `near` if it can; kNone if none can be spared.
-  CellId Alloc(int chain, int level, const std::vector<uint8_t>& allowed, CellId near = kNone);
+  PCellId Alloc(int chain, int level, const std::vector<uint8_t>& allowed, PCellId near = kNone);
   // Takes exactly cell c out of the free lists (splitting its free ancestor).
-  bool Take(CellId c);
+  bool Take(PCellId c);
   // Returns c to the free lists, merging buddies while a whole parent is free.
-  void Release(CellId c);
+  void Release(PCellId c);
 
  private:
-  bool AllowedCell(CellId c, const std::vector<uint8_t>& allowed) const;
-  CellId PickHealthy(int chain, int level, const std::vector<uint8_t>& allowed) const;
-  CellId SplitTo(CellId c, int target, const std::vector<uint8_t>& allowed);
-  CellId SplitOnce(CellId c);  // frees c's children instead of c; returns the first
-  CellId NearCell(CellId near, int level, const std::vector<uint8_t>& allowed) const;
+  bool AllowedCell(PCellId c, const std::vector<uint8_t>& allowed) const;
+  PCellId PickHealthy(int chain, int level, const std::vector<uint8_t>& allowed) const;
+  PCellId SplitTo(PCellId c, int target, const std::vector<uint8_t>& allowed);
+  PCellId SplitOnce(PCellId c);  // frees c's children instead of c; returns the first
+  PCellId NearCell(PCellId near, int level, const std::vector<uint8_t>& allowed) const;
   CellStore& m_;
 };
 

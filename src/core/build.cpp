@@ -37,14 +37,14 @@ std::vector<std::string> Engine::MigProfiles() const {
 
 int32_t Engine::NodeLeafCount(size_t node) const {
   int32_t n = 0;
-  for (CellId c : node_cells_[node])
+  for (PCellId c : node_cells_[node])
     n += static_cast<int32_t>(
         chains_[pcells_[c].chain].desc[pcells_[c].level][chains_[pcells_[c].chain].gpu_level]);
   return n;
 }
 
 const std::string* Engine::NodeParentType(size_t node) const {
-  for (CellId c : node_cells_[node]) {
+  for (PCellId c : node_cells_[node]) {
     const Chain& ch = chains_[pcells_[c].chain];
     if (ch.node_level < ch.levels) return &ch.level_type[ch.node_level + 1];
   }
@@ -52,7 +52,7 @@ const std::string* Engine::NodeParentType(size_t node) const {
 }
 
 const std::string* Engine::NodeChildType(size_t node, int32_t leaves) const {
-  for (CellId c : node_cells_[node]) {
+  for (PCellId c : node_cells_[node]) {
     const Chain& ch = chains_[pcells_[c].chain];
     for (int l = ch.gpu_level + 1; l < ch.node_level; l++)
       if (ch.desc[l][ch.gpu_level] == leaves) return &ch.level_type[l];
@@ -65,19 +65,19 @@ size_t Engine::MemoryBytes() const {
       sizeof(*this) + pcells_.capacity() * sizeof(PCell) + vcells_.capacity() * sizeof(VCell);
   const size_t set_node = 40;  // red-black tree node with an int32 key
   for (const auto& ch : chains_) {
-    for (const auto& v : ch.cells_at_level) b += v.capacity() * sizeof(CellId);
+    for (const auto& v : ch.cells_at_level) b += v.capacity() * sizeof(PCellId);
     for (int l = 0; l <= ch.levels; l++)
       b += (ch.free_clean[l].size() + ch.free_busy[l].size() + ch.free_bad[l].size()) * set_node;
     for (const auto& s : ch.node_by_avail) b += s.size() * set_node;
   }
   for (const auto& vc : vcs_)
     for (const auto& vch : vc.chains) {
-      for (const auto& v : vch.cells_at_level) b += v.capacity() * sizeof(CellId);
+      for (const auto& v : vch.cells_at_level) b += v.capacity() * sizeof(PCellId);
       for (const auto& s : vch.unit_by_free) b += s.size() * set_node;
-      b += vch.roots.capacity() * sizeof(CellId);
+      b += vch.roots.capacity() * sizeof(PCellId);
     }
   for (const auto& n : node_names_) b += sizeof(n) + n.capacity() + 48;  // + hash entry
-  b += node_cells_.size() * (sizeof(std::vector<CellId>) + sizeof(CellId));
+  b += node_cells_.size() * (sizeof(std::vector<PCellId>) + sizeof(PCellId));
   b += jobs_.Bytes();
   return b;
 }

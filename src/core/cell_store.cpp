@@ -29,8 +29,8 @@ bool ParseGpuIndex(const std::string& s, int32_t* out) {
 
 struct CellStore::Scratch {
   std::unordered_map<std::string, int> chain_of_top;
-  std::vector<CellId> tops;                         // top-level physical cells
-  std::vector<uint8_t> holds_pinned;                // [cell] a pinned cell is below it
+  std::vector<PCellId> tops;                        // top-level physical cells
+  IdVector<PCellId, uint8_t> holds_pinned;          // [cell] a pinned cell is below it
   int32_t node_leaf_counter = 0;                    // GPUs numbered so far in the current node
   std::vector<std::vector<uint8_t>> node_gpu_seen;  // [node][gpu index]
 };
@@ -182,7 +182,7 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
 Status CellStore::BuildPhysical(const ClusterSpec& spec, Scratch* s) {
   for (const auto& pc : spec.physical_cells) {
     const int chain = s->chain_of_top[pc.cell_type];
-    const CellId id = static_cast<CellId>(pcells_.size());
+    const PCellId id = static_cast<PCellId>(pcells_.size());
     pcells_.emplace_back();
     s->holds_pinned.push_back(0);
     s->tops.push_back(id);
@@ -191,8 +191,8 @@ Status CellStore::BuildPhysical(const ClusterSpec& spec, Scratch* s) {
   }
   if (pcells_.empty()) return Err("physicalCluster.physicalCells", "is empty");
   // Cells under a pinned cell never enter the buddy system.
-  for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
-    CellId p = pcells_[c].parent;
+  for (PCellId c : pcells_.ids()) {
+    PCellId p = pcells_[c].parent;
     if (p != kNone && (pcells_[p].flags & (kPinned | kUnderPinned)))
       pcells_[c].flags |= kUnderPinned;
   }
@@ -200,7 +200,7 @@ Status CellStore::BuildPhysical(const ClusterSpec& spec, Scratch* s) {
 }
 
 // Cell `id` (allocated, its parent link set) as `spec` describes it, then its subtree.
-Status CellStore::PhysicalCell(const PhysicalCellSpec& spec, CellId id, int chain, int level,
+Status CellStore::PhysicalCell(const PhysicalCellSpec& spec, PCellId id, int chain, int level,
                                Scratch* s) {
   Chain& ch = chains_[chain];
   PCell& c = pcells_[id];
@@ -226,7 +226,7 @@ Status CellStore::PhysicalCell(const PhysicalCellSpec& spec, CellId id, int chai
 }
 
 // A node-level cell: its node, new or (in another chain) already known.
-Status CellStore::NodeCell(const PhysicalCellSpec& spec, CellId id, int chain, Scratch* s) {
+Status CellStore::NodeCell(const PhysicalCellSpec& spec, PCellId id, int chain, Scratch* s) {
   if (spec.address.empty())
     return Err(spec.where + ".cellAddress", "a node-level cell needs the node name");
   auto it = node_index_.find(spec.address);
@@ -240,7 +240,7 @@ Status CellStore::NodeCell(const PhysicalCellSpec& spec, CellId id, int chain, S
     s->node_gpu_seen.emplace_back();
   } else {
     node = it->second;
-    for (CellId other : node_cells_[node])
+    for (PCellId other : node_cells_[node])
       if (pcells_[other].chain == chain)
         return Err(spec.where + ".cellAddress", "node '" + spec.address + "' appears twice");
   }
@@ -250,12 +250,12 @@ Status CellStore::NodeCell(const PhysicalCellSpec& spec, CellId id, int chain, S
   return Status::Ok();
 }
 
-Status CellStore::PinCell(const PhysicalCellSpec& spec, CellId id, Scratch* s) {
+Status CellStore::PinCell(const PhysicalCellSpec& spec, PCellId id, Scratch* s) {
   if (pinned_physical_.count(spec.pinned_id))
     return Err(spec.where + ".pinnedCellId", "'" + spec.pinned_id + "' is used twice");
   pinned_physical_[spec.pinned_id] = id;
   pcells_[id].flags |= kPinned;
-  for (CellId a = pcells_[id].parent; a != kNone; a = pcells_[a].parent) {
+  for (PCellId a = pcells_[id].parent; a != kNone; a = pcells_[a].parent) {
     if (pcells_[a].flags & kPinned)
       return Err(spec.where + ".pinnedCellId", "a pinned cell inside a pinned cell");
     s->holds_pinned[a] = 1;
@@ -264,7 +264,7 @@ Status CellStore::PinCell(const PhysicalCellSpec& spec, CellId id, Scratch* s) {
 }
 
 // A GPU cell's index (its address, or the next in its node); fractions share it.
-Status CellStore::GpuAddress(const PhysicalCellSpec& spec, CellId id, int level, Scratch* s) {
+Status CellStore::GpuAddress(const PhysicalCellSpec& spec, PCellId id, int level, Scratch* s) {
   PCell& c = pcells_[id];
   if (level < chains_[c.chain].gpu_level) {
     if (!spec.address.empty())
@@ -287,7 +287,7 @@ Status CellStore::GpuAddress(const PhysicalCellSpec& spec, CellId id, int level,
   return Status::Ok();
 }
 
-Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, CellId id, int chain, int level,
+Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, int chain, int level,
                                    Scratch* s) {
   const Chain& ch = chains_[chain];
   const int n = ch.level_children[level];
@@ -295,7 +295,7 @@ Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, CellId id, int 
     return Err(spec.where + ".cellChildren", "has " + std::to_string(spec.children.size()) +
                                                  " cells but cell type '" + ch.level_type[level] +
                                                  "' has childCellNumber " + std::to_string(n));
-  const CellId first = static_cast<CellId>(pcells_.size());
+  const PCellId first = static_cast<PCellId>(pcells_.size());
   pcells_.resize(pcells_.size() + n);
   s->holds_pinned.resize(pcells_.size(), 0);
   pcells_[id].first_child = first;
@@ -324,14 +324,14 @@ Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, CellId id, int 
 // cells enter the best-fit index.
 void CellStore::SeedFreeLists(const Scratch& s) {
   Buddy buddy(*this);
-  for (CellId t : s.tops)
-    WalkPhysical(t, [&](CellId c) {
+  for (PCellId t : s.tops)
+    WalkPhysical(t, [&](PCellId c) {
       if (pcells_[c].flags & kPinned) return Visit::kPrune;
       if (s.holds_pinned[c]) return Visit::kDescend;
       buddy.FreeInsert(c);
       return Visit::kPrune;
     });
-  for (CellId c = 0; c < static_cast<CellId>(pcells_.size()); c++) {
+  for (PCellId c : pcells_.ids()) {
     const PCell& p = pcells_[c];
     if (p.level == chains_[p.chain].node_level) chains_[p.chain].node_by_avail[p.avail].insert(c);
   }

@@ -31,15 +31,15 @@ struct CellStore {
   // Pre-order walk of the subtree at `root` (root first, children in order). Returns
   // false if `visit` stopped it.
   template <class F>
-  bool WalkPhysical(CellId root, F&& visit) const {
+  bool WalkPhysical(PCellId root, F&& visit) const {
     return Walk(pcells_, root, visit);
   }
   template <class F>
-  bool WalkVirtual(CellId root, F&& visit) const {
+  bool WalkVirtual(VCellId root, F&& visit) const {
     return Walk(vcells_, root, visit);
   }
   // The leaves (level 1) under physical cell c, in order.
-  void LeavesUnder(CellId c, std::vector<CellId>* out) const;
+  void LeavesUnder(PCellId c, std::vector<PCellId>* out) const;
 
   int ChildCount(const PCell& p) const { return chains_[p.chain].level_children[p.level]; }
   int ChildCount(const VCell& v) const { return chains_[v.chain].level_children[v.level]; }
@@ -47,21 +47,21 @@ struct CellStore {
   Status ResolveCellPath(const std::string& path, const std::string& where, int* chain,
                          int* level) const;
   // A placement unit: a virtual node-level cell, or a whole preassigned cell below one.
-  bool IsUnit(CellId v) const;
+  bool IsUnit(VCellId v) const;
 
   std::vector<CellType> types_;
   std::unordered_map<std::string, int> type_index_;
   std::vector<Chain> chains_;
-  std::vector<PCell> pcells_;
-  std::vector<VCell> vcells_;
+  IdVector<PCellId, PCell> pcells_;
+  IdVector<VCellId, VCell> vcells_;
   std::vector<std::string> addresses_;
   std::vector<std::string> node_names_;
   std::unordered_map<std::string, int32_t> node_index_;
-  std::vector<std::vector<CellId>> node_cells_;  // node -> node-level cells
+  std::vector<std::vector<PCellId>> node_cells_;  // node -> node-level cells
   std::vector<uint8_t> node_bad_;
   std::vector<Vc> vcs_;
   std::unordered_map<std::string, int> vc_index_;
-  std::unordered_map<std::string, CellId> pinned_physical_;  // pinnedCellId -> cell
+  std::unordered_map<std::string, PCellId> pinned_physical_;  // pinnedCellId -> cell
 
  private:
   struct Scratch;  // build state (cell_store.cpp)
@@ -69,27 +69,27 @@ struct CellStore {
   Status BuildChains(const ClusterSpec& spec, Scratch* s);
   Status NewChain(const ClusterSpec& spec, int top_type, Chain* ch) const;
   Status BuildPhysical(const ClusterSpec& spec, Scratch* s);
-  Status PhysicalCell(const PhysicalCellSpec& spec, CellId id, int chain, int level, Scratch* s);
-  Status NodeCell(const PhysicalCellSpec& spec, CellId id, int chain, Scratch* s);
-  Status PinCell(const PhysicalCellSpec& spec, CellId id, Scratch* s);
-  Status GpuAddress(const PhysicalCellSpec& spec, CellId id, int level, Scratch* s);
-  Status PhysicalChildren(const PhysicalCellSpec& spec, CellId id, int chain, int level,
+  Status PhysicalCell(const PhysicalCellSpec& spec, PCellId id, int chain, int level, Scratch* s);
+  Status NodeCell(const PhysicalCellSpec& spec, PCellId id, int chain, Scratch* s);
+  Status PinCell(const PhysicalCellSpec& spec, PCellId id, Scratch* s);
+  Status GpuAddress(const PhysicalCellSpec& spec, PCellId id, int level, Scratch* s);
+  Status PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, int chain, int level,
                           Scratch* s);
   void SeedFreeLists(const Scratch& s);
   Status BuildVcs(const ClusterSpec& spec);
   Status VcCells(const VcSpec& vs, int vc);
   Status PinnedVcCells(const VcSpec& vs, int vc,
                        std::unordered_map<std::string, std::string>* owner);
-  CellId NewVirtualRoot(int vc, int chain, int level, bool pinned);
-  void GrowVirtual(CellId id, int level);
+  VCellId NewVirtualRoot(int vc, int chain, int level, bool pinned);
+  void GrowVirtual(VCellId id, int level);
   void BuildIndexes();
   Status CheckSafety() const;
 
-  template <class Cells, class F>
-  bool Walk(const Cells& cells, CellId root, F& visit) const {
-    std::vector<CellId> stack{root};
+  template <class I, class T, class F>
+  bool Walk(const IdVector<I, T>& cells, I root, F& visit) const {
+    std::vector<I> stack{root};
     while (!stack.empty()) {
-      const CellId c = stack.back();
+      const I c = stack.back();
       stack.pop_back();
       const Visit next = visit(c);
       if (next == Visit::kStop) return false;

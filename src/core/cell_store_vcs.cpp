@@ -59,7 +59,7 @@ Status CellStore::VcCells(const VcSpec& vs, int vc) {
         (int64_t{1} << 28))
       return Err(cs.where + ".cellNumber", "too many virtual cells");
     for (int k = 0; k < cs.count; k++) {
-      CellId r = NewVirtualRoot(vc, chain, level, false);
+      VCellId r = NewVirtualRoot(vc, chain, level, false);
       VcChain* x = FindVcChain(&vcs_[vc], chain);
       x->roots.push_back(r);
       x->leaves += ch.desc[level][1];
@@ -84,7 +84,7 @@ Status CellStore::PinnedVcCells(const VcSpec& vs, int vc,
                  "'" + id + "' is already pinned to VC '" + (*owner)[id] + "'");
     (*owner)[id] = vs.name;
     const PCell& p = pcells_[it->second];
-    CellId r = NewVirtualRoot(vc, p.chain, p.level, true);
+    VCellId r = NewVirtualRoot(vc, p.chain, p.level, true);
     vcells_[r].bound = it->second;
     pcells_[it->second].bound = r;
     vcs_[vc].pinned.emplace_back(id, r);
@@ -92,8 +92,8 @@ Status CellStore::PinnedVcCells(const VcSpec& vs, int vc,
   return Status::Ok();
 }
 
-CellId CellStore::NewVirtualRoot(int vc, int chain, int level, bool pinned) {
-  const CellId id = static_cast<CellId>(vcells_.size());
+VCellId CellStore::NewVirtualRoot(int vc, int chain, int level, bool pinned) {
+  const VCellId id = static_cast<VCellId>(vcells_.size());
   VCell& v = vcells_.emplace_back();
   v.root = id;
   v.vc = vc;
@@ -106,7 +106,7 @@ CellId CellStore::NewVirtualRoot(int vc, int chain, int level, bool pinned) {
 
 // The subtree below virtual cell `id` (children as one contiguous block, like the
 // physical forest's).
-void CellStore::GrowVirtual(CellId id, int level) {
+void CellStore::GrowVirtual(VCellId id, int level) {
   const VCell& v = vcells_[id];
   VcChain* vch = FindVcChain(&vcs_[v.vc], v.chain);
   if (vch && level >= chains_[v.chain].node_level && !vcells_[v.root].pinned)
@@ -116,7 +116,7 @@ void CellStore::GrowVirtual(CellId id, int level) {
     return;
   }
   const int n = chains_[v.chain].level_children[level];
-  const CellId first = static_cast<CellId>(vcells_.size());
+  const VCellId first = static_cast<VCellId>(vcells_.size());
   vcells_.resize(vcells_.size() + n);
   vcells_[id].first_child = first;
   for (int k = 0; k < n; k++) {
@@ -136,9 +136,9 @@ void CellStore::BuildIndexes() {
   for (auto& vc : vcs_)
     for (auto& vch : vc.chains) {
       const int nl = chains_[vch.chain].node_level;
-      for (CellId r : vch.roots)
+      for (VCellId r : vch.roots)
         if (vcells_[r].level <= nl) vch.unit_by_free[vcells_[r].vfree].insert(r);
-      for (CellId u : vch.cells_at_level[nl])
+      for (VCellId u : vch.cells_at_level[nl])
         if (vcells_[u].level == nl && vcells_[vcells_[u].root].level > nl)
           vch.unit_by_free[vcells_[u].vfree].insert(u);
     }
@@ -179,15 +179,15 @@ Status CellStore::CheckSafety() const {
   return Status::Ok();
 }
 
-bool CellStore::IsUnit(CellId v) const {
+bool CellStore::IsUnit(VCellId v) const {
   const VCell& c = vcells_[v];
   const int nl = chains_[c.chain].node_level;
   if (c.level == nl) return true;
   return c.root == v && c.level < nl;
 }
 
-void CellStore::LeavesUnder(CellId c, std::vector<CellId>* out) const {
-  WalkPhysical(c, [&](CellId x) {
+void CellStore::LeavesUnder(PCellId c, std::vector<PCellId>* out) const {
+  WalkPhysical(c, [&](PCellId x) {
     if (pcells_[x].level == 1) out->push_back(x);
     return Visit::kDescend;
   });

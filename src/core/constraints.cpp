@@ -16,7 +16,7 @@ int LevelOf(const Chain& ch, const std::string& type) {
 
 }  // namespace
 
-bool Engine::Compile(const Request& req, int chain, const VcChain* vch, CellId pinned_root,
+bool Engine::Compile(const Request& req, int chain, const VcChain* vch, VCellId pinned_root,
                      Constraints* out) const {
   *out = Constraints();
   std::string why;
@@ -42,8 +42,8 @@ const VcChain* Engine::VcChainOf(int vc, int chain) const {
   return vch;
 }
 
-CellId Engine::PinnedRoot(int vc, const std::string& pinned_id) const {
-  CellId root = kNone;
+VCellId Engine::PinnedRoot(int vc, const std::string& pinned_id) const {
+  VCellId root = kNone;
   for (const auto& [id, r] : vcs_[vc].pinned)
     if (id == pinned_id) root = r;
   return root;
@@ -58,7 +58,7 @@ Status Engine::CompileConstraints(const Request& req, int chain, Constraints* ou
     if (it == vc_index_.end()) return Status::Err(Code::kNoEnt, "vc: unknown VC '" + req.vc + "'");
     vc = it->second;
   }
-  const CellId pinned_root =
+  const VCellId pinned_root =
       vc >= 0 && !req.pinned_id.empty() ? PinnedRoot(vc, req.pinned_id) : kNone;
   Compile(req, chain, vc >= 0 ? VcChainOf(vc, chain) : nullptr, pinned_root, out);
   return Status::Ok();

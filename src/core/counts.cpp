@@ -5,14 +5,14 @@
 
 namespace hived {
 
-void Engine::NodeUpdate(CellId pnode, int32_t before, int32_t after) {
+void Engine::NodeUpdate(PCellId pnode, int32_t before, int32_t after) {
   if (before == after) return;
   auto& buckets = chains_[pcells_[pnode].chain].node_by_avail;
   buckets[before].erase(pnode);
   buckets[after].insert(pnode);
 }
 
-void Engine::UnitUpdate(CellId vunit, int32_t before, int32_t after) {
+void Engine::UnitUpdate(VCellId vunit, int32_t before, int32_t after) {
   if (before == after || vcells_[vcells_[vunit].root].pinned) return;
   for (auto& vch : vcs_[vcells_[vunit].vc].chains)
     if (vch.chain == vcells_[vunit].chain) {
@@ -22,7 +22,7 @@ void Engine::UnitUpdate(CellId vunit, int32_t before, int32_t after) {
     }
 }
 
-void Engine::NoteIndex(CellId cell, int32_t before, bool is_virtual) {
+void Engine::NoteIndex(int32_t cell, int32_t before, bool is_virtual) {
   for (const auto& m : index_moves_)
     if (m.cell == cell && m.is_virtual == is_virtual) return;
   index_moves_.push_back({cell, before, is_virtual});
@@ -31,61 +31,61 @@ void Engine::NoteIndex(CellId cell, int32_t before, bool is_virtual) {
 void Engine::FlushIndexes() {
   for (const auto& m : index_moves_) {
     if (m.is_virtual)
-      UnitUpdate(m.cell, m.before, vcells_[m.cell].vfree);
+      UnitUpdate(VCellId(m.cell), m.before, vcells_[VCellId(m.cell)].vfree);
     else
-      NodeUpdate(m.cell, m.before, pcells_[m.cell].avail);
+      NodeUpdate(PCellId(m.cell), m.before, pcells_[PCellId(m.cell)].avail);
   }
   index_moves_.clear();
 }
 
-void Engine::SetLeafJob(CellId pleaf, int job, bool opportunistic) {
+void Engine::SetLeafJob(PCellId pleaf, int job, bool opportunistic) {
   pcells_[pleaf].job = job;
   const int nl = chains_[pcells_[pleaf].chain].node_level;
   const int da = pcells_[pleaf].bad ? 0 : 1, dopp = opportunistic ? 1 : 0;
-  for (CellId c = pleaf; c != kNone; c = pcells_[c].parent) {
+  for (PCellId c = pleaf; c != kNone; c = pcells_[c].parent) {
     PCell& p = pcells_[c];
     int32_t before = p.avail;
     p.avail -= da;
     p.opp += dopp;
-    if (p.level == nl) NoteIndex(c, before, false);
+    if (p.level == nl) NoteIndex(c, before);
     if ((p.flags & kFree) && dopp && p.opp == 1) FreeRefile(c);
   }
 }
 
-void Engine::ClearLeafJob(CellId pleaf, bool opportunistic) {
+void Engine::ClearLeafJob(PCellId pleaf, bool opportunistic) {
   pcells_[pleaf].job = -1;
   const int nl = chains_[pcells_[pleaf].chain].node_level;
   const int da = pcells_[pleaf].bad ? 0 : 1, dopp = opportunistic ? 1 : 0;
-  for (CellId c = pleaf; c != kNone; c = pcells_[c].parent) {
+  for (PCellId c = pleaf; c != kNone; c = pcells_[c].parent) {
     PCell& p = pcells_[c];
     int32_t before = p.avail;
     p.avail += da;
     p.opp -= dopp;
-    if (p.level == nl) NoteIndex(c, before, false);
+    if (p.level == nl) NoteIndex(c, before);
     if ((p.flags & kFree) && dopp && p.opp == 0) FreeRefile(c);
   }
 }
 
-void Engine::SetVleafJob(CellId vleaf, int job) {
+void Engine::SetVleafJob(VCellId vleaf, int job) {
   vcells_[vleaf].job = job;
   Vc& vc = vcs_[vcells_[vleaf].vc];
   vc.used_by_priority[jobs_[job].priority]++;
   if (!vcells_[vcells_[vleaf].root].pinned) vc.free_leaves--;
-  for (CellId c = vleaf; c != kNone; c = vcells_[c].parent) {
+  for (VCellId c = vleaf; c != kNone; c = vcells_[c].parent) {
     int32_t before = vcells_[c].vfree--;
-    if (IsUnit(c)) NoteIndex(c, before, true);
+    if (IsUnit(c)) NoteIndex(c, before);
   }
 }
 
-void Engine::ClearVleafJob(CellId vleaf) {
+void Engine::ClearVleafJob(VCellId vleaf) {
   Vc& vc = vcs_[vcells_[vleaf].vc];
   auto it = vc.used_by_priority.find(jobs_[vcells_[vleaf].job].priority);
   if (--it->second == 0) vc.used_by_priority.erase(it);
   if (!vcells_[vcells_[vleaf].root].pinned) vc.free_leaves++;
   vcells_[vleaf].job = -1;
-  for (CellId c = vleaf; c != kNone; c = vcells_[c].parent) {
+  for (VCellId c = vleaf; c != kNone; c = vcells_[c].parent) {
     int32_t before = vcells_[c].vfree++;
-    if (IsUnit(c)) NoteIndex(c, before, true);
+    if (IsUnit(c)) NoteIndex(c, before);
   }
 }
 

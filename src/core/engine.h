@@ -69,8 +69,8 @@ struct RunningJob {
   bool demoted = false;
   bool demoted_by_config = false;  // see Job::demoted_by_config
   std::vector<PlacedPod> pods;
-  std::vector<CellId> vleaves;  // exact virtual leaves (snapshot); empty: choose
-  uint64_t seq = 0;             // submission order to keep (snapshot); 0: next
+  std::vector<VCellId> vleaves;  // exact virtual leaves (snapshot); empty: choose
+  uint64_t seq = 0;              // submission order to keep (snapshot); 0: next
 };
 
 // What a reconfiguration did to the running jobs.
@@ -170,42 +170,44 @@ class Engine : private CellStore {
   friend class Binder;
   friend class InvariantCheck;
   // --- buddy: the allocator over the store (buddy.h) ---
-  void FreeInsert(CellId c) { Buddy(*this).FreeInsert(c); }
-  void FreeErase(CellId c) { Buddy(*this).FreeErase(c); }
-  void FreeRefile(CellId c) { Buddy(*this).FreeRefile(c); }
-  CellId FreeAncestor(CellId c) const { return BuddySafety(*this).FreeAncestor(c); }
-  CellId BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed,
-                    CellId near = kNone) {
+  void FreeInsert(PCellId c) { Buddy(*this).FreeInsert(c); }
+  void FreeErase(PCellId c) { Buddy(*this).FreeErase(c); }
+  void FreeRefile(PCellId c) { Buddy(*this).FreeRefile(c); }
+  PCellId FreeAncestor(PCellId c) const { return BuddySafety(*this).FreeAncestor(c); }
+  PCellId BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed,
+                     PCellId near = kNone) {
     return Buddy(*this).Alloc(chain, level, allowed, near);
   }
-  bool BuddyTake(CellId c) { return Buddy(*this).Take(c); }
-  void BuddyRelease(CellId c) { Buddy(*this).Release(c); }
+  bool BuddyTake(PCellId c) { return Buddy(*this).Take(c); }
+  void BuddyRelease(PCellId c) { Buddy(*this).Release(c); }
   int64_t Obtainable(int chain, int level, bool healthy_only) const {
     return BuddySafety(*this).Obtainable(chain, level, healthy_only);
   }
   int64_t Demand(int chain, int level) const { return BuddySafety(*this).Demand(chain, level); }
-  int64_t HealthyDesc(CellId c, int level) const {
+  int64_t HealthyDesc(PCellId c, int level) const {
     return BuddySafety(*this).HealthyDesc(c, level);
   }
-  bool CanSplitSafely(CellId from, int to_level) const {
+  bool CanSplitSafely(PCellId from, int to_level) const {
     return BuddySafety(*this).CanSplitSafely(from, to_level);
   }
-  bool CanTakeSafely(CellId c) const { return BuddySafety(*this).CanTakeSafely(c); }
+  bool CanTakeSafely(PCellId c) const { return BuddySafety(*this).CanTakeSafely(c); }
   // --- counts ---
-  void SetLeafJob(CellId pleaf, int job, bool opportunistic);
-  void ClearLeafJob(CellId pleaf, bool opportunistic);
-  void SetVleafJob(CellId vleaf, int job);
-  void ClearVleafJob(CellId vleaf);
-  void UnitUpdate(CellId vunit, int32_t before, int32_t after);
-  void NodeUpdate(CellId pnode, int32_t before, int32_t after);
+  void SetLeafJob(PCellId pleaf, int job, bool opportunistic);
+  void ClearLeafJob(PCellId pleaf, bool opportunistic);
+  void SetVleafJob(VCellId vleaf, int job);
+  void ClearVleafJob(VCellId vleaf);
+  void UnitUpdate(VCellId vunit, int32_t before, int32_t after);
+  void NodeUpdate(PCellId pnode, int32_t before, int32_t after);
   // Best-fit indexes move once per unit per decision, not once per GPU.
-  void NoteIndex(CellId cell, int32_t before, bool is_virtual);
+  void NoteIndex(PCellId node, int32_t before) { NoteIndex(node.v, before, false); }
+  void NoteIndex(VCellId unit, int32_t before) { NoteIndex(unit.v, before, true); }
+  void NoteIndex(int32_t cell, int32_t before, bool is_virtual);
   void FlushIndexes();
   // --- scheduling (schedule.cpp, placement.cpp, constraints.cpp) ---
-  bool Compile(const Request& req, int chain, const VcChain* vch, CellId pinned_root,
+  bool Compile(const Request& req, int chain, const VcChain* vch, VCellId pinned_root,
                Constraints* out) const;
-  const VcChain* VcChainOf(int vc, int chain) const;              // null: the VC has no cells there
-  CellId PinnedRoot(int vc, const std::string& pinned_id) const;  // kNone: no such cell
+  const VcChain* VcChainOf(int vc, int chain) const;  // null: the VC has no cells there
+  VCellId PinnedRoot(int vc, const std::string& pinned_id) const;  // kNone: no such cell
   Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
   Status ValidateFields(const Request& req, int* vc) const;
   Status ValidateMembers(const Request& req) const;
@@ -223,11 +225,11 @@ class Engine : private CellStore {
   void CapacityIn(const Request& req, int vc, int chain, Capacity* k) const;
   void NeverFits(const Request& req, const std::string& unit, const Capacity& k, Decision* d) const;
   // idle_only: count only free GPUs that bind to idle physical ones (no opportunistic job).
-  bool PlaceVirtual(const Request& req, int vc, int chain, CellId pinned_root, bool preempt,
-                    std::vector<CellId>* vleaves, bool idle_only = false) const;
-  bool PlacePhysical(const Request& req, int chain, std::vector<CellId>* pleaves) const;
+  bool PlaceVirtual(const Request& req, int vc, int chain, VCellId pinned_root, bool preempt,
+                    std::vector<VCellId>* vleaves, bool idle_only = false) const;
+  bool PlacePhysical(const Request& req, int chain, std::vector<PCellId>* pleaves) const;
   void MarkWaiting(const std::string& job, int vc);
-  void WaitReason(const Request& req, int vc, CellId pinned_root, const std::vector<int>& chains,
+  void WaitReason(const Request& req, int vc, VCellId pinned_root, const std::vector<int>& chains,
                   bool found_virtual, Decision* d) const;
   // *taken (may be null) receives the job's record instead of it being dropped.
   void ReleaseJob(int slot, Job* taken = nullptr);
@@ -235,35 +237,35 @@ class Engine : private CellStore {
   void EndJobs(std::vector<int>* slots, std::vector<Job>* ended);
   void PutBack(std::vector<Job>* ended);
   bool Reinstate(Job record);
-  bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<CellId>& vleaves,
+  bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<VCellId>& vleaves,
                         Decision* d, JobSnapshot* undo, int* slot_out);
   int OpenJob(const Request& req, int vc, int chain);
-  bool BindLeaves(const Constraints& k, int chain, const std::vector<CellId>& vleaves, int slot,
-                  std::vector<CellId>* pleaves);
-  bool PhysicalOk(const Constraints& k, const std::vector<CellId>& pleaves) const;
-  bool InOneCell(const std::vector<CellId>& pleaves, int level) const;
+  bool BindLeaves(const Constraints& k, int chain, const std::vector<VCellId>& vleaves, int slot,
+                  std::vector<PCellId>* pleaves);
+  bool PhysicalOk(const Constraints& k, const std::vector<PCellId>& pleaves) const;
+  bool InOneCell(const std::vector<PCellId>& pleaves, int level) const;
   bool SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
                         JobSnapshot* undo, int* slot);
   bool SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
                            int* slot);
   std::vector<Request> RackTries(const Request& req, const Constraints& k, int chain) const;
-  bool TryCommit(const Request& t, int vc, int chain, CellId pinned_root, bool preempt,
-                 const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
+  bool TryCommit(const Request& t, int vc, int chain, VCellId pinned_root, bool preempt,
+                 const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
   std::vector<int> Spans(int slot) const;
-  bool CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
-                            const std::vector<CellId>& first, Decision* d, JobSnapshot* undo,
+  bool CommitWithoutVictims(const Request& req, int vc, int chain, VCellId pinned_root,
+                            const std::vector<VCellId>& first, Decision* d, JobSnapshot* undo,
                             int* slot);
-  CellId FindGpuCell(int32_t node, int32_t gpu, int chain) const;
+  PCellId FindGpuCell(int32_t node, int32_t gpu, int chain) const;
   // --- fractions (fractions.cpp) ---
   bool ShapeFor(const Request& req, int chain, Request* out, std::string* why) const;
-  int32_t LeafSlot(CellId leaf) const;
-  CellId LeafAt(CellId gpu_cell, int32_t slot) const;
+  int32_t LeafSlot(PCellId leaf) const;
+  PCellId LeafAt(PCellId gpu_cell, int32_t slot) const;
   PlacedPod PodPlacement(const PodRef& p) const;
   // A pod as AddRunning reads it back; its vleaves (from `at` in `vleaves`) are
   // appended to *out in the order AddRunning lists the leaves.
-  PlacedPod RunningPod(const PodRef& p, CellSpan vleaves, size_t at,
-                       std::vector<CellId>* out) const;
-  int GrainOf(int chain, CellSpan pod_leaves) const;
+  PlacedPod RunningPod(const PodRef& p, VCellSpan vleaves, size_t at,
+                       std::vector<VCellId>* out) const;
+  int GrainOf(int chain, PCellSpan pod_leaves) const;
   // For wait reasons of a fractional request: ": one 'X' cell; its cells: 2 'A', 1 'B'"
   // (the cell each pod takes, and the VC's quota cells in those chains); "" otherwise.
   std::string FractionalNeedText(const Request& req, int vc, const std::vector<int>& chains) const;
@@ -274,13 +276,13 @@ class Engine : private CellStore {
   std::string LeafWord(const std::vector<int>& chains) const;
   void FillDecisionPods(const Job& j, Decision* d) const;
   Status AddRunningImpl(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped);
-  Status RunningLeaves(const RunningJob& rj, std::vector<std::vector<CellId>>* leaves,
+  Status RunningLeaves(const RunningJob& rj, std::vector<std::vector<PCellId>>* leaves,
                        std::vector<std::string>* missing, int* chain) const;
   Status PodLeaves(const PlacedPod& pp, const std::string& w,
-                   std::vector<std::vector<CellId>>* leaves, std::vector<int32_t>* absent,
+                   std::vector<std::vector<PCellId>>* leaves, std::vector<int32_t>* absent,
                    int* chain) const;
   bool BindRunning(const RunningJob& rj, int vc, int chain,
-                   const std::vector<std::vector<CellId>>& leaves, int slot);
+                   const std::vector<std::vector<PCellId>>& leaves, int slot);
   void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;
   std::string VcJson(int vc, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const;
 
@@ -291,11 +293,11 @@ class Engine : private CellStore {
   // preemption included); only the last decision, if it waits, is asked with one.
   bool no_reason_ = false;
   // Scratch for the preemption search: per-virtual-cell counts valid for one epoch.
-  mutable std::vector<uint32_t> scratch_stamp_;
-  mutable std::vector<std::pair<int32_t, int32_t>> scratch_count_;
+  mutable IdVector<VCellId, uint32_t> scratch_stamp_;
+  mutable IdVector<VCellId, std::pair<int32_t, int32_t>> scratch_count_;
   mutable uint32_t scratch_epoch_ = 0;
   struct IndexMove {
-    CellId cell;
+    int32_t cell;  // a virtual unit or a physical node-level cell
     int32_t before;
     bool is_virtual;
   };

@@ -28,12 +28,11 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<int>& 
     Request shaped;
     std::string why;
     if (!e.ShapeFor(req, c, &shaped, &why)) continue;  // the chain cannot hold it at all
-    const std::vector<std::set<CellId>>* buckets = &e.chains_[c].node_by_avail;
+    const std::vector<std::set<VCellId>>* vbuckets = nullptr;
     if (guaranteed_) {
-      buckets = nullptr;
       for (const auto& vch : e.vcs_[vc_].chains)
-        if (vch.chain == c) buckets = &vch.unit_by_free;
-      if (!buckets) continue;
+        if (vch.chain == c) vbuckets = &vch.unit_by_free;
+      if (!vbuckets) continue;
     }
     PerChain pc;
     pc.chain = c;
@@ -41,51 +40,60 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<int>& 
     for (const auto& m : shaped.members) sizes[m.leaves] += m.pods;
     int64_t at_least = 0;
     for (const auto& [size, n] : sizes) pc.pods.emplace_back(size, at_least += n);
-    pc.units_with.assign(buckets->size(), 0);
-    for (size_t k = 0; k < buckets->size(); k++) {
-      if (!preempt_) {
-        pc.units_with[k] = static_cast<int64_t>((*buckets)[k].size());
-        continue;
-      }
-      // Leaves of lower-priority jobs count as usable: walk each unit once.
-      for (CellId u : (*buckets)[k]) {
-        int n = 0;
-        e.WalkVirtual(u, [&](CellId x) {
-          const VCell& v = e.vcells_[x];
-          if (v.level == 1) n += v.job < 0 || e.jobs_[v.job].priority < priority_;
-          return Visit::kDescend;
-        });
-        n = std::min<int>(n, static_cast<int>(buckets->size()) - 1);
-        pc.usable[u] = n;
-        pc.units_with[n]++;
-      }
-    }
+    if (vbuckets)
+      CountUnits(*vbuckets, &pc);
+    else
+      CountUnits(e.chains_[c].node_by_avail, &pc);
     chains_.push_back(std::move(pc));
   }
   off_ = chains_.empty();
 }
 
-CellId FitBound::VirtualUnit(CellId vleaf) const {
-  CellId c = vleaf;
+template <class Buckets>
+void FitBound::CountUnits(const std::vector<Buckets>& buckets, PerChain* pc) const {
+  pc->units_with.assign(buckets.size(), 0);
+  for (size_t k = 0; k < buckets.size(); k++) {
+    if (!preempt_) {
+      pc->units_with[k] = static_cast<int64_t>(buckets[k].size());
+      continue;
+    }
+    // Leaves of lower-priority jobs count as usable: walk each unit once. (preempt_ is
+    // set for guaranteed requests only, so the units are virtual.)
+    for (auto u : buckets[k]) {
+      int n = 0;
+      e_.WalkVirtual(VCellId(u.v), [&](VCellId x) {
+        const VCell& v = e_.vcells_[x];
+        if (v.level == 1) n += v.job < 0 || e_.jobs_[v.job].priority < priority_;
+        return Visit::kDescend;
+      });
+      n = std::min<int>(n, static_cast<int>(buckets.size()) - 1);
+      pc->usable[u.v] = n;
+      pc->units_with[n]++;
+    }
+  }
+}
+
+VCellId FitBound::VirtualUnit(VCellId vleaf) const {
+  VCellId c = vleaf;
   while (c != kNone && !e_.IsUnit(c)) c = e_.vcells_[c].parent;
   return c;
 }
 
-CellId FitBound::NodeUnit(CellId pleaf) const {
-  CellId c = pleaf;
+PCellId FitBound::NodeUnit(PCellId pleaf) const {
+  PCellId c = pleaf;
   const int nl = e_.chains_[e_.pcells_[pleaf].chain].node_level;
   while (c != kNone && e_.pcells_[c].level < nl) c = e_.pcells_[c].parent;
   return c;
 }
 
-int FitBound::Usable(const PerChain& pc, CellId unit) const {
+int FitBound::Usable(const PerChain& pc, int32_t unit) const {
   auto it = pc.usable.find(unit);
   if (it != pc.usable.end()) return it->second;
-  return guaranteed_ ? e_.vcells_[unit].vfree : e_.pcells_[unit].avail;
+  return guaranteed_ ? e_.vcells_[VCellId(unit)].vfree : e_.pcells_[PCellId(unit)].avail;
 }
 
-void FitBound::Bump(PerChain* pc, CellId unit) {
-  if (unit == kNone) return;
+void FitBound::Bump(PerChain* pc, int32_t unit) {
+  if (unit < 0) return;
   const int before = Usable(*pc, unit);
   const int after = std::min<int>(before + 1, static_cast<int>(pc->units_with.size()) - 1);
   pc->units_with[before]--;
@@ -102,12 +110,12 @@ void FitBound::Note(int slot) {
       // Other VCs' and opportunistic jobs hold none of the VC's cells; lower-priority
       // ones are counted usable already.
       if (!j.guaranteed() || j.vc != vc_ || (preempt_ && j.priority < priority_)) return;
-      for (CellId v : j.Vleaves())
-        if (!e_.vcells_[e_.vcells_[v].root].pinned) Bump(&pc, VirtualUnit(v));
+      for (VCellId v : j.Vleaves())
+        if (!e_.vcells_[e_.vcells_[v].root].pinned) Bump(&pc, VirtualUnit(v).v);
     } else {
       for (const auto& p : j.Pods())
-        for (CellId l : p.leaves)
-          if (!e_.pcells_[l].bad) Bump(&pc, NodeUnit(l));
+        for (PCellId l : p.leaves)
+          if (!e_.pcells_[l].bad) Bump(&pc, NodeUnit(l).v);
     }
   }
 }

@@ -37,12 +37,15 @@ class FitBound {
     int chain = 0;
     std::vector<std::pair<int, int64_t>> pods;  // (size, pods of at least that size), desc
     std::vector<int64_t> units_with;            // [usable leaves] units
-    std::unordered_map<CellId, int> usable;     // units whose count changed or was walked
+    std::unordered_map<int32_t, int> usable;    // units (virtual or node) changed or walked
   };
-  int Usable(const PerChain& pc, CellId unit) const;
-  void Bump(PerChain* pc, CellId unit);
-  CellId VirtualUnit(CellId vleaf) const;
-  CellId NodeUnit(CellId pleaf) const;
+  // A unit is a virtual unit (guaranteed) or a physical node-level cell: its integer.
+  int Usable(const PerChain& pc, int32_t unit) const;
+  void Bump(PerChain* pc, int32_t unit);
+  template <class Buckets>
+  void CountUnits(const std::vector<Buckets>& buckets, PerChain* pc) const;
+  VCellId VirtualUnit(VCellId vleaf) const;
+  PCellId NodeUnit(PCellId pleaf) const;
 
   const Engine& e_;
   bool off_ = false;

@@ -74,23 +74,23 @@ std::string Engine::FractionalNeedText(const Request& req, int vc,
   return ": one " + cell + " cell per pod" + (owned.empty() ? "" : "; its cells: " + owned);
 }
 
-int32_t Engine::LeafSlot(CellId leaf) const {
+int32_t Engine::LeafSlot(PCellId leaf) const {
   const Chain& ch = chains_[pcells_[leaf].chain];
   int64_t slot = 0;
-  for (CellId c = leaf; pcells_[c].level < ch.gpu_level; c = pcells_[c].parent) {
-    CellId p = pcells_[c].parent;
+  for (PCellId c = leaf; pcells_[c].level < ch.gpu_level; c = pcells_[c].parent) {
+    PCellId p = pcells_[c].parent;
     slot += (c - pcells_[p].first_child) * ch.desc[pcells_[c].level][1];
   }
   return static_cast<int32_t>(slot);
 }
 
-CellId Engine::LeafAt(CellId gpu_cell, int32_t slot) const {
+PCellId Engine::LeafAt(PCellId gpu_cell, int32_t slot) const {
   const Chain& ch = chains_[pcells_[gpu_cell].chain];
   if (slot < 0 || slot >= ch.desc[pcells_[gpu_cell].level][1]) return kNone;
-  CellId c = gpu_cell;
+  PCellId c = gpu_cell;
   while (pcells_[c].level > 1) {
     int64_t below = ch.desc[pcells_[c].level - 1][1];
-    c = pcells_[c].first_child + static_cast<CellId>(slot / below);
+    c = pcells_[c].first_child + slot / below;
     slot = static_cast<int32_t>(slot % below);
   }
   return c;
@@ -99,14 +99,14 @@ CellId Engine::LeafAt(CellId gpu_cell, int32_t slot) const {
 PlacedPod Engine::PodPlacement(const PodRef& p) const {
   PlacedPod pp;
   pp.node = p.leaves.empty() ? -1 : pcells_[p.leaves[0]].node;
-  for (CellId l : p.leaves) pp.gpus.push_back(pcells_[l].addr);
+  for (PCellId l : p.leaves) pp.gpus.push_back(pcells_[l].addr);
   std::sort(pp.gpus.begin(), pp.gpus.end());
   pp.gpus.erase(std::unique(pp.gpus.begin(), pp.gpus.end()), pp.gpus.end());
   if (p.leaves.empty()) return pp;
   const Chain& ch = chains_[pcells_[p.leaves[0]].chain];
   if (static_cast<int64_t>(p.leaves.size()) <
       static_cast<int64_t>(pp.gpus.size()) * ch.desc[ch.gpu_level][1]) {
-    for (CellId l : p.leaves) pp.fractions.push_back(LeafSlot(l));
+    for (PCellId l : p.leaves) pp.fractions.push_back(LeafSlot(l));
     std::sort(pp.fractions.begin(), pp.fractions.end());
   }
   return pp;
@@ -114,15 +114,15 @@ PlacedPod Engine::PodPlacement(const PodRef& p) const {
 
 // The level of the smallest cell holding a pod's leaves when they are all the leaves
 // of that cell (a buddy cell): the GPU level for whole GPUs; 0 when they are not.
-int Engine::GrainOf(int chain, CellSpan pod_leaves) const {
+int Engine::GrainOf(int chain, PCellSpan pod_leaves) const {
   const Chain& ch = chains_[chain];
   if (ch.gpu_level == 1 || pod_leaves.empty()) return 1;
   const int64_t n = static_cast<int64_t>(pod_leaves.size());
   if (n % ch.desc[ch.gpu_level][1] == 0) {
     // Whole GPUs: every leaf of each GPU the pod touches.
-    std::vector<CellId> gpus;
-    for (CellId l : pod_leaves) {
-      CellId g = l;
+    std::vector<PCellId> gpus;
+    for (PCellId l : pod_leaves) {
+      PCellId g = l;
       while (pcells_[g].level < ch.gpu_level) g = pcells_[g].parent;
       gpus.push_back(g);
     }
@@ -130,19 +130,19 @@ int Engine::GrainOf(int chain, CellSpan pod_leaves) const {
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
     if (static_cast<int64_t>(gpus.size()) * ch.desc[ch.gpu_level][1] == n) return ch.gpu_level;
   }
-  CellId a = pod_leaves[0];
+  PCellId a = pod_leaves[0];
   while (pcells_[a].level < ch.gpu_level && ch.desc[pcells_[a].level][1] < n) a = pcells_[a].parent;
   if (ch.desc[pcells_[a].level][1] != n) return 0;
-  for (CellId l : pod_leaves) {
-    CellId x = l;
+  for (PCellId l : pod_leaves) {
+    PCellId x = l;
     while (pcells_[x].level < pcells_[a].level) x = pcells_[x].parent;
     if (x != a) return 0;
   }
   return pcells_[a].level;
 }
 
-PlacedPod Engine::RunningPod(const PodRef& p, CellSpan vleaves, size_t at,
-                             std::vector<CellId>* out) const {
+PlacedPod Engine::RunningPod(const PodRef& p, VCellSpan vleaves, size_t at,
+                             std::vector<VCellId>* out) const {
   PlacedPod pp;
   pp.node = pcells_[p.leaves[0]].node;
   const size_t n = p.leaves.size();

@@ -15,7 +15,7 @@ class InvariantCheck {
   std::string Run();
 
  private:
-  std::string Cell(CellId c) const;
+  std::string Cell(PCellId c) const;
   std::string NoDoubleBooking();
   std::string JobLeaves(size_t s);
   std::string JobPods(const Job& j) const;
@@ -29,12 +29,12 @@ class InvariantCheck {
   std::string VcTotals() const;
 
   const Engine& e;
-  std::vector<int> owner;  // [physical leaf] the job slot holding it, -1
+  IdVector<PCellId, int> owner;  // [physical leaf] the job slot holding it, -1
 };
 
-std::string InvariantCheck::Cell(CellId c) const {
+std::string InvariantCheck::Cell(PCellId c) const {
   const PCell& p = e.pcells_[c];
-  std::string s = "cell " + std::to_string(c) + " (" + e.chains_[p.chain].level_type[p.level];
+  std::string s = "cell " + std::to_string(c.v) + " (" + e.chains_[p.chain].level_type[p.level];
   if (p.node >= 0) s += " on " + e.node_names_[p.node];
   if (p.level <= e.chains_[p.chain].gpu_level) s += " gpu " + std::to_string(p.addr);
   if (p.level < e.chains_[p.chain].gpu_level) s += " fraction " + std::to_string(e.LeafSlot(c));
@@ -74,7 +74,7 @@ std::string InvariantCheck::NoDoubleBooking() {
 std::string InvariantCheck::JobLeaves(size_t s) {
   const Job& j = e.jobs_[s];
   for (const auto& p : j.Pods())
-    for (CellId l : p.leaves) {
+    for (PCellId l : p.leaves) {
       if (owner[l] >= 0)
         return "double-booked: " + Cell(l) + " held by '" + e.jobs_[owner[l]].name + "' and '" +
                j.name + "'";
@@ -102,7 +102,7 @@ std::string InvariantCheck::JobPods(const Job& j) const {
              " but asked for level " + std::to_string(j.grain) + " on " + Cell(p.leaves[0]);
     // MIG: a slice goes only to a job that asked for its profile, so a GPU in MIG
     // mode is never given out as a whole GPU.
-    for (CellId l : p.leaves) {
+    for (PCellId l : p.leaves) {
       const Chain& lch = e.chains_[e.pcells_[l].chain];
       if (lch.mig && e.jobs_.Str(j.leaf_type) != lch.leaf_type)
         return "job '" + j.name + "' holds MIG slice " + Cell(l) + " of profile '" + lch.leaf_type +
@@ -121,8 +121,8 @@ std::string InvariantCheck::JobVirtualLeaves(size_t s) const {
   if (j.Vleaves().size() != nleaves) return "guaranteed job '" + j.name + "' lacks virtual cells";
   size_t i = 0;
   for (const auto& p : j.Pods())
-    for (CellId l : p.leaves) {
-      CellId v = j.Vleaves()[i++];
+    for (PCellId l : p.leaves) {
+      VCellId v = j.Vleaves()[i++];
       if (e.vcells_[v].job != static_cast<int>(s))
         return "virtual leaf of '" + j.name + "' does not record it";
       if (e.vcells_[v].bound != l)
@@ -134,7 +134,8 @@ std::string InvariantCheck::JobVirtualLeaves(size_t s) const {
 
 std::string InvariantCheck::PhysicalCounters() const {
   // 2. Physical counters and bindings.
-  for (CellId c = static_cast<CellId>(e.pcells_.size()) - 1; c >= 0; c--) {
+  for (auto i = static_cast<int32_t>(e.pcells_.size()) - 1; i >= 0; i--) {
+    const PCellId c(i);
     const PCell& p = e.pcells_[c];
     int32_t avail = 0, opp = 0, bad = 0;
     if (p.level == 1) {
@@ -173,7 +174,7 @@ std::string InvariantCheck::FreeListsListed() const {
     const Chain& ch = e.chains_[ci];
     for (int l = 1; l <= ch.levels; l++) {
       for (const auto* set : {&ch.free_clean[l], &ch.free_busy[l], &ch.free_bad[l]})
-        for (CellId c : *set) {
+        for (PCellId c : *set) {
           const PCell& p = e.pcells_[c];
           if (!(p.flags & kFree) || p.level != l)
             return Cell(c) + " is listed free but not marked free";
@@ -181,14 +182,14 @@ std::string InvariantCheck::FreeListsListed() const {
                        : set == &ch.free_busy[l] ? (!p.bad && p.opp > 0)
                                                  : (!p.bad && !p.opp);
           if (!right) return Cell(c) + " is in the wrong free list";
-          for (CellId a = p.parent; a != kNone; a = e.pcells_[a].parent)
+          for (PCellId a = p.parent; a != kNone; a = e.pcells_[a].parent)
             if ((e.pcells_[a].flags & kFree) || e.pcells_[a].bound != kNone)
               return Cell(c) + " is free under a free or bound cell";
           if (p.flags & (kPinned | kUnderPinned)) return Cell(c) + " is pinned yet free";
         }
     }
   }
-  for (CellId c = 0; c < static_cast<CellId>(e.pcells_.size()); c++) {
+  for (PCellId c : e.pcells_.ids()) {
     const PCell& p = e.pcells_[c];
     const Chain& ch = e.chains_[p.chain];
     bool listed = ch.free_clean[p.level].count(c) || ch.free_busy[p.level].count(c) ||
@@ -200,8 +201,8 @@ std::string InvariantCheck::FreeListsListed() const {
 
 // 3b. ... and no cell is bound inside a free one, and buddies are merged.
 std::string InvariantCheck::FreeListsMerged() const {
-  std::vector<uint8_t> covered(e.pcells_.size(), 0);  // 1: in or under a free cell
-  for (CellId c = 0; c < static_cast<CellId>(e.pcells_.size()); c++) {
+  IdVector<PCellId, uint8_t> covered(e.pcells_.size(), 0);  // 1: in or under a free cell
+  for (PCellId c : e.pcells_.ids()) {
     const PCell& p = e.pcells_[c];
     if (p.flags & kFree) covered[c] = 1;
     if (p.parent != kNone && covered[p.parent]) covered[c] = 1;  // parents precede children
@@ -219,7 +220,8 @@ std::string InvariantCheck::FreeListsMerged() const {
 
 std::string InvariantCheck::VirtualCells() const {
   // 4. Virtual cells: counters, bindings mirror the trees, bound iff in use.
-  for (CellId v = static_cast<CellId>(e.vcells_.size()) - 1; v >= 0; v--) {
+  for (auto i = static_cast<int32_t>(e.vcells_.size()) - 1; i >= 0; i--) {
+    const VCellId v(i);
     const VCell& c = e.vcells_[v];
     int32_t vfree = 0;
     bool any_bound_child = false;
@@ -256,7 +258,7 @@ std::string InvariantCheck::UnitIndex() const {
     for (const auto& vch : vc.chains) {
       size_t units = 0;
       for (size_t f = 0; f < vch.unit_by_free.size(); f++)
-        for (CellId u : vch.unit_by_free[f]) {
+        for (VCellId u : vch.unit_by_free[f]) {
           units++;
           if (e.vcells_[u].vfree != static_cast<int32_t>(f) || !e.IsUnit(u))
             return "unit index of VC '" + vc.name + "' is out of step";
@@ -274,7 +276,7 @@ std::string InvariantCheck::VcCellsObtainable() const {
     for (const auto& vc : e.vcs_)
       for (const auto& vch : vc.chains)
         if (vch.chain == static_cast<int>(ci))
-          for (CellId r : vch.roots)
+          for (VCellId r : vch.roots)
             if (e.vcells_[r].bound == kNone) demand[e.vcells_[r].level]++;
     for (int l = 1; l <= ch.levels; l++) {
       if (demand[l] != ch.unbound_demand[l])
@@ -302,7 +304,7 @@ std::string InvariantCheck::VcTotals() const {
       return "usage totals of VC '" + e.vcs_[v].name + "' are out of step";
     int64_t free_v = 0, held = 0;
     for (const auto& vch : e.vcs_[v].chains)
-      for (CellId r : vch.roots) free_v += e.vcells_[r].vfree;
+      for (VCellId r : vch.roots) free_v += e.vcells_[r].vfree;
     for (const auto& [prio, n] : e.vcs_[v].used_by_priority) held += n;
     if (free_v != e.vcs_[v].free_leaves || held != used)
       return "free/held virtual leaf totals of VC '" + e.vcs_[v].name + "' are out of step";

@@ -6,30 +6,34 @@
 namespace hived {
 
 void Job::SetPods(const std::vector<Pod>& pods) {
-  const CellSpan v = Vleaves();
-  std::vector<CellId> out;
+  const VCellSpan v = Vleaves();
+  std::vector<int32_t> out;
   size_t n = 0;
   for (const auto& p : pods) n += p.leaves.size();
   out.reserve(n + v.size() + (pods.size() > 1 ? pods.size() - 1 : 0));
-  for (const auto& p : pods) out.insert(out.end(), p.leaves.begin(), p.leaves.end());
-  out.insert(out.end(), v.begin(), v.end());
+  for (const auto& p : pods)
+    for (PCellId l : p.leaves) out.push_back(l.v);
+  for (VCellId x : v) out.push_back(x.v);
   size_t at = 0;
   for (size_t k = 0; k + 1 < pods.size(); k++)
-    out.push_back(static_cast<CellId>(at += pods[k].leaves.size()));
+    out.push_back(static_cast<int32_t>(at += pods[k].leaves.size()));
   cells.swap(out);
   leaf_count = static_cast<int32_t>(n);
   pod_count = static_cast<int32_t>(pods.size());
 }
 
-void Job::AddPod(CellSpan leaves) {
+void Job::AddPod(PCellSpan leaves) {
   if (pod_count > 0) cells.push_back(leaf_count);  // where the new pod starts
-  cells.insert(cells.begin() + leaf_count, leaves.begin(), leaves.end());
+  std::vector<int32_t> ids;
+  ids.reserve(leaves.size());
+  for (PCellId l : leaves) ids.push_back(l.v);
+  cells.insert(cells.begin() + leaf_count, ids.begin(), ids.end());
   leaf_count += static_cast<int32_t>(leaves.size());
   pod_count++;
 }
 
-void Job::AddVleaf(CellId v) {
-  cells.insert(cells.end() - static_cast<std::ptrdiff_t>(Starts()), v);
+void Job::AddVleaf(VCellId v) {
+  cells.insert(cells.end() - static_cast<std::ptrdiff_t>(Starts()), v.v);
 }
 
 void Job::ClearVleaves() {
@@ -89,7 +93,7 @@ size_t JobTable::Bytes() const {
   };
   size_t b = 0;
   for (const auto& j : jobs_) {
-    b += sizeof(Job) + heap_text(j.name) + j.cells.capacity() * sizeof(CellId);
+    b += sizeof(Job) + heap_text(j.name) + j.cells.capacity() * sizeof(int32_t);
   }
   b += index_.Bytes();
   for (const auto& s : strings_) b += sizeof(s) + heap_text(s) + 48;  // + hash entry

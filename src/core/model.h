@@ -11,10 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
-namespace hived {
+#include "core/ids.h"
 
-using CellId = int32_t;
-constexpr CellId kNone = -1;
+namespace hived {
 
 struct CellType {
   std::string name;
@@ -41,40 +40,40 @@ struct Chain {
   std::vector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
   std::vector<int32_t> level_children;     // [level] -> child count (0 at level 1)
   std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
-  std::vector<std::vector<CellId>> cells_at_level;  // physical cells per level >= node level
+  std::vector<std::vector<PCellId>> cells_at_level;  // physical cells per level >= node level
   // Buddy free lists per level, split by what a binding prefers to take first.
-  std::vector<std::set<CellId>> free_clean;  // healthy, no opportunistic leaves
-  std::vector<std::set<CellId>> free_busy;   // healthy, runs opportunistic jobs
-  std::vector<std::set<CellId>> free_bad;    // contains bad leaves
-  std::vector<int64_t> unbound_demand;       // [level] unbound preassigned cells, all VCs
+  std::vector<std::set<PCellId>> free_clean;  // healthy, no opportunistic leaves
+  std::vector<std::set<PCellId>> free_busy;   // healthy, runs opportunistic jobs
+  std::vector<std::set<PCellId>> free_bad;    // contains bad leaves
+  std::vector<int64_t> unbound_demand;        // [level] unbound preassigned cells, all VCs
   // Node-level cells bucketed by free healthy leaves, for O(log n) best-fit search.
-  std::vector<std::set<CellId>> node_by_avail;
+  std::vector<std::set<PCellId>> node_by_avail;
 };
 
 enum : uint8_t { kFree = 1, kPinned = 2, kUnderPinned = 4 };
 
 struct PCell {
-  CellId parent = kNone;
-  CellId first_child = kNone;
-  CellId bound = kNone;  // virtual cell bound to this one
-  int32_t node = -1;     // node index at node level and below
-  int32_t addr = -1;     // GPU level and below: GPU index; above node: into addresses_ or -1
-  int32_t avail = 0;     // healthy leaves without a job
-  int32_t opp = 0;       // leaves running opportunistic jobs
-  int32_t bad = 0;       // bad leaves
-  int32_t job = -1;      // leaves: job slot using it
+  PCellId parent = kNone;
+  PCellId first_child = kNone;
+  VCellId bound = kNone;  // virtual cell bound to this one
+  int32_t node = -1;      // node index at node level and below
+  int32_t addr = -1;      // GPU level and below: GPU index; above node: into addresses_ or -1
+  int32_t avail = 0;      // healthy leaves without a job
+  int32_t opp = 0;        // leaves running opportunistic jobs
+  int32_t bad = 0;        // bad leaves
+  int32_t job = -1;       // leaves: job slot using it
   int16_t chain = 0;
   int8_t level = 0;
   uint8_t flags = 0;
 };
 
 struct VCell {
-  CellId parent = kNone;
-  CellId first_child = kNone;
-  CellId bound = kNone;  // physical cell
-  CellId root = kNone;   // its preassigned cell
-  int32_t vfree = 0;     // virtual leaves without a guaranteed job
-  int32_t job = -1;      // leaves: job slot
+  VCellId parent = kNone;
+  VCellId first_child = kNone;
+  PCellId bound = kNone;  // physical cell
+  VCellId root = kNone;   // its preassigned cell
+  int32_t vfree = 0;      // virtual leaves without a guaranteed job
+  int32_t job = -1;       // leaves: job slot
   int32_t vc = 0;
   int16_t chain = 0;
   int8_t level = 0;
@@ -84,17 +83,17 @@ struct VCell {
 // The part of a VC in one chain: its preassigned cells and placement index.
 struct VcChain {
   int chain = 0;
-  std::vector<CellId> roots;                        // preassigned virtual cells
-  std::vector<int64_t> quota;                       // [level] preassigned cells (non-pinned)
-  std::vector<std::vector<CellId>> cells_at_level;  // virtual cells per level >= node level
-  std::vector<std::set<CellId>> unit_by_free;       // placement units bucketed by vfree
-  int64_t leaves = 0;                               // non-pinned virtual leaves
+  std::vector<VCellId> roots;                        // preassigned virtual cells
+  std::vector<int64_t> quota;                        // [level] preassigned cells (non-pinned)
+  std::vector<std::vector<VCellId>> cells_at_level;  // virtual cells per level >= node level
+  std::vector<std::set<VCellId>> unit_by_free;       // placement units bucketed by vfree
+  int64_t leaves = 0;                                // non-pinned virtual leaves
 };
 
 struct Vc {
   std::string name;
-  std::vector<VcChain> chains;                         // non-pinned cells
-  std::vector<std::pair<std::string, CellId>> pinned;  // pinnedCellId -> virtual root
+  std::vector<VcChain> chains;                          // non-pinned cells
+  std::vector<std::pair<std::string, VCellId>> pinned;  // pinnedCellId -> virtual root
   int64_t used_leaves = 0;
   int64_t opp_leaves = 0;
   int64_t free_leaves = 0;                  // non-pinned virtual leaves without a job
@@ -104,30 +103,15 @@ struct Vc {
 // A pod as placement builds it, before it is recorded.
 struct Pod {
   int32_t node = -1;
-  std::vector<CellId> leaves;  // physical leaves
+  std::vector<PCellId> leaves;  // physical leaves
 };
 
-// Consecutive cell ids inside a job record (one pod's leaves, all of them, or the
-// virtual leaves), or inside any vector of them.
-class CellSpan {
- public:
-  CellSpan() = default;
-  CellSpan(const CellId* b, const CellId* e) : b_(b), e_(e) {}
-  CellSpan(const std::vector<CellId>& v) : b_(v.data()), e_(v.data() + v.size()) {}  // NOLINT
-  const CellId* begin() const { return b_; }
-  const CellId* end() const { return e_; }
-  size_t size() const { return static_cast<size_t>(e_ - b_); }
-  bool empty() const { return b_ == e_; }
-  CellId operator[](size_t i) const { return b_[i]; }
-
- private:
-  const CellId* b_ = nullptr;
-  const CellId* e_ = nullptr;
-};
+using PCellSpan = IdSpan<PCellId>;
+using VCellSpan = IdSpan<VCellId>;
 
 // One pod of a recorded job; its node is its first leaf's.
 struct PodRef {
-  CellSpan leaves;
+  PCellSpan leaves;
 };
 
 // One running job. Kept small (issue 18: job records were most of the state above
@@ -140,7 +124,7 @@ struct Job {
   std::string name;
   // Every pod's physical leaves in pod order, then the virtual leaves parallel to
   // them (guaranteed jobs only), then where each pod after the first starts.
-  std::vector<CellId> cells;
+  std::vector<int32_t> cells;
   uint64_t seq = 0;      // submission order, for stable iteration
   int32_t vc = -1;       // -1: none
   int32_t priority = 0;  // -1 opportunistic
@@ -160,8 +144,8 @@ struct Job {
   bool live = false;
   bool guaranteed() const { return priority >= 0; }
 
-  CellSpan Leaves() const { return {cells.data(), cells.data() + leaf_count}; }
-  CellSpan Vleaves() const {
+  PCellSpan Leaves() const { return {cells.data(), cells.data() + leaf_count}; }
+  VCellSpan Vleaves() const {
     return {cells.data() + leaf_count, cells.data() + cells.size() - Starts()};
   }
   class PodIter {
@@ -187,15 +171,15 @@ struct Job {
 
   // The pods, replacing any; the virtual leaves stay. Sized exactly (no growth slack).
   void SetPods(const std::vector<Pod>& pods);
-  void AddPod(CellSpan leaves);
-  void AddVleaf(CellId v);
+  void AddPod(PCellSpan leaves);
+  void AddVleaf(VCellId v);
   void ClearVleaves();
 
  private:
   size_t Starts() const { return pod_count > 1 ? static_cast<size_t>(pod_count - 1) : 0; }
-  CellSpan PodLeaves(int32_t k) const {
-    const CellId* base = cells.data();
-    const CellId* starts = base + cells.size() - Starts();
+  PCellSpan PodLeaves(int32_t k) const {
+    const int32_t* base = cells.data();
+    const int32_t* starts = base + cells.size() - Starts();
     const int32_t b = k == 0 ? 0 : starts[k - 1];
     const int32_t e = k + 1 < pod_count ? starts[k] : leaf_count;
     return {base + b, base + e};

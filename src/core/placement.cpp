@@ -14,12 +14,12 @@ namespace hived {
 
 // Units in best-fit order from buckets indexed by free GPUs: fullest-fitting first
 // when packing, emptiest first when spreading; f returns true to stop.
-template <class F>
-void ForEachInBuckets(const std::vector<std::set<CellId>>& b, int min_free, bool pack, F f) {
+template <class I, class F>
+void ForEachInBuckets(const std::vector<std::set<I>>& b, int min_free, bool pack, F f) {
   int hi = static_cast<int>(b.size()) - 1;
   for (int i = 0; i <= hi - min_free; i++) {
     int k = pack ? min_free + i : hi - i;
-    for (CellId u : b[k])
+    for (I u : b[k])
       if (f(u)) return;
   }
 }
@@ -31,24 +31,25 @@ struct PodAsk {
 
 // ---------------------------------------------------------------------------
 struct VirtualView {
+  using Cell = VCellId;
   const Engine& e;
   int chain;
-  const VcChain* vch;  // null for a pinned placement
-  CellId pinned_root;  // kNone unless pinned
+  const VcChain* vch;   // null for a pinned placement
+  VCellId pinned_root;  // kNone unless pinned
   bool preempt;
   int priority;
   const std::vector<uint8_t>& allowed;
-  std::vector<CellId> all_units;
+  std::vector<Cell> all_units;
   bool idle_only = false;
 
-  int Level(CellId c) const { return e.vcells_[c].level; }
-  int NChildren(CellId c) const { return e.chains_[chain].level_children[Level(c)]; }
+  int Level(Cell c) const { return e.vcells_[c].level; }
+  int NChildren(Cell c) const { return e.chains_[chain].level_children[Level(c)]; }
   int NChildrenAt(int level) const { return e.chains_[chain].level_children[level]; }
-  CellId Child(CellId c, int k) const { return e.vcells_[c].first_child + k; }
+  Cell Child(Cell c, int k) const { return e.vcells_[c].first_child + k; }
   int UnitLevel() const { return e.chains_[chain].node_level; }
   int TopLevel() const { return e.chains_[chain].levels; }
-  CellId Parent(CellId c) const { return e.vcells_[c].parent; }
-  bool LeafUsable(CellId l) const {
+  Cell Parent(Cell c) const { return e.vcells_[c].parent; }
+  bool LeafUsable(Cell l) const {
     int j = e.vcells_[l].job;
     if (idle_only) return j < 0 && IdleFree(l) > 0;
     return j < 0 || (preempt && e.jobs_[j].priority < priority);
@@ -56,7 +57,7 @@ struct VirtualView {
   // Free GPUs of c that bind to idle physical ones: a bound cell's idle GPUs (the
   // whole physical cell is the VC's); below a bound cell, those of the idlest physical
   // cell its binding can take; else the buddy allocator's choice, idle cells first.
-  int IdleFree(CellId c) const {
+  int IdleFree(Cell c) const {
     const VCell& v = e.vcells_[c];
     if (v.bound != kNone) return std::min(v.vfree, e.pcells_[v.bound].avail);
     if (v.parent == kNone || e.vcells_[v.parent].bound == kNone) return v.vfree;
@@ -68,7 +69,7 @@ struct VirtualView {
     }
     return std::min(v.vfree, best);
   }
-  std::pair<int, int> Count(CellId c) const {
+  std::pair<int, int> Count(Cell c) const {
     if (idle_only) return {IdleFree(c), 0};
     if (!preempt) return {e.vcells_[c].vfree, 0};
     if (e.scratch_stamp_[c] == e.scratch_epoch_) return e.scratch_count_[c];
@@ -86,31 +87,31 @@ struct VirtualView {
     e.scratch_count_[c] = r;
     return r;
   }
-  int Guaranteed(CellId) const { return 0; }
+  int Guaranteed(Cell) const { return 0; }
   // Buddy preference: of equally free units, the one in the smallest VC cell, so a
   // small job does not break a VC's rack cell while a lone node cell would do.
-  int RootLevel(CellId u) const { return e.vcells_[e.vcells_[u].root].level; }
-  int32_t UnitNode(CellId u) const {
-    CellId p = e.vcells_[u].bound;
+  int RootLevel(Cell u) const { return e.vcells_[e.vcells_[u].root].level; }
+  int32_t UnitNode(Cell u) const {
+    PCellId p = e.vcells_[u].bound;
     return p == kNone ? -1 : e.pcells_[p].node;
   }
-  bool UnitOk(CellId u) const {
+  bool UnitOk(Cell u) const {
     int32_t n = UnitNode(u);
     if (n < 0) return true;
     return !e.node_bad_[n] && (allowed.empty() || allowed[n]);
   }
-  std::vector<CellId> CellsAtLevel(int l) const {
+  std::vector<Cell> CellsAtLevel(int l) const {
     if (pinned_root == kNone) return vch->cells_at_level[l];
-    std::vector<CellId> out;
-    e.WalkVirtual(pinned_root, [&](CellId c) {
+    std::vector<Cell> out;
+    e.WalkVirtual(pinned_root, [&](Cell c) {
       if (Level(c) > l) return Visit::kDescend;
       if (Level(c) == l) out.push_back(c);
       return Visit::kPrune;
     });
     return out;
   }
-  void UnitsUnder(CellId g, std::vector<CellId>* out) const {
-    e.WalkVirtual(g, [&](CellId c) {
+  void UnitsUnder(Cell g, std::vector<Cell>* out) const {
+    e.WalkVirtual(g, [&](Cell c) {
       if (Level(c) > UnitLevel()) return Visit::kDescend;
       out->push_back(c);
       return Visit::kPrune;
@@ -141,50 +142,49 @@ struct VirtualView {
       ForEachInBuckets(vch->unit_by_free, min_free, pack, f);
       return;
     }
-    std::vector<CellId> order;
-    for (CellId u : all_units)
+    std::vector<Cell> order;
+    for (Cell u : all_units)
       if (Count(u).first >= min_free) order.push_back(u);
-    std::stable_sort(order.begin(), order.end(), [&](CellId a, CellId b) {
+    std::stable_sort(order.begin(), order.end(), [&](Cell a, Cell b) {
       auto ca = Count(a), cb = Count(b);
       if (ca.second != cb.second) return ca.second < cb.second;
       return pack ? ca.first < cb.first : ca.first > cb.first;
     });
-    for (CellId u : order)
+    for (Cell u : order)
       if (f(u)) return;
   }
 };
 
 // ---------------------------------------------------------------------------
 struct PhysicalView {
+  using Cell = PCellId;
   const Engine& e;
   int chain;
   const std::vector<uint8_t>& allowed;
 
-  int Level(CellId c) const { return e.pcells_[c].level; }
-  int NChildren(CellId c) const { return e.chains_[chain].level_children[Level(c)]; }
+  int Level(Cell c) const { return e.pcells_[c].level; }
+  int NChildren(Cell c) const { return e.chains_[chain].level_children[Level(c)]; }
   int NChildrenAt(int level) const { return e.chains_[chain].level_children[level]; }
-  CellId Child(CellId c, int k) const { return e.pcells_[c].first_child + k; }
+  Cell Child(Cell c, int k) const { return e.pcells_[c].first_child + k; }
   int UnitLevel() const { return e.chains_[chain].node_level; }
   int TopLevel() const { return e.chains_[chain].levels; }
-  CellId Parent(CellId c) const { return e.pcells_[c].parent; }
-  bool LeafUsable(CellId l) const { return e.pcells_[l].job < 0 && !e.pcells_[l].bad; }
-  std::pair<int, int> Count(CellId c) const { return {e.pcells_[c].avail, 0}; }
-  int RootLevel(CellId) const { return 0; }
+  Cell Parent(Cell c) const { return e.pcells_[c].parent; }
+  bool LeafUsable(Cell l) const { return e.pcells_[l].job < 0 && !e.pcells_[l].bad; }
+  std::pair<int, int> Count(Cell c) const { return {e.pcells_[c].avail, 0}; }
+  int RootLevel(Cell) const { return 0; }
   // GPUs of the unit that guaranteed jobs hold: opportunistic work keeps away.
-  int Guaranteed(CellId u) const {
+  int Guaranteed(Cell u) const {
     const PCell& p = e.pcells_[u];
     return static_cast<int>(e.chains_[chain].desc[p.level][1]) - p.avail - p.opp - p.bad;
   }
-  int32_t UnitNode(CellId u) const { return e.pcells_[u].node; }
-  bool UnitOk(CellId u) const {
+  int32_t UnitNode(Cell u) const { return e.pcells_[u].node; }
+  bool UnitOk(Cell u) const {
     int32_t n = e.pcells_[u].node;
     return !e.node_bad_[n] && (allowed.empty() || allowed[n]);
   }
-  const std::vector<CellId>& CellsAtLevel(int l) const {
-    return e.chains_[chain].cells_at_level[l];
-  }
-  void UnitsUnder(CellId g, std::vector<CellId>* out) const {
-    e.WalkPhysical(g, [&](CellId c) {
+  const std::vector<Cell>& CellsAtLevel(int l) const { return e.chains_[chain].cells_at_level[l]; }
+  void UnitsUnder(Cell g, std::vector<Cell>* out) const {
+    e.WalkPhysical(g, [&](Cell c) {
       if (Level(c) > UnitLevel()) return Visit::kDescend;
       out->push_back(c);
       return Visit::kPrune;
@@ -200,6 +200,7 @@ struct PhysicalView {
 template <class V>
 class Placer {
  public:
+  using Cell = typename V::Cell;
   // From the constraints (constraints.h):
   // pod_level > 0: every pod inside one cell of that level (Slurm's
   // --gres-flags=enforce-binding: a pod on one socket).
@@ -210,7 +211,7 @@ class Placer {
       : v_(v), pack_(pack), distinct_(k.distinct_nodes), pod_level_(k.pod_level), grain_(k.grain) {}
 
   // Fills leaves[pod index]; false if the gang does not fit.
-  bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<CellId>>* leaves) {
+  bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<Cell>>* leaves) {
     std::stable_sort(pods.begin(), pods.end(),
                      [](const PodAsk& a, const PodAsk& b) { return a.size > b.size; });
     int total = 0;
@@ -230,10 +231,10 @@ class Placer {
   // least; scanning from the emptiest, the first without any is the best.
   // Pack: the best-fitting free count, then the smallest VC cell (a few
   // candidates of that count are enough to find one).
-  bool PlaceOnePod(const PodAsk& pod, std::vector<std::vector<CellId>>* leaves) {
-    CellId best = kNone;
+  bool PlaceOnePod(const PodAsk& pod, std::vector<std::vector<Cell>>* leaves) {
+    Cell best = kNone;
     int best_g = 0, best_free = 0, best_root = 0, seen = 0;
-    v_.ForEachUnit(pod.size, pack_, [&](CellId u) {
+    v_.ForEachUnit(pod.size, pack_, [&](Cell u) {
       if (!v_.UnitOk(u) || !Fits(u, pod.size)) return false;
       if (pack_) {
         int f = Eff(u), r = v_.RootLevel(u);
@@ -261,22 +262,22 @@ class Placer {
   // The gang inside one cell above the unit level: of `within_level` if asked, else
   // the lowest level that holds it, best-fitting cells first.
   bool PlaceInGroups(const std::vector<PodAsk>& pods, int total, int within_level,
-                     std::vector<std::vector<CellId>>* leaves) {
+                     std::vector<std::vector<Cell>>* leaves) {
     const int ul = v_.UnitLevel();
     int top = v_.TopLevel();
     int lo = within_level > ul ? within_level : ul + 1;
     int hi = within_level > ul ? within_level : top;
     for (int l = lo; l <= hi; l++) {
-      std::vector<CellId> groups;
-      for (CellId g : v_.CellsAtLevel(l))
+      std::vector<Cell> groups;
+      for (Cell g : v_.CellsAtLevel(l))
         if (v_.Count(g).first >= total) groups.push_back(g);
-      std::stable_sort(groups.begin(), groups.end(), [&](CellId a, CellId b) {
+      std::stable_sort(groups.begin(), groups.end(), [&](Cell a, Cell b) {
         auto ca = v_.Count(a), cb = v_.Count(b);
         if (ca.second != cb.second) return ca.second < cb.second;
         return pack_ ? ca.first < cb.first : ca.first > cb.first;
       });
-      for (CellId g : groups) {
-        std::vector<CellId> units;
+      for (Cell g : groups) {
+        std::vector<Cell> units;
         v_.UnitsUnder(g, &units);
         if (Assign(pods, units, leaves)) return true;
       }
@@ -286,12 +287,12 @@ class Placer {
 
   // Across the whole view: gather candidates in preference order, then assign.
   // A prefix usually suffices: stop once enough units could each take the biggest pod.
-  bool PlaceAcross(const std::vector<PodAsk>& pods, std::vector<std::vector<CellId>>* leaves) {
-    std::vector<CellId> units;
+  bool PlaceAcross(const std::vector<PodAsk>& pods, std::vector<std::vector<Cell>>* leaves) {
+    std::vector<Cell> units;
     int smallest = pods.back().size, biggest = pods.front().size;
     size_t fit_biggest = 0;
     bool partial = false;
-    v_.ForEachUnit(smallest, pack_, [&](CellId u) {
+    v_.ForEachUnit(smallest, pack_, [&](Cell u) {
       if (!v_.UnitOk(u)) return false;
       units.push_back(u);
       if (Eff(u) >= biggest) fit_biggest++;
@@ -301,7 +302,7 @@ class Placer {
     if (Assign(pods, units, leaves)) return true;
     if (!partial) return false;
     units.clear();
-    v_.ForEachUnit(smallest, pack_, [&](CellId u) {
+    v_.ForEachUnit(smallest, pack_, [&](Cell u) {
       if (v_.UnitOk(u)) units.push_back(u);
       return false;
     });
@@ -310,7 +311,7 @@ class Placer {
 
   // Leaves this placement already took, counted on every ancestor in a small
   // open-addressing table, so the effective free count of a cell is one probe.
-  int TakenUnder(CellId c) const {
+  int TakenUnder(Cell c) const {
     if (taken_keys_.empty()) return 0;
     size_t mask = taken_keys_.size() - 1;
     for (size_t i = Hash(c) & mask;; i = (i + 1) & mask) {
@@ -318,10 +319,10 @@ class Placer {
       if (taken_keys_[i] == kNone) return 0;
     }
   }
-  void Take(CellId leaf) {
+  void Take(Cell leaf) {
     if (taken_keys_.empty() || 2 * (taken_n_ + 8) > taken_keys_.size()) Grow();
     size_t mask = taken_keys_.size() - 1;
-    for (CellId x = leaf; x != kNone; x = v_.Parent(x)) {
+    for (Cell x = leaf; x != kNone; x = v_.Parent(x)) {
       size_t i = Hash(x) & mask;
       while (taken_keys_[i] != kNone && taken_keys_[i] != x) i = (i + 1) & mask;
       if (taken_keys_[i] == kNone) {
@@ -331,9 +332,9 @@ class Placer {
       taken_vals_[i]++;
     }
   }
-  static size_t Hash(CellId c) { return static_cast<size_t>(c) * 0x9E3779B1u >> 7; }
+  static size_t Hash(Cell c) { return c.index() * 0x9E3779B1u >> 7; }
   void Grow() {
-    std::vector<CellId> keys = std::move(taken_keys_);
+    std::vector<Cell> keys = std::move(taken_keys_);
     std::vector<int> vals = std::move(taken_vals_);
     size_t cap = keys.empty() ? 64 : keys.size() * 4;
     taken_keys_.assign(cap, kNone);
@@ -346,7 +347,7 @@ class Placer {
       taken_vals_[i] = vals[k];
     }
   }
-  int Eff(CellId c) const {
+  int Eff(Cell c) const {
     int raw = v_.Count(c).first - TakenUnder(c);
     int level = v_.Level(c);
     if (grain_ <= 1 || level < grain_) return raw;
@@ -359,26 +360,26 @@ class Placer {
     // can exceed it and Pick would then come back with fewer leaves than promised.
     return std::min(raw, n);
   }
-  int Size(CellId c) const {
+  int Size(Cell c) const {
     int n = 1;
     for (int l = v_.Level(c); l > 1; l--) n *= v_.NChildrenAt(l);
     return n;
   }
-  bool Usable(CellId leaf) const { return v_.LeafUsable(leaf) && TakenUnder(leaf) == 0; }
+  bool Usable(Cell leaf) const { return v_.LeafUsable(leaf) && TakenUnder(leaf) == 0; }
 
   // Lowest common ancestor first: the smallest child that holds all k, else the
   // fullest children in turn.
-  void Pick(CellId c, int k, std::vector<CellId>* out) {
+  void Pick(Cell c, int k, std::vector<Cell>* out) {
     if (v_.Level(c) == 1) {
       out->push_back(c);
       Take(c);
       return;
     }
     int n = v_.NChildren(c);
-    CellId best = kNone;
+    Cell best = kNone;
     int best_eff = 0, best_cost = 0;
     for (int i = 0; i < n; i++) {
-      CellId ch = v_.Child(c, i);
+      Cell ch = v_.Child(c, i);
       int eff = v_.Level(ch) == 1 ? (Usable(ch) ? 1 : 0) : Eff(ch);
       if (eff < k) continue;
       int cost = v_.Count(ch).second;
@@ -392,9 +393,9 @@ class Placer {
       Pick(best, k, out);
       return;
     }
-    std::vector<std::pair<int, CellId>> kids;
+    std::vector<std::pair<int, Cell>> kids;
     for (int i = 0; i < n; i++) {
-      CellId ch = v_.Child(c, i);
+      Cell ch = v_.Child(c, i);
       int eff = v_.Level(ch) == 1 ? (Usable(ch) ? 1 : 0) : Eff(ch);
       if (eff > 0) kids.emplace_back(-eff, ch);
     }
@@ -409,12 +410,12 @@ class Placer {
   }
 
   bool PlaceInOneCell(const std::vector<PodAsk>& pods, int total, int within_level,
-                      std::vector<std::vector<CellId>>* leaves) {
+                      std::vector<std::vector<Cell>>* leaves) {
     if (distinct_ && pods.size() > 1) return false;
     bool ok = false;
-    v_.ForEachUnit(total, pack_, [&](CellId u) {
+    v_.ForEachUnit(total, pack_, [&](Cell u) {
       if (!v_.UnitOk(u)) return false;
-      CellId cell = BestCellAt(u, within_level, total);
+      Cell cell = BestCellAt(u, within_level, total);
       if (cell == kNone) return false;
       if (pod_level_) return ok = AssignBound(pods, {cell}, leaves);
       for (const auto& p : pods) Pick(cell, p.size, &(*leaves)[p.index]);
@@ -424,46 +425,46 @@ class Placer {
     return ok;
   }
 
-  CellId BestCellAt(CellId c, int level, int need) const {
+  Cell BestCellAt(Cell c, int level, int need) const {
     if (Eff(c) < need) return kNone;
     if (v_.Level(c) <= level) return c;
-    CellId best = kNone;
+    Cell best = kNone;
     for (int i = 0; i < v_.NChildren(c); i++) {
-      CellId x = BestCellAt(v_.Child(c, i), level, need);
+      Cell x = BestCellAt(v_.Child(c, i), level, need);
       if (x != kNone && (best == kNone || Eff(x) < Eff(best))) best = x;
     }
     return best;
   }
 
-  bool Fits(CellId u, int size) const {
+  bool Fits(Cell u, int size) const {
     return pod_level_ ? BestCellAt(u, pod_level_, size) != kNone : Eff(u) >= size;
   }
 
   // Like Assign, but each pod must lie inside one cell of pod_level_, so free
   // counts per unit are not enough: pods are picked one by one and the cells
   // they take count for the next.
-  bool AssignBound(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
-                   std::vector<std::vector<CellId>>* leaves, bool one_blind = false) {
+  bool AssignBound(const std::vector<PodAsk>& pods, const std::vector<Cell>& units,
+                   std::vector<std::vector<Cell>>* leaves, bool one_blind = false) {
     auto keys = taken_keys_;
     auto vals = taken_vals_;
     size_t n = taken_n_;
     std::vector<int32_t> nodes_used;
-    std::vector<CellId> units_used;
+    std::vector<Cell> units_used;
     for (const auto& p : pods) {
-      CellId best = kNone;
-      CellId best_unit = kNone;
-      for (CellId u : units) {
+      Cell best = kNone;
+      Cell best_unit = kNone;
+      for (Cell u : units) {
         if (!v_.UnitOk(u)) continue;
         int32_t node = v_.UnitNode(u);
         if (distinct_ && node >= 0 &&
             std::find(nodes_used.begin(), nodes_used.end(), node) != nodes_used.end())
           continue;
         // An unbound unit has no node yet: not twice, and not a second blind one.
-        if (distinct_ && node < 0 &&
-            std::any_of(units_used.begin(), units_used.end(),
-                        [&](CellId x) { return x == u || (one_blind && Blind(u) && Blind(x)); }))
+        if (distinct_ && node < 0 && std::any_of(units_used.begin(), units_used.end(), [&](Cell x) {
+              return x == u || (one_blind && Blind(u) && Blind(x));
+            }))
           continue;
-        CellId c = BestCellAt(u, pod_level_, p.size);
+        Cell c = BestCellAt(u, pod_level_, p.size);
         if (c == kNone) continue;
         bool better;
         if (best == kNone) {
@@ -495,23 +496,23 @@ class Placer {
 
   // A VC cell below the node size that is not bound yet: its node is the binder's
   // choice, and a full cluster's buddy rule may put two such cells on one node.
-  bool Blind(CellId u) const { return v_.UnitNode(u) < 0 && v_.Level(u) < v_.UnitLevel(); }
+  bool Blind(Cell u) const { return v_.UnitNode(u) < 0 && v_.Level(u) < v_.UnitLevel(); }
 
   // Distinct nodes: a gang takes at most one blind unit while other units fit it, so
   // two socket cells that must share a node are not given to two pods; only when
   // nothing else fits does it rely on the binder finding them different nodes.
-  bool Assign(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
-              std::vector<std::vector<CellId>>* leaves) {
+  bool Assign(const std::vector<PodAsk>& pods, const std::vector<Cell>& units,
+              std::vector<std::vector<Cell>>* leaves) {
     if (!distinct_ ||
-        std::count_if(units.begin(), units.end(), [&](CellId u) { return Blind(u); }) < 2)
+        std::count_if(units.begin(), units.end(), [&](Cell u) { return Blind(u); }) < 2)
       return AssignOnce(pods, units, leaves, /*one_blind=*/false);
     if (AssignOnce(pods, units, leaves, /*one_blind=*/true)) return true;
     return AssignOnce(pods, units, leaves, /*one_blind=*/false);
   }
 
   // Greedy: biggest pod first, each to the best-fitting unit among `units`.
-  bool AssignOnce(const std::vector<PodAsk>& pods, const std::vector<CellId>& units,
-                  std::vector<std::vector<CellId>>* leaves, bool one_blind) {
+  bool AssignOnce(const std::vector<PodAsk>& pods, const std::vector<Cell>& units,
+                  std::vector<std::vector<Cell>>* leaves, bool one_blind) {
     if (pod_level_) return AssignBound(pods, units, leaves, one_blind);
     std::vector<int> rem(units.size());
     std::vector<uint8_t> used(units.size(), 0);
@@ -555,7 +556,7 @@ class Placer {
   bool distinct_;
   int pod_level_;
   int grain_;
-  std::vector<CellId> taken_keys_;
+  std::vector<Cell> taken_keys_;
   std::vector<int> taken_vals_;
   size_t taken_n_ = 0;
 };
@@ -570,8 +571,9 @@ std::vector<PodAsk> Pods(const Request& req) {
 // Every pod's leaves in request order; false (and nothing) unless each pod got exactly
 // the leaves it asked for, so a miscount in a view refuses the placement instead of
 // handing the commit a short list.
-bool Flatten(const std::vector<PodAsk>& pods, const std::vector<std::vector<CellId>>& per_pod,
-             std::vector<CellId>* out) {
+template <class Cell>
+bool Flatten(const std::vector<PodAsk>& pods, const std::vector<std::vector<Cell>>& per_pod,
+             std::vector<Cell>* out) {
   out->clear();
   for (const auto& p : pods)
     if (per_pod[p.index].size() != static_cast<size_t>(p.size)) return false;
@@ -580,8 +582,8 @@ bool Flatten(const std::vector<PodAsk>& pods, const std::vector<std::vector<Cell
 }
 }  // namespace
 
-bool Engine::PlaceVirtual(const Request& in, int vc, int chain, CellId pinned_root, bool preempt,
-                          std::vector<CellId>* vleaves, bool idle_only) const {
+bool Engine::PlaceVirtual(const Request& in, int vc, int chain, VCellId pinned_root, bool preempt,
+                          std::vector<VCellId>* vleaves, bool idle_only) const {
   const VcChain* vch = VcChainOf(vc, chain);
   if (!vch && pinned_root == kNone) return false;
   Constraints k;
@@ -591,18 +593,18 @@ bool Engine::PlaceVirtual(const Request& in, int vc, int chain, CellId pinned_ro
   view.Prepare();
   Placer<VirtualView> placer(view, /*pack=*/true, k);
   const std::vector<PodAsk> pods = Pods(k.shaped);
-  std::vector<std::vector<CellId>> per_pod;
+  std::vector<std::vector<VCellId>> per_pod;
   // Under the rack rule the binding decides the rack, and PhysicalOk checks the result.
   return placer.Place(pods, k.virtual_within(), &per_pod) && Flatten(pods, per_pod, vleaves);
 }
 
-bool Engine::PlacePhysical(const Request& in, int chain, std::vector<CellId>* pleaves) const {
+bool Engine::PlacePhysical(const Request& in, int chain, std::vector<PCellId>* pleaves) const {
   Constraints k;
   if (!Compile(in, chain, nullptr, kNone, &k)) return false;
   PhysicalView view{*this, chain, k.allowed()};
   Placer<PhysicalView> placer(view, /*pack=*/false, k);
   const std::vector<PodAsk> pods = Pods(k.shaped);
-  std::vector<std::vector<CellId>> per_pod;
+  std::vector<std::vector<PCellId>> per_pod;
   return placer.Place(pods, k.within_level, &per_pod) && Flatten(pods, per_pod, pleaves);
 }
 

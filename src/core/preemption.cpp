@@ -11,10 +11,10 @@ namespace hived {
 
 namespace {
 
-template <typename Cells>
-std::vector<int> HoldersOf(const Cells& cells, const std::vector<CellId>& leaves) {
+template <typename I, typename T>
+std::vector<int> HoldersOf(const IdVector<I, T>& cells, const std::vector<I>& leaves) {
   std::vector<int> out;
-  for (CellId c : leaves) {
+  for (I c : leaves) {
     const int j = cells[c].job;
     if (j >= 0 && std::find(out.begin(), out.end(), j) == out.end()) out.push_back(j);
   }
@@ -23,7 +23,7 @@ std::vector<int> HoldersOf(const Cells& cells, const std::vector<CellId>& leaves
 
 }  // namespace
 
-int Preemption::Passes(const Request& req, int vc, CellId pinned_root, int64_t need) const {
+int Preemption::Passes(const Request& req, int vc, VCellId pinned_root, int64_t need) const {
   const Vc& v = e_->vcs_[vc];
   int64_t preemptible = 0;
   for (const auto& [prio, n] : v.used_by_priority)
@@ -33,15 +33,15 @@ int Preemption::Passes(const Request& req, int vc, CellId pinned_root, int64_t n
   return preemptible == 0 ? 1 : 2;
 }
 
-std::vector<int> Preemption::VirtualVictims(const std::vector<CellId>& vleaves) const {
+std::vector<int> Preemption::VirtualVictims(const std::vector<VCellId>& vleaves) const {
   return HoldersOf(e_->vcells_, vleaves);
 }
 
-std::vector<int> Preemption::PhysicalVictims(const std::vector<CellId>& pleaves) const {
+std::vector<int> Preemption::PhysicalVictims(const std::vector<PCellId>& pleaves) const {
   return HoldersOf(e_->pcells_, pleaves);
 }
 
-void Preemption::DisplaceVirtual(int vc, const std::vector<CellId>& vleaves, Decision* d,
+void Preemption::DisplaceVirtual(int vc, const std::vector<VCellId>& vleaves, Decision* d,
                                  JobSnapshot* undo) {
   const std::vector<int> victims = VirtualVictims(vleaves);
   for (int s : victims) undo->Record(e_->jobs_[s]);
@@ -59,12 +59,12 @@ void Preemption::DisplaceVirtual(int vc, const std::vector<CellId>& vleaves, Dec
 // Gives back the virtual cells and keeps running on the physical ones.
 void Preemption::Demote(int s, int vc) {
   Job& j = e_->jobs_[s];
-  for (CellId v : j.Vleaves()) {
+  for (VCellId v : j.Vleaves()) {
     e_->ClearVleafJob(v);
     Binder(e_).UnbindUp(v);
   }
   j.ClearVleaves();
-  for (CellId l : j.Leaves()) {
+  for (PCellId l : j.Leaves()) {
     e_->ClearLeafJob(l, false);
     e_->SetLeafJob(l, s, true);
   }
@@ -74,7 +74,7 @@ void Preemption::Demote(int s, int vc) {
   j.demoted = true;
 }
 
-void Preemption::DisplacePhysical(const std::vector<CellId>& pleaves, Decision* d,
+void Preemption::DisplacePhysical(const std::vector<PCellId>& pleaves, Decision* d,
                                   JobSnapshot* undo) {
   for (int s : PhysicalVictims(pleaves)) {
     const std::string& name = e_->jobs_[s].name;

@@ -39,19 +39,19 @@ class Preemption {
   // leaf cells: 0 when neither the VC's free cells nor its lower-priority jobs hold
   // enough (it waits for its own VC whatever the cluster looks like; schedulers ask
   // this for every queued job of a flooding VC), 1 for none that preempts, else 2.
-  int Passes(const Request& req, int vc, CellId pinned_root, int64_t need) const;
+  int Passes(const Request& req, int vc, VCellId pinned_root, int64_t need) const;
 
   // Running jobs holding any of the leaves, in order of first appearance.
-  std::vector<int> VirtualVictims(const std::vector<CellId>& vleaves) const;
-  std::vector<int> PhysicalVictims(const std::vector<CellId>& pleaves) const;
+  std::vector<int> VirtualVictims(const std::vector<VCellId>& vleaves) const;
+  std::vector<int> PhysicalVictims(const std::vector<PCellId>& pleaves) const;
 
   // The VC's jobs holding `vleaves` give them up: a lazy job is demoted (keeps its
   // physical GPUs as opportunistic work), any other is preempted. Each is recorded in
   // *undo first and named in d->preempted or d->lazy_preempted.
-  void DisplaceVirtual(int vc, const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo);
+  void DisplaceVirtual(int vc, const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo);
   // The jobs still on the physical leaves the placement bound to (opportunistic, or
   // just demoted above) are preempted; a demoted one moves to d->preempted.
-  void DisplacePhysical(const std::vector<CellId>& pleaves, Decision* d, JobSnapshot* undo);
+  void DisplacePhysical(const std::vector<PCellId>& pleaves, Decision* d, JobSnapshot* undo);
   // Lazy preemption of the guaranteed job in `slot` of VC `vc`.
   void Demote(int slot, int vc);
 

@@ -135,7 +135,7 @@ Status Engine::FittingChains(const Request& req, int vc, std::vector<int>* chain
     if (req.priority < 0)
       return Status::Err(Code::kInval,
                          "pinnedCellId: an opportunistic job cannot ask for a pinned cell");
-    CellId root = kNone;
+    VCellId root = kNone;
     for (const auto& [id, r] : vcs_[vc].pinned)
       if (id == req.pinned_id) root = r;
     if (root == kNone)
@@ -266,12 +266,12 @@ void Engine::NeverFits(const Request& req, const std::string& unit, const Capaci
 
 // The cell of GPU index `gpu` on `node`: a leaf, or the GPU-level cell of a chain with
 // fractional levels.
-CellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
+PCellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
   if (node < 0 || static_cast<size_t>(node) >= node_cells_.size()) return kNone;
-  for (CellId nc : node_cells_[node]) {
+  for (PCellId nc : node_cells_[node]) {
     if (chain >= 0 && pcells_[nc].chain != chain) continue;
-    CellId found = kNone;
-    WalkPhysical(nc, [&](CellId c) {
+    PCellId found = kNone;
+    WalkPhysical(nc, [&](PCellId c) {
       const PCell& p = pcells_[c];
       if (p.level != chains_[p.chain].gpu_level) return Visit::kDescend;
       if (p.addr != gpu) return Visit::kPrune;
@@ -286,12 +286,12 @@ CellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
 void Engine::ReleaseJob(int slot, Job* taken) {
   Job& j = jobs_[slot];
   if (j.guaranteed())
-    for (CellId v : j.Vleaves()) {
+    for (VCellId v : j.Vleaves()) {
       ClearVleafJob(v);
       Binder(this).UnbindUp(v);
     }
   if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= j.leaf_count;
-  for (CellId l : j.Leaves()) ClearLeafJob(l, !j.guaranteed());
+  for (PCellId l : j.Leaves()) ClearLeafJob(l, !j.guaranteed());
   jobs_.Free(slot, taken);
   FlushIndexes();
 }
@@ -303,7 +303,8 @@ bool Engine::Reinstate(Job record) {
   j.live = true;
   jobs_.Index(slot);
   bool ok = true;
-  const CellSpan leaves = j.Leaves(), vleaves = j.Vleaves();
+  const PCellSpan leaves = j.Leaves();
+  const VCellSpan vleaves = j.Vleaves();
   for (size_t i = 0; i < leaves.size(); i++) {
     if (j.guaranteed()) {
       ok &= Binder(this).BindExact(vleaves[i], leaves[i]);
@@ -322,7 +323,7 @@ std::vector<int> Engine::Spans(int slot) const {
   const Job& j = jobs_[slot];
   const int above_top = chains_[j.chain].levels + 1;
   // Smallest cell holding a and b; kNone when they share no cell.
-  auto join = [&](CellId a, CellId b) {
+  auto join = [&](PCellId a, PCellId b) {
     while (pcells_[a].level < pcells_[b].level) a = pcells_[a].parent;
     while (pcells_[b].level < pcells_[a].level) b = pcells_[b].parent;
     while (a != b && a != kNone) {
@@ -332,11 +333,11 @@ std::vector<int> Engine::Spans(int slot) const {
     return a;
   };
   std::vector<int> out;
-  CellId all = kNone;
+  PCellId all = kNone;
   bool apart = false;
   for (const auto& pod : j.Pods()) {
-    CellId c = pod.leaves[0];
-    for (CellId l : pod.leaves)
+    PCellId c = pod.leaves[0];
+    for (PCellId l : pod.leaves)
       if (c != kNone) c = join(c, l);
     out.push_back(c == kNone ? above_top : pcells_[c].level);
     if (c == kNone || apart) {
@@ -355,8 +356,8 @@ std::vector<int> Engine::Spans(int slot) const {
 // placement on idle GPUs of the VC's cells is taken instead if one binds without
 // victims and keeps every pod (and the gang) inside cells as small as `first` did;
 // otherwise `first` is committed again.
-bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId pinned_root,
-                                  const std::vector<CellId>& first, Decision* d, JobSnapshot* undo,
+bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, VCellId pinned_root,
+                                  const std::vector<VCellId>& first, Decision* d, JobSnapshot* undo,
                                   int* slot) {
   const std::vector<int> shape = Spans(*slot);
   Preemption(this).Revert(*slot, *undo);
@@ -366,7 +367,7 @@ bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId 
   const int widest = *std::max_element(shape.begin(), shape.end() - 1);
   if (r.pod_within_type.empty() && widest > 1 && widest < ch.node_level)
     r.pod_within_type = ch.level_type[widest];
-  std::vector<CellId> idle;
+  std::vector<VCellId> idle;
   if (PlaceVirtual(r, vc, chain, pinned_root, false, &idle, /*idle_only=*/true)) {
     Decision a;
     undo->Clear();
@@ -387,8 +388,8 @@ bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, CellId 
 }
 
 namespace {
-std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves,
-                           const std::vector<PCell>& pcells) {
+std::vector<Pod> SplitPods(const Request& req, const std::vector<PCellId>& leaves,
+                           const IdVector<PCellId, PCell>& pcells) {
   std::vector<Pod> pods;
   size_t i = 0;
   for (const auto& m : req.members)
@@ -405,7 +406,7 @@ std::vector<Pod> SplitPods(const Request& req, const std::vector<CellId>& leaves
 // Victims among the VC's own jobs are those whose virtual leaves the placement took;
 // opportunistic victims are those on the physical leaves the binding lands on.
 bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
-                              const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo,
+                              const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo,
                               int* slot_out) {
   Constraints k;
   *slot_out = -1;
@@ -420,7 +421,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   planner.DisplaceVirtual(vc, vleaves, d, undo);
   const int slot = OpenJob(req, vc, chain);
   *slot_out = slot;
-  std::vector<CellId> pleaves;
+  std::vector<PCellId> pleaves;
   if (!BindLeaves(k, chain, vleaves, slot, &pleaves) || !PhysicalOk(k, pleaves)) {
     d->preempted.clear();
     d->lazy_preempted.clear();
@@ -430,7 +431,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
   planner.DisplacePhysical(pleaves, d, undo);
   Job& jb = jobs_[slot];
   jb.SetPods(SplitPods(req, pleaves, pcells_));
-  for (CellId p : pleaves) SetLeafJob(p, slot, false);
+  for (PCellId p : pleaves) SetLeafJob(p, slot, false);
   vcs_[vc].used_leaves += static_cast<int64_t>(pleaves.size());
   FlushIndexes();
   return true;
@@ -458,12 +459,12 @@ int Engine::OpenJob(const Request& req, int vc, int chain) {
 // Binds each virtual leaf (already bound ones keep their GPU) and records it on the
 // job in `slot`; *pleaves gets the physical leaves in the same order. False when a
 // leaf finds no GPU.
-bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<CellId>& vleaves,
-                        int slot, std::vector<CellId>* pleaves_out) {
-  std::vector<CellId>& pleaves = *pleaves_out;
+bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<VCellId>& vleaves,
+                        int slot, std::vector<PCellId>* pleaves_out) {
+  std::vector<PCellId>& pleaves = *pleaves_out;
   // Pods bind near each other: inside the cell just above the node of the first one,
   // or of a rack chosen up front with room for them all.
-  CellId near = Binder(this).GangRack(chain, vleaves, k.allowed());
+  PCellId near = Binder(this).GangRack(chain, vleaves, k.allowed());
   // Distinct nodes: a pod's unbound cells bind off the nodes earlier pods took, so two
   // VC cells below the node size (two sockets) do not land on one node.
   std::vector<int> pod_of;  // pod index of each virtual leaf, request order
@@ -475,13 +476,13 @@ bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<CellI
   std::vector<uint8_t> pod_allowed = k.allowed();
   if (k.distinct_nodes && pod_allowed.empty()) pod_allowed.assign(node_bad_.size(), 1);
   for (size_t i = 0; i < vleaves.size(); i++) {
-    CellId v = vleaves[i];
+    VCellId v = vleaves[i];
     const std::vector<uint8_t>& allowed = k.distinct_nodes ? pod_allowed : k.allowed();
-    CellId p =
+    PCellId p =
         vcells_[v].bound != kNone ? vcells_[v].bound : Binder(this).BindDown(v, allowed, near);
     if (p != kNone && near == kNone) {
       int above = chains_[chain].node_level + 1;
-      CellId a = p;
+      PCellId a = p;
       while (a != kNone && pcells_[a].level < above) a = pcells_[a].parent;
       near = a;
     }
@@ -499,9 +500,9 @@ bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<CellI
 // The physical leaves the binding chose keep the request's rules: healthy, allowed,
 // inside one cell of its withinCellType, each pod inside one cell of its
 // podWithinCellType, pods on distinct nodes.
-bool Engine::PhysicalOk(const Constraints& k, const std::vector<CellId>& pleaves) const {
+bool Engine::PhysicalOk(const Constraints& k, const std::vector<PCellId>& pleaves) const {
   const std::vector<uint8_t>& allowed = k.allowed();
-  for (CellId l : pleaves) {
+  for (PCellId l : pleaves) {
     const PCell& p = pcells_[l];
     if (p.bad || (!allowed.empty() && !allowed[p.node])) return false;
     if (p.job >= 0 && jobs_[p.job].guaranteed())
@@ -523,9 +524,9 @@ bool Engine::PhysicalOk(const Constraints& k, const std::vector<CellId>& pleaves
 }
 
 // Whether the physical leaves lie inside one cell of `level`.
-bool Engine::InOneCell(const std::vector<CellId>& leaves, int level) const {
-  CellId common = kNone;
-  for (CellId a : leaves) {
+bool Engine::InOneCell(const std::vector<PCellId>& leaves, int level) const {
+  PCellId common = kNone;
+  for (PCellId a : leaves) {
     while (a != kNone && pcells_[a].level < level) a = pcells_[a].parent;
     if (common == kNone) common = a;
     if (a != common) return false;
@@ -541,7 +542,7 @@ void Engine::FillDecisionPods(const Job& j, Decision* d) const {
 // Why a guaranteed job that could not be placed waits, naming the first cause that
 // explains it: cells bound to unusable GPUs, free cells only on nodes the job may
 // not use, cells held by jobs it may not preempt, too few free GPUs, or their shape.
-void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
+void Engine::WaitReason(const Request& req, int vc, VCellId pinned_root,
                         const std::vector<int>& chains, bool found_virtual, Decision* d) const {
   int64_t need = ShapedNeed(req, chains);
   const std::string unit = LeafWord(chains);
@@ -552,7 +553,7 @@ void Engine::WaitReason(const Request& req, int vc, CellId pinned_root,
   // Shard jobs: which cell type they wait for, and which the VC owns.
   const std::string shape = FractionalNeedText(req, vc, chains);
   auto fits_if = [&](const Request& r, bool preempt) {
-    std::vector<CellId> vleaves;
+    std::vector<VCellId> vleaves;
     for (int c : chains)
       if (PlaceVirtual(r, vc, c, pinned_root, preempt, &vleaves)) return true;
     return false;
@@ -643,7 +644,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
 bool Engine::SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
                               JobSnapshot* undo, int* slot) {
   const int vc = vc_index_.at(req.vc);
-  const CellId pinned_root = PinnedRoot(vc, req.pinned_id);
+  const VCellId pinned_root = PinnedRoot(vc, req.pinned_id);
   const int passes = Preemption(this).Passes(req, vc, pinned_root, ShapedNeed(req, chains));
   bool placed = false, found_virtual = false;
   for (int preempt = 0; preempt < passes && !placed; preempt++)
@@ -651,7 +652,7 @@ bool Engine::SubmitGuaranteed(const Request& req, const std::vector<int>& chains
       Constraints k;
       Compile(req, c, VcChainOf(vc, c), pinned_root, &k);
       for (const Request& t : RackTries(req, k, c)) {
-        std::vector<CellId> vleaves;
+        std::vector<VCellId> vleaves;
         if (!PlaceVirtual(t, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
         found_virtual = true;
         placed = TryCommit(t, vc, c, pinned_root, preempt != 0, vleaves, d, undo, slot);
@@ -674,16 +675,16 @@ std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k,
   const int wl = k.within_level;
   // Only racks whose idle or opportunistic (preemptible) GPUs suffice, tightest first.
   int64_t need_gpus = ShapedNeed(req, {c});
-  auto room = [&](CellId r) { return int64_t{pcells_[r].avail} + pcells_[r].opp; };
-  std::vector<CellId> racks;
-  for (CellId r : ch.cells_at_level[wl])
+  auto room = [&](PCellId r) { return int64_t{pcells_[r].avail} + pcells_[r].opp; };
+  std::vector<PCellId> racks;
+  for (PCellId r : ch.cells_at_level[wl])
     if (room(r) >= need_gpus) racks.push_back(r);
   std::stable_sort(racks.begin(), racks.end(),
-                   [&](CellId a, CellId b) { return room(a) < room(b); });
-  for (CellId r : racks) {
+                   [&](PCellId a, PCellId b) { return room(a) < room(b); });
+  for (PCellId r : racks) {
     Request t = req;
     std::vector<uint8_t> mask(node_names_.size(), 0);
-    WalkPhysical(r, [&](CellId x) {
+    WalkPhysical(r, [&](PCellId x) {
       if (pcells_[x].level != ch.node_level) return Visit::kDescend;
       const int32_t n = pcells_[x].node;
       mask[n] = req.allowed.empty() || req.allowed[n];
@@ -697,8 +698,8 @@ std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k,
 
 // Commits a virtual placement. Without preemption allowed, a commit that displaced
 // opportunistic jobs is first redone on idle GPUs if that keeps it as compact.
-bool Engine::TryCommit(const Request& t, int vc, int c, CellId pinned_root, bool preempt,
-                       const std::vector<CellId>& vleaves, Decision* d, JobSnapshot* undo,
+bool Engine::TryCommit(const Request& t, int vc, int c, VCellId pinned_root, bool preempt,
+                       const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo,
                        int* slot) {
   Decision attempt;
   undo->Clear();
@@ -721,13 +722,13 @@ bool Engine::SubmitOpportunistic(const Request& req, const std::vector<int>& cha
                                  int* slot) {
   const int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
   for (int c : chains) {
-    std::vector<CellId> pleaves;
+    std::vector<PCellId> pleaves;
     Request shaped;
     std::string why;
     if (!ShapeFor(req, c, &shaped, &why) || !PlacePhysical(shaped, c, &pleaves)) continue;
     *slot = OpenJob(shaped, vc, c);
     jobs_[*slot].SetPods(SplitPods(shaped, pleaves, pcells_));
-    for (CellId p : pleaves) SetLeafJob(p, *slot, true);
+    for (PCellId p : pleaves) SetLeafJob(p, *slot, true);
     FlushIndexes();
     if (vc >= 0) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
     return true;
@@ -751,8 +752,8 @@ Status Engine::Finish(const std::string& job) {
 // free slots; only between decisions, since a decision holds slot numbers.
 void Engine::CompactJobs() {
   jobs_.Compact([&](const Job& j, int to) {
-    for (CellId l : j.Leaves()) pcells_[l].job = to;
-    for (CellId v : j.Vleaves()) vcells_[v].job = to;
+    for (PCellId l : j.Leaves()) pcells_[l].job = to;
+    for (VCellId v : j.Vleaves()) vcells_[v].job = to;
   });
 }
 
@@ -769,7 +770,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
     return Status::Err(Code::kExist, "job: '" + req.job + "' already exists");
   if (req.priority < -1 || req.priority > 1000) return inval("priority: must be -1..1000");
   if (rj.pods.empty()) return inval("placement: a running job needs at least one pod");
-  std::vector<std::vector<CellId>> leaves;
+  std::vector<std::vector<PCellId>> leaves;
   // GPUs the config does not have are left out rather than the job refused: its other
   // GPUs are in use all the same, and forgetting them would hand them to the next job.
   std::vector<std::string> missing;
@@ -813,7 +814,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
     dropped->push_back(what + "; it keeps its other GPUs" +
                        (j.demoted ? ", as opportunistic" : ""));
   }
-  for (CellId l : j.Leaves()) SetLeafJob(l, slot, !guaranteed);
+  for (PCellId l : j.Leaves()) SetLeafJob(l, slot, !guaranteed);
   if (vc >= 0) (guaranteed ? vcs_[vc].used_leaves : vcs_[vc].opp_leaves) += j.leaf_count;
   if (demoted) *demoted = j.demoted ? 1 : 0;
   FlushIndexes();
@@ -822,10 +823,10 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
 
 // The leaf cells of each pod of a running job, pods the config has none of left out
 // and what is missing named in *missing; *chain is the chain they are in.
-Status Engine::RunningLeaves(const RunningJob& rj, std::vector<std::vector<CellId>>* leaves_out,
+Status Engine::RunningLeaves(const RunningJob& rj, std::vector<std::vector<PCellId>>* leaves_out,
                              std::vector<std::string>* missing_out, int* chain_out) const {
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
-  std::vector<std::vector<CellId>>& leaves = *leaves_out;
+  std::vector<std::vector<PCellId>>& leaves = *leaves_out;
   std::vector<std::string>& missing = *missing_out;
   int& chain = *chain_out;
   for (size_t i = 0; i < rj.pods.size(); i++) {
@@ -870,19 +871,19 @@ Status Engine::RunningLeaves(const RunningJob& rj, std::vector<std::vector<CellI
 // The leaves of one pod's GPUs (whole, or the fraction slots it names) appended to
 // leaves.back(); GPUs the config lacks go to *absent. w names the pod in errors.
 Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
-                         std::vector<std::vector<CellId>>* leaves_out,
+                         std::vector<std::vector<PCellId>>* leaves_out,
                          std::vector<int32_t>* absent_out, int* chain_out) const {
-  std::vector<std::vector<CellId>>& leaves = *leaves_out;
+  std::vector<std::vector<PCellId>>& leaves = *leaves_out;
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   std::vector<int32_t>& absent = *absent_out;
   int& chain = *chain_out;
   for (int32_t g : pp.gpus) {
-    CellId gc = FindGpuCell(pp.node, g, chain);
+    PCellId gc = FindGpuCell(pp.node, g, chain);
     if (gc == kNone) {
       absent.push_back(g);
       continue;
     }
-    std::vector<CellId> gl;
+    std::vector<PCellId> gl;
     const Chain& gch = chains_[pcells_[gc].chain];
     if (pp.fractions.empty()) {
       LeavesUnder(gc, &gl);
@@ -891,7 +892,7 @@ Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
                    node_names_[pp.node] + "' has no fractional cell levels");
     } else {
       for (int32_t slot : pp.fractions) {
-        CellId l = LeafAt(gc, slot);
+        PCellId l = LeafAt(gc, slot);
         if (l == kNone)
           return inval(w + ".fractions: slot " + std::to_string(slot) + " is not a fraction of " +
                        "GPU " + std::to_string(g) + " (it has " +
@@ -899,7 +900,7 @@ Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
         gl.push_back(l);
       }
     }
-    for (CellId l : gl) {
+    for (PCellId l : gl) {
       if (pcells_[l].job >= 0)
         return Status::Err(Code::kExist, w + ".leaves: GPU " + std::to_string(g) + " on node '" +
                                              node_names_[pp.node] + "' is already held by job '" +
@@ -918,29 +919,29 @@ Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
 // Binds a recovered guaranteed job's leaves to virtual leaves of its VC (the recorded
 // ones, or found for each GPU); false, with nothing bound, if they cannot all be.
 bool Engine::BindRunning(const RunningJob& rj, int vc, int chain,
-                         const std::vector<std::vector<CellId>>& leaves, int slot) {
+                         const std::vector<std::vector<PCellId>>& leaves, int slot) {
   const Request& req = rj.req;
   bool guaranteed = true;
-  const CellId pinned_root = req.pinned_id.empty() ? kNone : PinnedRoot(vc, req.pinned_id);
+  const VCellId pinned_root = req.pinned_id.empty() ? kNone : PinnedRoot(vc, req.pinned_id);
   if (!req.pinned_id.empty() && pinned_root == kNone) guaranteed = false;
   size_t i = 0;
   for (const auto& pl : leaves) {
     if (!guaranteed) break;
     // The pod's own lowest common ancestor: a VC cell smaller than that cannot hold it.
     int lca = 1;
-    for (CellId l : pl) {
-      CellId a = l, b = pl[0];
+    for (PCellId l : pl) {
+      PCellId a = l, b = pl[0];
       while (a != b) {
         a = pcells_[a].parent;
         b = pcells_[b].parent;
       }
       lca = std::max(lca, static_cast<int>(pcells_[a].level));
     }
-    for (CellId l : pl) {
-      CellId v = i < rj.vleaves.size() ? rj.vleaves[i]
-                                       : Binder(this).FindVleafFor(vc, chain, l, pinned_root, lca);
+    for (PCellId l : pl) {
+      VCellId v = i < rj.vleaves.size() ? rj.vleaves[i]
+                                        : Binder(this).FindVleafFor(vc, chain, l, pinned_root, lca);
       i++;
-      if (v == kNone || v < 0 || static_cast<size_t>(v) >= vcells_.size() || vcells_[v].vc != vc ||
+      if (v == kNone || v.v < 0 || v.index() >= vcells_.size() || vcells_[v].vc != vc ||
           vcells_[v].level != 1 || vcells_[v].job >= 0 || !Binder(this).BindExact(v, l)) {
         guaranteed = false;
         break;
@@ -950,7 +951,7 @@ bool Engine::BindRunning(const RunningJob& rj, int vc, int chain,
     }
   }
   if (!guaranteed) {
-    for (CellId v : jobs_[slot].Vleaves()) {
+    for (VCellId v : jobs_[slot].Vleaves()) {
       ClearVleafJob(v);
       Binder(this).UnbindUp(v);
     }
@@ -966,16 +967,16 @@ Status Engine::SetNodeHealth(const std::string& node, bool healthy) {
   int32_t n = it->second;
   if ((node_bad_[n] == 0) == healthy) return Status::Ok();
   node_bad_[n] = healthy ? 0 : 1;
-  for (CellId nc : node_cells_[n]) {
+  for (PCellId nc : node_cells_[n]) {
     const int nl = chains_[pcells_[nc].chain].node_level;
-    std::vector<CellId> leaves;
+    std::vector<PCellId> leaves;
     LeavesUnder(nc, &leaves);
-    for (CellId l : leaves) {
+    for (PCellId l : leaves) {
       // A free leaf (a VC's fraction or GPU cell split off) is refiled like any cell.
       const bool leaf_was_bad = pcells_[l].bad > 0;
       pcells_[l].bad = healthy ? 0 : 1;
       int db = healthy ? -1 : 1, da = pcells_[l].job < 0 ? -db : 0;
-      for (CellId c = l; c != kNone; c = pcells_[c].parent) {
+      for (PCellId c = l; c != kNone; c = pcells_[c].parent) {
         PCell& p = pcells_[c];
         int32_t before = p.avail;
         bool was_bad = c == l ? leaf_was_bad : p.bad > 0;

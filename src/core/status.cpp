@@ -38,7 +38,7 @@ void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed)
           const VcChain& vch = vcs_[v].chains[k];
           if (vch.chain != static_cast<int>(c)) continue;
           int64_t unbound = 0;
-          for (CellId r : vch.roots)
+          for (VCellId r : vch.roots)
             if (vcells_[r].level == l && vcells_[r].bound == kNone) unbound++;
           int64_t take = std::min(unbound, remaining);
           (*doomed)[v][k][l] += take;
@@ -60,7 +60,7 @@ std::string Engine::VcJson(int v,
     for (int l = ch.levels; l >= 1; l--) {
       if (!vch.quota[l]) continue;
       int64_t bound = 0;
-      for (CellId r : vch.roots)
+      for (VCellId r : vch.roots)
         if (vcells_[r].level == l && vcells_[r].bound != kNone) bound++;
       j.Open('{')
           .Key("chain")
@@ -161,7 +161,7 @@ std::string Engine::InspectTopology() const {
   JsonOut j;
   j.Open('{').Key("nodes").Open('[');
   for (size_t n = 0; n < node_names_.size(); n++)
-    for (CellId nc : node_cells_[n]) {
+    for (PCellId nc : node_cells_[n]) {
       const Chain& ch = chains_[pcells_[nc].chain];
       j.Open('{')
           .Key("node")
@@ -170,25 +170,26 @@ std::string Engine::InspectTopology() const {
           .Val(ch.top)
           .Key("bad")
           .Bool(node_bad_[n] != 0);
-      std::vector<CellId> above;
-      for (CellId a = pcells_[nc].parent; a != kNone; a = pcells_[a].parent) above.push_back(a);
+      std::vector<PCellId> above;
+      for (PCellId a = pcells_[nc].parent; a != kNone; a = pcells_[a].parent) above.push_back(a);
       j.Key("above").Open('[');
       for (size_t k = above.size(); k-- > 0;) {
         const PCell& a = pcells_[above[k]];
         j.Open('{').Key("cellType").Val(ch.level_type[a.level]);
-        j.Key("address").Val(a.addr >= 0 ? addresses_[a.addr]
-                                         : ch.level_type[a.level] + "#" + std::to_string(above[k]));
+        j.Key("address").Val(a.addr >= 0
+                                 ? addresses_[a.addr]
+                                 : ch.level_type[a.level] + "#" + std::to_string(above[k].v));
         j.Close('}');
       }
       j.Close(']').Key("gpus").Open('[');
-      std::vector<CellId> leaves;
+      std::vector<PCellId> leaves;
       LeavesUnder(nc, &leaves);
-      for (CellId l : leaves) {
+      for (PCellId l : leaves) {
         const PCell& p = pcells_[l];
         j.Open('{').Key("gpu").Val(p.addr).Key("groups").Open('[');
-        std::vector<CellId> path;
+        std::vector<PCellId> path;
         // Groups are the levels between the node and the GPU; fractions go by slot.
-        for (CellId a = p.parent; a != nc && a != kNone; a = pcells_[a].parent)
+        for (PCellId a = p.parent; a != nc && a != kNone; a = pcells_[a].parent)
           if (pcells_[a].level > ch.gpu_level) path.push_back(a);
         for (size_t k = path.size(); k-- > 0;) {
           const PCell& a = pcells_[path[k]];
@@ -202,7 +203,7 @@ std::string Engine::InspectTopology() const {
         j.Close(']');
         if (ch.gpu_level > 1) j.Key("fraction").Val(LeafSlot(l));
         std::string vc;
-        for (CellId a = l; a != kNone; a = pcells_[a].parent)
+        for (PCellId a = l; a != kNone; a = pcells_[a].parent)
           if (pcells_[a].bound != kNone) {
             vc = vcs_[vcells_[pcells_[a].bound].vc].name;
             break;
@@ -294,7 +295,7 @@ std::string Engine::SnapshotState() const {
     j.Key("seq").Val(static_cast<uint64_t>(rj.seq)).Key("placement").Open('[');
     for (const auto& p : rj.pods) PlacedPodJson(j, node_names_[p.node], p);
     j.Close(']').Key("vleaves").Open('[');
-    for (CellId v : rj.vleaves) j.Val(v);
+    for (VCellId v : rj.vleaves) j.Val(v.v);
     j.Close(']').Close('}');
   }
   j.Close(']').Key("waiting").Open('[');

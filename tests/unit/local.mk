@@ -99,6 +99,13 @@ tests_unit_test_job_table_SOURCES = tests/unit/test_job_table.cpp src/core/job_t
 tests_unit_test_job_table_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src $(CHECK_CFLAGS)
 tests_unit_test_job_table_LDADD = $(CHECK_LIBS)
 
+# --- src/core: typed ids (indexing the wrong table of cells does not compile)
+check_PROGRAMS += tests/unit/test_ids
+TESTS += tests/unit/test_ids
+tests_unit_test_ids_SOURCES = tests/unit/test_ids.cpp src/core/job_table.cpp
+tests_unit_test_ids_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src $(CHECK_CFLAGS)
+tests_unit_test_ids_LDADD = $(CHECK_LIBS)
+
 # --- src/core: WILL_RUN's trial against a copy where the jobs end for real (two chains)
 check_PROGRAMS += tests/unit/test_will_run
 TESTS += tests/unit/test_will_run

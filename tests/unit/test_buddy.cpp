@@ -17,11 +17,11 @@
 
 using hived::Buddy;
 using hived::BuddySafety;
-using hived::CellId;
 using hived::CellStore;
 using hived::ClusterSpec;
 using hived::kNone;
 using hived::PCell;
+using hived::PCellId;
 
 namespace {
 
@@ -52,15 +52,15 @@ ClusterSpec Rack(const std::vector<std::pair<std::string, int>>& vc_cells) {
 }
 
 // "n0.1.0": node n0, its pair 1, that pair's GPU 0; "r0" the rack.
-std::string Name(const CellStore& s, CellId c) {
+std::string Name(const CellStore& s, PCellId c) {
   const PCell& p = s.pcells_[c];
   if (p.node < 0) return s.addresses_[p.addr];
   if (s.pcells_[p.parent].node < 0) return s.node_names_[p.node];
   return Name(s, p.parent) + "." + std::to_string(c - s.pcells_[p.parent].first_child);
 }
 
-CellId Find(const CellStore& s, const std::string& name) {
-  for (CellId c = 0; c < static_cast<CellId>(s.pcells_.size()); c++)
+PCellId Find(const CellStore& s, const std::string& name) {
+  for (PCellId c : s.pcells_.ids())
     if (Name(s, c) == name) return c;
   ck_abort_msg("no cell '%s'", name.c_str());
   return kNone;
@@ -70,7 +70,7 @@ CellId Find(const CellStore& s, const std::string& name) {
 std::string FreeLists(const CellStore& s) {
   std::vector<std::string> names;
   const hived::Chain& ch = s.chains_[0];
-  for (CellId c = 0; c < static_cast<CellId>(s.pcells_.size()); c++) {
+  for (PCellId c : s.pcells_.ids()) {
     const int l = s.pcells_[c].level;
     const char* mark = ch.free_clean[l].count(c)  ? ""
                        : ch.free_busy[l].count(c) ? "*"
@@ -92,10 +92,10 @@ int LevelOf(const std::string& type) {
 // counters up the tree and the free lists refiled, as the engine does.
 void Mark(CellStore* s, const std::string& name, bool bad) {
   Buddy b(*s);
-  std::vector<CellId> leaves;
+  std::vector<PCellId> leaves;
   s->LeavesUnder(Find(*s, name), &leaves);
-  for (CellId l : leaves)
-    for (CellId c = l; c != kNone; c = s->pcells_[c].parent) {
+  for (PCellId l : leaves)
+    for (PCellId c = l; c != kNone; c = s->pcells_[c].parent) {
       PCell& p = s->pcells_[c];
       (bad ? p.bad : p.opp)++;
       p.avail--;
@@ -124,19 +124,19 @@ std::string Apply(CellStore* s, std::istringstream& in) {
   auto yes = [](bool v) { return std::string(v ? "yes" : "no"); };
   if (op == "bind") {
     const int level = LevelOf(arg);
-    const CellId c = b.Alloc(0, level, {}, arg2 == "near" ? Find(*s, arg3) : kNone);
+    const PCellId c = b.Alloc(0, level, {}, arg2 == "near" ? Find(*s, arg3) : kNone);
     if (c == kNone) return "-";
     s->chains_[0].unbound_demand[level]--;  // a VC cell is bound now
     return Name(*s, c);
   }
   if (op == "take") {
-    const CellId c = Find(*s, arg);
+    const PCellId c = Find(*s, arg);
     const bool ok = b.Take(c);
     if (ok) s->chains_[0].unbound_demand[s->pcells_[c].level]--;
     return yes(ok);
   }
   if (op == "release") {
-    const CellId c = Find(*s, arg);
+    const PCellId c = Find(*s, arg);
     s->chains_[0].unbound_demand[s->pcells_[c].level]++;
     b.Release(c);
     return "";
@@ -245,7 +245,7 @@ START_TEST(walk_order) {
   CellStore s;
   ck_assert(s.BuildFrom(Rack({})).ok());
   std::string seen;
-  s.WalkPhysical(Find(s, "r0"), [&](CellId c) {
+  s.WalkPhysical(Find(s, "r0"), [&](PCellId c) {
     const std::string n = Name(s, c);
     seen += n + " ";
     if (n == "n0.1") return hived::Visit::kPrune;

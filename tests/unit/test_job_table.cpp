@@ -136,10 +136,10 @@ std::string Cells(const std::string& ops) {
   std::istringstream in(ops);
   std::string tok;
   auto ids = [](const std::string& t) {
-    std::vector<hived::CellId> v;
+    std::vector<hived::PCellId> v;
     std::istringstream s(t);
     std::string n;
-    while (std::getline(s, n, ',')) v.push_back(std::stoi(n));
+    while (std::getline(s, n, ',')) v.push_back(hived::PCellId(std::stoi(n)));
     return v;
   };
   while (in >> tok) {
@@ -153,7 +153,7 @@ std::string Cells(const std::string& ops) {
     } else if (tok[0] == 'a') {
       j.AddPod(ids(rest));
     } else if (tok[0] == 'v') {
-      j.AddVleaf(std::stoi(rest));
+      j.AddVleaf(hived::VCellId(std::stoi(rest)));
     } else if (tok[0] == 'x') {
       j.ClearVleaves();
     }
@@ -161,12 +161,12 @@ std::string Cells(const std::string& ops) {
   std::string out;
   for (const auto& p : j.Pods()) {
     out += "[";
-    for (hived::CellId l : p.leaves)
-      out += std::to_string(l) + (l == p.leaves[p.leaves.size() - 1] ? "" : " ");
+    for (hived::PCellId l : p.leaves)
+      out += std::to_string(l.v) + (l == p.leaves[p.leaves.size() - 1] ? "" : " ");
     out += "]";
   }
   out += " v";
-  for (hived::CellId v : j.Vleaves()) out += " " + std::to_string(v);
+  for (hived::VCellId v : j.Vleaves()) out += " " + std::to_string(v.v);
   size_t n = 0;
   for (const auto& p : j.Pods()) n += p.leaves.size();
   if (n != j.Leaves().size()) return "leaves out of step";
