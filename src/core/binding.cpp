@@ -176,7 +176,7 @@ void Binder::UnbindUp(VCellId vleaf) {
 // A virtual leaf of `vc` that can be bound to pleaf: below the VC's cell already bound
 // to an ancestor of pleaf, else below an unbound preassigned cell (the lowest level at
 // or above min_level) whose physical counterpart is still free.
-VCellId Binder::FindVleafFor(int vc, int chain, PCellId pleaf, VCellId pinned_root,
+VCellId Binder::FindVleafFor(VcId vc, int chain, PCellId pleaf, VCellId pinned_root,
                              int min_level) const {
   std::vector<PCellId> ppath;  // pleaf .. ancestor
   PCellId a = pleaf;

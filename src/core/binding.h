@@ -32,7 +32,7 @@ class Binder {
   // Unbinds vleaf and every ancestor left with no bound child (not pinned cells).
   void UnbindUp(VCellId vleaf);
   // A virtual leaf of `vc` that could be bound to pleaf (kNone: none).
-  VCellId FindVleafFor(int vc, int chain, PCellId pleaf, VCellId pinned_root, int min_level) const;
+  VCellId FindVleafFor(VcId vc, int chain, PCellId pleaf, VCellId pinned_root, int min_level) const;
 
  private:
   Engine* e_;

@@ -59,8 +59,8 @@ struct CellStore {
   std::unordered_map<std::string, int32_t> node_index_;
   std::vector<std::vector<PCellId>> node_cells_;  // node -> node-level cells
   std::vector<uint8_t> node_bad_;
-  std::vector<Vc> vcs_;
-  std::unordered_map<std::string, int> vc_index_;
+  IdVector<VcId, Vc> vcs_;
+  std::unordered_map<std::string, VcId> vc_index_;
   std::unordered_map<std::string, PCellId> pinned_physical_;  // pinnedCellId -> cell
 
  private:
@@ -77,10 +77,10 @@ struct CellStore {
                           Scratch* s);
   void SeedFreeLists(const Scratch& s);
   Status BuildVcs(const ClusterSpec& spec);
-  Status VcCells(const VcSpec& vs, int vc);
-  Status PinnedVcCells(const VcSpec& vs, int vc,
+  Status VcCells(const VcSpec& vs, VcId vc);
+  Status PinnedVcCells(const VcSpec& vs, VcId vc,
                        std::unordered_map<std::string, std::string>* owner);
-  VCellId NewVirtualRoot(int vc, int chain, int level, bool pinned);
+  VCellId NewVirtualRoot(VcId vc, int chain, int level, bool pinned);
   void GrowVirtual(VCellId id, int level);
   void BuildIndexes();
   Status CheckSafety() const;

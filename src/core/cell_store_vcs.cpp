@@ -26,7 +26,7 @@ Status CellStore::BuildVcs(const ClusterSpec& spec) {
   for (const auto& vs : spec.vcs) {
     if (vs.name.empty()) return Err(vs.where, "a VC needs a name");
     if (vc_index_.count(vs.name)) return Err(vs.where, "VC defined twice");
-    const int vc = static_cast<int>(vcs_.size());
+    const VcId vc = vcs_.next_id();
     vc_index_[vs.name] = vc;
     vcs_.emplace_back();
     vcs_[vc].name = vs.name;
@@ -38,7 +38,7 @@ Status CellStore::BuildVcs(const ClusterSpec& spec) {
 }
 
 // The VC's preassigned cells (virtualCells), each a new virtual tree.
-Status CellStore::VcCells(const VcSpec& vs, int vc) {
+Status CellStore::VcCells(const VcSpec& vs, VcId vc) {
   for (const auto& cs : vs.virtual_cells) {
     if (cs.count < 0) return Err(cs.where + ".cellNumber", "must be >= 0");
     int chain = -1, level = -1;
@@ -70,7 +70,7 @@ Status CellStore::VcCells(const VcSpec& vs, int vc) {
 }
 
 // The VC's pinned cells: virtual trees bound to their physical cells for good.
-Status CellStore::PinnedVcCells(const VcSpec& vs, int vc,
+Status CellStore::PinnedVcCells(const VcSpec& vs, VcId vc,
                                 std::unordered_map<std::string, std::string>* owner) {
   for (size_t k = 0; k < vs.pinned_cells.size(); k++) {
     const std::string& id = vs.pinned_cells[k];
@@ -92,7 +92,7 @@ Status CellStore::PinnedVcCells(const VcSpec& vs, int vc,
   return Status::Ok();
 }
 
-VCellId CellStore::NewVirtualRoot(int vc, int chain, int level, bool pinned) {
+VCellId CellStore::NewVirtualRoot(VcId vc, int chain, int level, bool pinned) {
   const VCellId id = static_cast<VCellId>(vcells_.size());
   VCell& v = vcells_.emplace_back();
   v.root = id;

@@ -35,14 +35,14 @@ bool Engine::Compile(const Request& req, int chain, const VcChain* vch, VCellId 
   return true;
 }
 
-const VcChain* Engine::VcChainOf(int vc, int chain) const {
+const VcChain* Engine::VcChainOf(VcId vc, int chain) const {
   const VcChain* vch = nullptr;
   for (const auto& x : vcs_[vc].chains)
     if (x.chain == chain) vch = &x;
   return vch;
 }
 
-VCellId Engine::PinnedRoot(int vc, const std::string& pinned_id) const {
+VCellId Engine::PinnedRoot(VcId vc, const std::string& pinned_id) const {
   VCellId root = kNone;
   for (const auto& [id, r] : vcs_[vc].pinned)
     if (id == pinned_id) root = r;
@@ -52,15 +52,15 @@ VCellId Engine::PinnedRoot(int vc, const std::string& pinned_id) const {
 Status Engine::CompileConstraints(const Request& req, int chain, Constraints* out) const {
   if (chain < 0 || static_cast<size_t>(chain) >= chains_.size())
     return Status::Err(Code::kInval, "chain: no chain " + std::to_string(chain));
-  int vc = -1;
+  VcId vc = kNone;
   if (!req.vc.empty()) {
     auto it = vc_index_.find(req.vc);
     if (it == vc_index_.end()) return Status::Err(Code::kNoEnt, "vc: unknown VC '" + req.vc + "'");
     vc = it->second;
   }
   const VCellId pinned_root =
-      vc >= 0 && !req.pinned_id.empty() ? PinnedRoot(vc, req.pinned_id) : kNone;
-  Compile(req, chain, vc >= 0 ? VcChainOf(vc, chain) : nullptr, pinned_root, out);
+      vc.valid() && !req.pinned_id.empty() ? PinnedRoot(vc, req.pinned_id) : kNone;
+  Compile(req, chain, vc.valid() ? VcChainOf(vc, chain) : nullptr, pinned_root, out);
   return Status::Ok();
 }
 

@@ -99,7 +99,7 @@ int64_t Engine::JobQuotaLeaves(const std::string& job, const std::string** vc) c
   const int slot = jobs_.Find(job);
   if (slot < 0) return 0;
   const Job& j = jobs_[slot];
-  if (!j.live || !j.guaranteed() || j.vc < 0 || j.pinned_id != 0) return 0;
+  if (!j.live || !j.guaranteed() || !j.vc.valid() || j.pinned_id != 0) return 0;
   *vc = &vcs_[j.vc].name;
   return static_cast<int64_t>(j.Vleaves().size());
 }

@@ -135,7 +135,7 @@ class Engine : private CellStore {
   bool NodeBad(size_t i) const { return node_bad_[i] != 0; }
 
   size_t VcCount() const { return vcs_.size(); }
-  const std::string& VcName(size_t i) const { return vcs_[i].name; }
+  const std::string& VcName(size_t i) const { return vcs_[VcId(i)].name; }
   // GPUs of the VC's (non-pinned) cells no job holds; -1 for an unknown VC.
   int64_t VcFreeLeaves(const std::string& vc) const;
   // GPUs of its VC's non-pinned cells a running guaranteed job holds, and which VC
@@ -206,12 +206,12 @@ class Engine : private CellStore {
   // --- scheduling (schedule.cpp, placement.cpp, constraints.cpp) ---
   bool Compile(const Request& req, int chain, const VcChain* vch, VCellId pinned_root,
                Constraints* out) const;
-  const VcChain* VcChainOf(int vc, int chain) const;  // null: the VC has no cells there
-  VCellId PinnedRoot(int vc, const std::string& pinned_id) const;  // kNone: no such cell
+  const VcChain* VcChainOf(VcId vc, int chain) const;  // null: the VC has no cells there
+  VCellId PinnedRoot(VcId vc, const std::string& pinned_id) const;  // kNone: no such cell
   Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
-  Status ValidateFields(const Request& req, int* vc) const;
+  Status ValidateFields(const Request& req, VcId* vc) const;
   Status ValidateMembers(const Request& req) const;
-  Status FittingChains(const Request& req, int vc, std::vector<int>* chains,
+  Status FittingChains(const Request& req, VcId vc, std::vector<int>* chains,
                        std::string* shape_why) const;
   // What Validate learns of a request's size against the chains it may use.
   struct Capacity {
@@ -222,14 +222,14 @@ class Engine : private CellStore {
     int64_t total = 0;          // of the last chain counted
     int64_t vc_cap = 0, vc_unit = 0;
   };
-  void CapacityIn(const Request& req, int vc, int chain, Capacity* k) const;
+  void CapacityIn(const Request& req, VcId vc, int chain, Capacity* k) const;
   void NeverFits(const Request& req, const std::string& unit, const Capacity& k, Decision* d) const;
   // idle_only: count only free GPUs that bind to idle physical ones (no opportunistic job).
-  bool PlaceVirtual(const Request& req, int vc, int chain, VCellId pinned_root, bool preempt,
+  bool PlaceVirtual(const Request& req, VcId vc, int chain, VCellId pinned_root, bool preempt,
                     std::vector<VCellId>* vleaves, bool idle_only = false) const;
   bool PlacePhysical(const Request& req, int chain, std::vector<PCellId>* pleaves) const;
-  void MarkWaiting(const std::string& job, int vc);
-  void WaitReason(const Request& req, int vc, VCellId pinned_root, const std::vector<int>& chains,
+  void MarkWaiting(const std::string& job, VcId vc);
+  void WaitReason(const Request& req, VcId vc, VCellId pinned_root, const std::vector<int>& chains,
                   bool found_virtual, Decision* d) const;
   // *taken (may be null) receives the job's record instead of it being dropped.
   void ReleaseJob(int slot, Job* taken = nullptr);
@@ -237,9 +237,9 @@ class Engine : private CellStore {
   void EndJobs(std::vector<int>* slots, std::vector<Job>* ended);
   void PutBack(std::vector<Job>* ended);
   bool Reinstate(Job record);
-  bool CommitGuaranteed(const Request& req, int vc, int chain, const std::vector<VCellId>& vleaves,
+  bool CommitGuaranteed(const Request& req, VcId vc, int chain, const std::vector<VCellId>& vleaves,
                         Decision* d, JobSnapshot* undo, int* slot_out);
-  int OpenJob(const Request& req, int vc, int chain);
+  int OpenJob(const Request& req, VcId vc, int chain);
   bool BindLeaves(const Constraints& k, int chain, const std::vector<VCellId>& vleaves, int slot,
                   std::vector<PCellId>* pleaves);
   bool PhysicalOk(const Constraints& k, const std::vector<PCellId>& pleaves) const;
@@ -249,10 +249,10 @@ class Engine : private CellStore {
   bool SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
                            int* slot);
   std::vector<Request> RackTries(const Request& req, const Constraints& k, int chain) const;
-  bool TryCommit(const Request& t, int vc, int chain, VCellId pinned_root, bool preempt,
+  bool TryCommit(const Request& t, VcId vc, int chain, VCellId pinned_root, bool preempt,
                  const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
   std::vector<int> Spans(int slot) const;
-  bool CommitWithoutVictims(const Request& req, int vc, int chain, VCellId pinned_root,
+  bool CommitWithoutVictims(const Request& req, VcId vc, int chain, VCellId pinned_root,
                             const std::vector<VCellId>& first, Decision* d, JobSnapshot* undo,
                             int* slot);
   PCellId FindGpuCell(int32_t node, int32_t gpu, int chain) const;
@@ -268,7 +268,7 @@ class Engine : private CellStore {
   int GrainOf(int chain, PCellSpan pod_leaves) const;
   // For wait reasons of a fractional request: ": one 'X' cell; its cells: 2 'A', 1 'B'"
   // (the cell each pod takes, and the VC's quota cells in those chains); "" otherwise.
-  std::string FractionalNeedText(const Request& req, int vc, const std::vector<int>& chains) const;
+  std::string FractionalNeedText(const Request& req, VcId vc, const std::vector<int>& chains) const;
   // Slots freed at a peak of jobs would otherwise stay allocated for good (issue 18):
   // the table moves live jobs down, their cells take the new slot numbers.
   void CompactJobs();
@@ -281,14 +281,16 @@ class Engine : private CellStore {
   Status PodLeaves(const PlacedPod& pp, const std::string& w,
                    std::vector<std::vector<PCellId>>* leaves, std::vector<int32_t>* absent,
                    int* chain) const;
-  bool BindRunning(const RunningJob& rj, int vc, int chain,
+  bool BindRunning(const RunningJob& rj, VcId vc, int chain,
                    const std::vector<std::vector<PCellId>>& leaves, int slot);
-  void DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const;
-  std::string VcJson(int vc, const std::vector<std::vector<std::vector<int64_t>>>& doomed) const;
+  // [VC][its chain k][level] doomed cells.
+  using Doomed = IdVector<VcId, std::vector<std::vector<int64_t>>>;
+  void DoomedPerVc(Doomed* doomed) const;
+  std::string VcJson(VcId vc, const Doomed& doomed) const;
 
   JobTable jobs_;
-  std::map<std::string, int> waiting_;  // job -> VC, see WaitingJobs()
-  bool trial_ = false;                  // inside WillRun: decisions leave no waiting marks
+  std::map<std::string, VcId> waiting_;  // job -> VC, see WaitingJobs()
+  bool trial_ = false;                   // inside WillRun: decisions leave no waiting marks
   // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,
   // preemption included); only the last decision, if it waits, is asked with one.
   bool no_reason_ = false;

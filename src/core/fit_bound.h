@@ -50,7 +50,7 @@ class FitBound {
   const Engine& e_;
   bool off_ = false;
   bool guaranteed_ = false;
-  int vc_ = -1;
+  VcId vc_ = kNone;
   int priority_ = 0;
   bool preempt_ = false;  // lower-priority jobs of the VC hold leaves: units are walked
   std::vector<PerChain> chains_;

@@ -48,7 +48,7 @@ bool Engine::ShapeFor(const Request& req, int chain, Request* out, std::string* 
   return true;
 }
 
-std::string Engine::FractionalNeedText(const Request& req, int vc,
+std::string Engine::FractionalNeedText(const Request& req, VcId vc,
                                        const std::vector<int>& chains) const {
   int fractions = 0;
   for (const auto& m : req.members) fractions = std::max(fractions, m.fractions);

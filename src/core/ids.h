@@ -59,6 +59,8 @@ struct PCellTag;
 struct VCellTag;
 using PCellId = Id<PCellTag>;  // into CellStore::pcells_
 using VCellId = Id<VCellTag>;  // into CellStore::vcells_
+struct VcTag;
+using VcId = Id<VcTag>;  // into CellStore::vcs_
 
 // A vector indexed by one id type only.
 template <class I, class T>

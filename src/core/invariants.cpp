@@ -294,10 +294,10 @@ std::string InvariantCheck::VcCellsObtainable() const {
 
 std::string InvariantCheck::VcTotals() const {
   // 7. Per-VC usage totals.
-  for (size_t v = 0; v < e.vcs_.size(); v++) {
+  for (VcId v : e.vcs_.ids()) {
     int64_t used = 0, opp = 0;
     for (const auto& j : e.jobs_)
-      if (j.live && j.vc == static_cast<int>(v))
+      if (j.live && j.vc == v)
         for (const auto& p : j.Pods())
           (j.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
     if (used != e.vcs_[v].used_leaves || opp != e.vcs_[v].opp_leaves)

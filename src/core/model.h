@@ -74,7 +74,7 @@ struct VCell {
   VCellId root = kNone;   // its preassigned cell
   int32_t vfree = 0;      // virtual leaves without a guaranteed job
   int32_t job = -1;       // leaves: job slot
-  int32_t vc = 0;
+  VcId vc = VcId(0);
   int16_t chain = 0;
   int8_t level = 0;
   uint8_t pinned = 0;  // root of a pinned cell
@@ -125,8 +125,8 @@ struct Job {
   // Every pod's physical leaves in pod order, then the virtual leaves parallel to
   // them (guaranteed jobs only), then where each pod after the first starts.
   std::vector<int32_t> cells;
-  uint64_t seq = 0;      // submission order, for stable iteration
-  int32_t vc = -1;       // -1: none
+  uint64_t seq = 0;  // submission order, for stable iteration
+  VcId vc = kNone;
   int32_t priority = 0;  // -1 opportunistic
   int32_t original_priority = 0;
   int32_t chain = 0;

@@ -582,7 +582,7 @@ bool Flatten(const std::vector<PodAsk>& pods, const std::vector<std::vector<Cell
 }
 }  // namespace
 
-bool Engine::PlaceVirtual(const Request& in, int vc, int chain, VCellId pinned_root, bool preempt,
+bool Engine::PlaceVirtual(const Request& in, VcId vc, int chain, VCellId pinned_root, bool preempt,
                           std::vector<VCellId>* vleaves, bool idle_only) const {
   const VcChain* vch = VcChainOf(vc, chain);
   if (!vch && pinned_root == kNone) return false;

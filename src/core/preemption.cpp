@@ -23,7 +23,7 @@ std::vector<int> HoldersOf(const IdVector<I, T>& cells, const std::vector<I>& le
 
 }  // namespace
 
-int Preemption::Passes(const Request& req, int vc, VCellId pinned_root, int64_t need) const {
+int Preemption::Passes(const Request& req, VcId vc, VCellId pinned_root, int64_t need) const {
   const Vc& v = e_->vcs_[vc];
   int64_t preemptible = 0;
   for (const auto& [prio, n] : v.used_by_priority)
@@ -41,7 +41,7 @@ std::vector<int> Preemption::PhysicalVictims(const std::vector<PCellId>& pleaves
   return HoldersOf(e_->pcells_, pleaves);
 }
 
-void Preemption::DisplaceVirtual(int vc, const std::vector<VCellId>& vleaves, Decision* d,
+void Preemption::DisplaceVirtual(VcId vc, const std::vector<VCellId>& vleaves, Decision* d,
                                  JobSnapshot* undo) {
   const std::vector<int> victims = VirtualVictims(vleaves);
   for (int s : victims) undo->Record(e_->jobs_[s]);
@@ -57,7 +57,7 @@ void Preemption::DisplaceVirtual(int vc, const std::vector<VCellId>& vleaves, De
 }
 
 // Gives back the virtual cells and keeps running on the physical ones.
-void Preemption::Demote(int s, int vc) {
+void Preemption::Demote(int s, VcId vc) {
   Job& j = e_->jobs_[s];
   for (VCellId v : j.Vleaves()) {
     e_->ClearVleafJob(v);

@@ -39,7 +39,7 @@ class Preemption {
   // leaf cells: 0 when neither the VC's free cells nor its lower-priority jobs hold
   // enough (it waits for its own VC whatever the cluster looks like; schedulers ask
   // this for every queued job of a flooding VC), 1 for none that preempts, else 2.
-  int Passes(const Request& req, int vc, VCellId pinned_root, int64_t need) const;
+  int Passes(const Request& req, VcId vc, VCellId pinned_root, int64_t need) const;
 
   // Running jobs holding any of the leaves, in order of first appearance.
   std::vector<int> VirtualVictims(const std::vector<VCellId>& vleaves) const;
@@ -48,12 +48,13 @@ class Preemption {
   // The VC's jobs holding `vleaves` give them up: a lazy job is demoted (keeps its
   // physical GPUs as opportunistic work), any other is preempted. Each is recorded in
   // *undo first and named in d->preempted or d->lazy_preempted.
-  void DisplaceVirtual(int vc, const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo);
+  void DisplaceVirtual(VcId vc, const std::vector<VCellId>& vleaves, Decision* d,
+                       JobSnapshot* undo);
   // The jobs still on the physical leaves the placement bound to (opportunistic, or
   // just demoted above) are preempted; a demoted one moves to d->preempted.
   void DisplacePhysical(const std::vector<PCellId>& pleaves, Decision* d, JobSnapshot* undo);
   // Lazy preemption of the guaranteed job in `slot` of VC `vc`.
-  void Demote(int slot, int vc);
+  void Demote(int slot, VcId vc);
 
   // Undoes a trial: releases the new job (slot -1: none) and the changed jobs' current
   // forms, then reinstates their records, guaranteed ones first since they need their

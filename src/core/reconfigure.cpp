@@ -22,7 +22,7 @@ int Tier(const RunningJob& rj) {
 
 VcJobs Engine::RemovedVcsWithJobs(const Engine& next) const {
   VcJobs out;
-  for (size_t v = 0; v < vcs_.size(); v++) {
+  for (VcId v : vcs_.ids()) {
     if (next.vc_index_.count(vcs_[v].name)) continue;
     std::vector<std::string> names;
     for (const RunningJob& rj : RunningJobs())

@@ -47,7 +47,7 @@ std::string Engine::LeafWord(const std::vector<int>& chains) const {
 
 // The request's own fields, each refused with its name and the reason; *vc is the
 // VC's index (-1: none).
-Status Engine::ValidateFields(const Request& req, int* vc) const {
+Status Engine::ValidateFields(const Request& req, VcId* vc) const {
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   if (req.job.empty()) return inval("job: must be a non-empty name");
   if (jobs_.Find(req.job) >= 0)
@@ -59,7 +59,7 @@ Status Engine::ValidateFields(const Request& req, int* vc) const {
   if (!st.ok()) return st;
   if (!req.allowed.empty() && req.allowed.size() != node_names_.size())
     return inval("allowedNodes: must cover every node");
-  *vc = -1;
+  *vc = kNone;
   if (!req.vc.empty()) {
     auto it = vc_index_.find(req.vc);
     if (it == vc_index_.end()) return Status::Err(Code::kNoEnt, "vc: unknown VC '" + req.vc + "'");
@@ -115,7 +115,7 @@ Status Engine::ValidateMembers(const Request& req) const {
 // The chains whose GPU model and cell types the request can use (its pinned cell's,
 // its VC's, or any for an opportunistic job); *shape_why says why the last chain
 // refused its shape.
-Status Engine::FittingChains(const Request& req, int vc, std::vector<int>* chains,
+Status Engine::FittingChains(const Request& req, VcId vc, std::vector<int>* chains,
                              std::string* shape_why) const {
   auto chain_fits = [&](int c) {
     const Chain& ch = chains_[c];
@@ -156,7 +156,7 @@ Status Engine::FittingChains(const Request& req, int vc, std::vector<int>* chain
 // pod in one cell of its podWithinCellType, and in the cells its VC (or pinned cell,
 // or the cluster) has. Counted in leaf cells: GPUs, or in a chain with fractional
 // levels its smallest fractions (a whole GPU is all of them).
-void Engine::CapacityIn(const Request& req, int vc, int c, Capacity* cap_out) const {
+void Engine::CapacityIn(const Request& req, VcId vc, int c, Capacity* cap_out) const {
   Capacity& k = *cap_out;
   const Chain& ch = chains_[c];
   Request shaped;
@@ -213,7 +213,7 @@ void Engine::CapacityIn(const Request& req, int vc, int c, Capacity* cap_out) co
 }
 
 Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* d) const {
-  int vc = -1;
+  VcId vc = kNone;
   Status st = ValidateFields(req, &vc);
   if (!st.ok()) return st;
   std::string shape_why;
@@ -290,7 +290,8 @@ void Engine::ReleaseJob(int slot, Job* taken) {
       ClearVleafJob(v);
       Binder(this).UnbindUp(v);
     }
-  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= j.leaf_count;
+  if (j.vc.valid())
+    (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= j.leaf_count;
   for (PCellId l : j.Leaves()) ClearLeafJob(l, !j.guaranteed());
   jobs_.Free(slot, taken);
   FlushIndexes();
@@ -312,7 +313,8 @@ bool Engine::Reinstate(Job record) {
     }
     SetLeafJob(leaves[i], slot, !j.guaranteed());
   }
-  if (j.vc >= 0) (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += j.leaf_count;
+  if (j.vc.valid())
+    (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += j.leaf_count;
   FlushIndexes();
   return ok;
 }
@@ -356,7 +358,7 @@ std::vector<int> Engine::Spans(int slot) const {
 // placement on idle GPUs of the VC's cells is taken instead if one binds without
 // victims and keeps every pod (and the gang) inside cells as small as `first` did;
 // otherwise `first` is committed again.
-bool Engine::CommitWithoutVictims(const Request& req, int vc, int chain, VCellId pinned_root,
+bool Engine::CommitWithoutVictims(const Request& req, VcId vc, int chain, VCellId pinned_root,
                                   const std::vector<VCellId>& first, Decision* d, JobSnapshot* undo,
                                   int* slot) {
   const std::vector<int> shape = Spans(*slot);
@@ -405,7 +407,7 @@ std::vector<Pod> SplitPods(const Request& req, const std::vector<PCellId>& leave
 
 // Victims among the VC's own jobs are those whose virtual leaves the placement took;
 // opportunistic victims are those on the physical leaves the binding lands on.
-bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
+bool Engine::CommitGuaranteed(const Request& in, VcId vc, int chain,
                               const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo,
                               int* slot_out) {
   Constraints k;
@@ -438,7 +440,7 @@ bool Engine::CommitGuaranteed(const Request& in, int vc, int chain,
 }
 
 // A new job's record in a new slot, from the (shaped) request; no cells yet.
-int Engine::OpenJob(const Request& req, int vc, int chain) {
+int Engine::OpenJob(const Request& req, VcId vc, int chain) {
   const int slot = jobs_.NewSlot();
   Job& job = jobs_[slot];
   job.name = req.job;
@@ -542,7 +544,7 @@ void Engine::FillDecisionPods(const Job& j, Decision* d) const {
 // Why a guaranteed job that could not be placed waits, naming the first cause that
 // explains it: cells bound to unusable GPUs, free cells only on nodes the job may
 // not use, cells held by jobs it may not preempt, too few free GPUs, or their shape.
-void Engine::WaitReason(const Request& req, int vc, VCellId pinned_root,
+void Engine::WaitReason(const Request& req, VcId vc, VCellId pinned_root,
                         const std::vector<int>& chains, bool found_virtual, Decision* d) const {
   int64_t need = ShapedNeed(req, chains);
   const std::string unit = LeafWord(chains);
@@ -643,7 +645,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
 // with it; a job that waits gets the reason.
 bool Engine::SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
                               JobSnapshot* undo, int* slot) {
-  const int vc = vc_index_.at(req.vc);
+  const VcId vc = vc_index_.at(req.vc);
   const VCellId pinned_root = PinnedRoot(vc, req.pinned_id);
   const int passes = Preemption(this).Passes(req, vc, pinned_root, ShapedNeed(req, chains));
   bool placed = false, found_virtual = false;
@@ -698,7 +700,7 @@ std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k,
 
 // Commits a virtual placement. Without preemption allowed, a commit that displaced
 // opportunistic jobs is first redone on idle GPUs if that keeps it as compact.
-bool Engine::TryCommit(const Request& t, int vc, int c, VCellId pinned_root, bool preempt,
+bool Engine::TryCommit(const Request& t, VcId vc, int c, VCellId pinned_root, bool preempt,
                        const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo,
                        int* slot) {
   Decision attempt;
@@ -720,7 +722,7 @@ bool Engine::TryCommit(const Request& t, int vc, int c, VCellId pinned_root, boo
 // Idle GPUs only, in the first chain where the shaped request fits.
 bool Engine::SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
                                  int* slot) {
-  const int vc = req.vc.empty() ? -1 : vc_index_.at(req.vc);
+  const VcId vc = req.vc.empty() ? VcId(kNone) : vc_index_.at(req.vc);
   for (int c : chains) {
     std::vector<PCellId> pleaves;
     Request shaped;
@@ -730,7 +732,7 @@ bool Engine::SubmitOpportunistic(const Request& req, const std::vector<int>& cha
     jobs_[*slot].SetPods(SplitPods(shaped, pleaves, pcells_));
     for (PCellId p : pleaves) SetLeafJob(p, *slot, true);
     FlushIndexes();
-    if (vc >= 0) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
+    if (vc.valid()) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
     return true;
   }
   d->wait = Wait::kNoCell;
@@ -777,12 +779,12 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   int chain = -1;
   Status st = RunningLeaves(rj, &leaves, &missing, &chain);
   if (!st.ok()) return st;
-  int vc = -1;
+  VcId vc = kNone;
   if (!req.vc.empty()) {
     auto it = vc_index_.find(req.vc);
     if (it != vc_index_.end()) vc = it->second;
   }
-  bool guaranteed = req.priority >= 0 && !rj.demoted && vc >= 0 && missing.empty();
+  bool guaranteed = req.priority >= 0 && !rj.demoted && vc.valid() && missing.empty();
   waiting_.erase(req.job);
   int slot = jobs_.NewSlot();
   Job& job = jobs_[slot];
@@ -815,7 +817,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
                        (j.demoted ? ", as opportunistic" : ""));
   }
   for (PCellId l : j.Leaves()) SetLeafJob(l, slot, !guaranteed);
-  if (vc >= 0) (guaranteed ? vcs_[vc].used_leaves : vcs_[vc].opp_leaves) += j.leaf_count;
+  if (vc.valid()) (guaranteed ? vcs_[vc].used_leaves : vcs_[vc].opp_leaves) += j.leaf_count;
   if (demoted) *demoted = j.demoted ? 1 : 0;
   FlushIndexes();
   return Status::Ok();
@@ -918,7 +920,7 @@ Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
 
 // Binds a recovered guaranteed job's leaves to virtual leaves of its VC (the recorded
 // ones, or found for each GPU); false, with nothing bound, if they cannot all be.
-bool Engine::BindRunning(const RunningJob& rj, int vc, int chain,
+bool Engine::BindRunning(const RunningJob& rj, VcId vc, int chain,
                          const std::vector<std::vector<PCellId>>& leaves, int slot) {
   const Request& req = rj.req;
   bool guaranteed = true;
@@ -1021,7 +1023,7 @@ std::vector<RunningJob> Engine::RunningJobs() const {
     const Job* j = &jobs_[s];
     RunningJob rj;
     rj.req.job = j->name;
-    rj.req.vc = j->vc >= 0 ? vcs_[j->vc].name : jobs_.Str(j->vc_name);
+    rj.req.vc = j->vc.valid() ? vcs_[j->vc].name : jobs_.Str(j->vc_name);
     rj.req.priority = j->original_priority;
     rj.req.lazy = j->lazy;
     rj.req.pinned_id = jobs_.Str(j->pinned_id);
@@ -1055,7 +1057,7 @@ void Engine::NoteWaiting(const std::string& job, const std::string& vc) {
 // A host may never finish a job that is cancelled while it waits (Slurm calls no
 // select hook then): past a bound, every mark goes, and the jobs that really wait
 // mark themselves again at their next decision.
-void Engine::MarkWaiting(const std::string& job, int vc) {
+void Engine::MarkWaiting(const std::string& job, VcId vc) {
   if (trial_) return;  // a job only asked about waits nowhere
   constexpr size_t kMaxWaitingMarks = 10000;
   if (waiting_.size() >= kMaxWaitingMarks && !waiting_.count(job)) waiting_.clear();

@@ -12,18 +12,18 @@ namespace hived {
 // with some (a healthy free cell serves whoever asks first, so it is the waiting
 // VC's to have), each group in configuration order, so the same state always dooms
 // the same cells.
-void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed) const {
+void Engine::DoomedPerVc(Doomed* doomed) const {
   doomed->assign(vcs_.size(), {});
-  for (size_t v = 0; v < vcs_.size(); v++) {
+  for (VcId v : vcs_.ids()) {
     (*doomed)[v].resize(vcs_[v].chains.size());
     for (size_t k = 0; k < vcs_[v].chains.size(); k++)
       (*doomed)[v][k].assign(chains_[vcs_[v].chains[k].chain].levels + 1, 0);
   }
-  std::vector<uint8_t> waits(vcs_.size(), 0);
+  IdVector<VcId, uint8_t> waits(vcs_.size(), 0);
   for (const auto& [job, vc] : waiting_) waits[vc] = 1;
-  std::vector<size_t> order;
+  std::vector<VcId> order;
   for (int pass = 0; pass < 2; pass++)
-    for (size_t v = 0; v < vcs_.size(); v++)
+    for (VcId v : vcs_.ids())
       if (waits[v] == pass) order.push_back(v);
   for (size_t c = 0; c < chains_.size(); c++) {
     const Chain& ch = chains_[c];
@@ -34,7 +34,8 @@ void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed)
       int64_t remaining =
           Demand(static_cast<int>(c), l) - Obtainable(static_cast<int>(c), l, true) - covered;
       for (size_t i = 0; i < order.size() && remaining > 0; i++)
-        for (size_t v = order[i], k = 0; k < vcs_[v].chains.size() && remaining > 0; k++) {
+        for (size_t k = 0; k < vcs_[order[i]].chains.size() && remaining > 0; k++) {
+          const VcId v = order[i];
           const VcChain& vch = vcs_[v].chains[k];
           if (vch.chain != static_cast<int>(c)) continue;
           int64_t unbound = 0;
@@ -49,8 +50,7 @@ void Engine::DoomedPerVc(std::vector<std::vector<std::vector<int64_t>>>* doomed)
   }
 }
 
-std::string Engine::VcJson(int v,
-                           const std::vector<std::vector<std::vector<int64_t>>>& doomed) const {
+std::string Engine::VcJson(VcId v, const Doomed& doomed) const {
   const Vc& vc = vcs_[v];
   JsonOut j;
   j.Open('{').Key("vc").Val(vc.name).Key("cells").Open('[');
@@ -106,7 +106,7 @@ std::string Engine::VcJson(int v,
 }
 
 std::string Engine::InspectCluster() const {
-  std::vector<std::vector<std::vector<int64_t>>> doomed;
+  Doomed doomed;
   DoomedPerVc(&doomed);
   JsonOut j;
   j.Open('{').Key("chains").Open('[');
@@ -152,7 +152,7 @@ std::string Engine::InspectCluster() const {
   for (size_t n = 0; n < node_names_.size(); n++)
     if (node_bad_[n]) j.Val(node_names_[n]);
   j.Close(']').Key("jobs").Val(njobs).Key("vcs").Open('[');
-  for (size_t v = 0; v < vcs_.size(); v++) j.Raw(VcJson(static_cast<int>(v), doomed));
+  for (VcId v : vcs_.ids()) j.Raw(VcJson(v, doomed));
   j.Close(']').Close('}');
   return j.str();
 }
@@ -232,7 +232,7 @@ std::string Engine::InspectTopology() const {
 Status Engine::InspectVc(const std::string& vc, std::string* json) const {
   auto it = vc_index_.find(vc);
   if (it == vc_index_.end()) return Status::Err(Code::kNoEnt, "vc: unknown VC '" + vc + "'");
-  std::vector<std::vector<std::vector<int64_t>>> doomed;
+  Doomed doomed;
   DoomedPerVc(&doomed);
   *json = VcJson(it->second, doomed);
   return Status::Ok();
@@ -258,7 +258,7 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
   if (slot < 0) return Status::Err(Code::kNoEnt, "job: unknown job '" + name + "'");
   const Job& job = jobs_[slot];
   JsonOut j;
-  j.Open('{').Key("job").Val(job.name).Key("vc").Val(job.vc >= 0 ? vcs_[job.vc].name : "");
+  j.Open('{').Key("job").Val(job.name).Key("vc").Val(job.vc.valid() ? vcs_[job.vc].name : "");
   j.Key("priority")
       .Val(job.priority)
       .Key("class")
@@ -266,7 +266,7 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
   j.Key("lazyPreempted").Bool(job.demoted);
   // Who took its guarantee: a job (lazy preemption) or the config (a reload, recovery).
   if (job.demoted) j.Key("demotedBy").Val(job.demoted_by_config ? "config" : "preemption");
-  if (job.vc < 0 && job.vc_name != 0) j.Key("askedVc").Val(jobs_.Str(job.vc_name));
+  if (!job.vc.valid() && job.vc_name != 0) j.Key("askedVc").Val(jobs_.Str(job.vc_name));
   j.Key("placement").Open('[');
   for (const auto& p : job.Pods())
     PlacedPodJson(j, node_names_[pcells_[p.leaves[0]].node], PodPlacement(p));

@@ -104,7 +104,7 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
     int64_t at = 0;
     std::unique_ptr<FitBound> bound;
     std::vector<int> chains;  // the request's, with its VC (set with `bound`)
-    int vc = -1;
+    VcId vc = kNone;
     // A rejected job and one larger than its VC fit after no end of running jobs.
     while (st.ok() && d.outcome == Outcome::kWaiting && d.wait != Wait::kVcTooSmall &&
            !heap.empty()) {
@@ -113,7 +113,7 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
         Validate(req, &chains, &v);
         bound = std::make_unique<FitBound>(*this, req, chains);
         auto it = vc_index_.find(req.vc);
-        vc = it == vc_index_.end() ? -1 : it->second;
+        vc = it == vc_index_.end() ? VcId(kNone) : it->second;
       }
       at = heap.front().end;
       size_t added = 0;

@@ -53,6 +53,14 @@ static_assert(std::is_same<decltype(PCell::bound), VCellId>::value, "");
 static_assert(std::is_same<decltype(VCell::bound), PCellId>::value, "");
 static_assert(CanIndex<VCells, decltype(PCell::bound)>::value, "");
 static_assert(!CanIndex<PCells, decltype(PCell::bound)>::value, "");
+// VCs: the table of VCs takes a VC id only, and a cell's or a job's VC is one.
+using hived::VcId;
+using Vcs = IdVector<VcId, hived::Vc>;
+static_assert(CanIndex<Vcs, VcId>::value, "");
+static_assert(!CanIndex<Vcs, int>::value && !CanIndex<Vcs, VCellId>::value, "");
+static_assert(std::is_same<decltype(VCell::vc), VcId>::value, "");
+static_assert(std::is_same<decltype(hived::Job::vc), VcId>::value, "");
+static_assert(!CanCompare<VcId, VCellId>::value, "");
 // No silent conversions between the kinds or from integers.
 static_assert(!std::is_convertible<VCellId, PCellId>::value, "");
 static_assert(!std::is_convertible<PCellId, VCellId>::value, "");
