@@ -70,7 +70,7 @@ PCellId Binder::BindDown(VCellId vleaf, const std::vector<uint8_t>& allowed, PCe
 // has room only counting free cells opportunistic jobs run on is no preference: on the
 // ITP trace (hived-sim, doc/results.md) preferring one cost ~2,400 more preemptions and
 // 0.1 h of mean queuing delay for 1.3 points of gangs in one rack.
-PCellId Binder::GangRack(int chain, const std::vector<VCellId>& vleaves,
+PCellId Binder::GangRack(ChainId chain, const std::vector<VCellId>& vleaves,
                          const std::vector<uint8_t>& allowed) const {
   const Chain& ch = e_->chains_[chain];
   const int rack = ch.node_level + 1;
@@ -176,7 +176,7 @@ void Binder::UnbindUp(VCellId vleaf) {
 // A virtual leaf of `vc` that can be bound to pleaf: below the VC's cell already bound
 // to an ancestor of pleaf, else below an unbound preassigned cell (the lowest level at
 // or above min_level) whose physical counterpart is still free.
-VCellId Binder::FindVleafFor(VcId vc, int chain, PCellId pleaf, VCellId pinned_root,
+VCellId Binder::FindVleafFor(VcId vc, ChainId chain, PCellId pleaf, VCellId pinned_root,
                              int min_level) const {
   std::vector<PCellId> ppath;  // pleaf .. ancestor
   PCellId a = pleaf;

@@ -24,7 +24,7 @@ class Binder {
   // emptiest are preferred; near: the cell the buddy allocator should stay inside.
   PCellId BindDown(VCellId vleaf, const std::vector<uint8_t>& allowed, PCellId near = kNone);
   // The rack a gang's bindings should land in (kNone: no preference).
-  PCellId GangRack(int chain, const std::vector<VCellId>& vleaves,
+  PCellId GangRack(ChainId chain, const std::vector<VCellId>& vleaves,
                    const std::vector<uint8_t>& allowed) const;
   // Binds vleaf to exactly pleaf (recovery, reinstating); false, with nothing
   // changed, when the trees or the buddy allocator's safety do not allow it.
@@ -32,7 +32,8 @@ class Binder {
   // Unbinds vleaf and every ancestor left with no bound child (not pinned cells).
   void UnbindUp(VCellId vleaf);
   // A virtual leaf of `vc` that could be bound to pleaf (kNone: none).
-  VCellId FindVleafFor(VcId vc, int chain, PCellId pleaf, VCellId pinned_root, int min_level) const;
+  VCellId FindVleafFor(VcId vc, ChainId chain, PCellId pleaf, VCellId pinned_root,
+                       int min_level) const;
 
  private:
   Engine* e_;

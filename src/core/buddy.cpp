@@ -37,7 +37,7 @@ PCellId BuddySafety::FreeAncestor(PCellId c) const {
   return kNone;
 }
 
-int64_t BuddySafety::Demand(int chain, int level) const {
+int64_t BuddySafety::Demand(ChainId chain, int level) const {
   const Chain& ch = s_.chains_[chain];
   int64_t n = 0;
   for (int j = level; j <= ch.levels; j++) n += ch.unbound_demand[j] * ch.desc[j][level];
@@ -57,7 +57,7 @@ int64_t BuddySafety::HealthyDesc(PCellId c, int level) const {
   return n;
 }
 
-int64_t BuddySafety::Obtainable(int chain, int level, bool healthy_only) const {
+int64_t BuddySafety::Obtainable(ChainId chain, int level, bool healthy_only) const {
   const Chain& ch = s_.chains_[chain];
   int64_t n = 0;
   for (int j = level; j <= ch.levels; j++) {
@@ -76,7 +76,7 @@ int64_t BuddySafety::Obtainable(int chain, int level, bool healthy_only) const {
 // the VCs' unbound cells may pay for it (counting bad cells too, as the safety
 // invariant does: a repair makes them usable).
 bool BuddySafety::CanSplitSafely(PCellId from, int to_level) const {
-  const int chain = s_.pcells_[from].chain;
+  const ChainId chain = s_.pcells_[from].chain;
   for (int m = to_level + 1; m <= s_.pcells_[from].level; m++) {
     if (Obtainable(chain, m, false) - 1 < Demand(chain, m)) return false;  // the invariant
     if (HealthyDesc(from, m) > 0 && Obtainable(chain, m, true) - 1 < Demand(chain, m)) return false;
@@ -91,7 +91,7 @@ bool BuddySafety::CanSplitSafely(PCellId from, int to_level) const {
 bool BuddySafety::CanTakeSafely(PCellId c) const {
   PCellId a = FreeAncestor(c);
   if (a == kNone) return false;
-  const int chain = s_.pcells_[c].chain;
+  const ChainId chain = s_.pcells_[c].chain;
   for (int m = s_.pcells_[c].level + 1; m <= s_.pcells_[a].level; m++)
     if (Obtainable(chain, m, false) - 1 < Demand(chain, m)) return false;
   return true;
@@ -114,7 +114,7 @@ bool Buddy::AllowedCell(PCellId c, const std::vector<uint8_t>& allowed) const {
   });
 }
 
-PCellId Buddy::PickHealthy(int chain, int level, const std::vector<uint8_t>& allowed) const {
+PCellId Buddy::PickHealthy(ChainId chain, int level, const std::vector<uint8_t>& allowed) const {
   const Chain& ch = m_.chains_[chain];
   for (PCellId c : ch.free_clean[level])
     if (AllowedCell(c, allowed)) return c;
@@ -179,7 +179,7 @@ PCellId Buddy::NearCell(PCellId near, int level, const std::vector<uint8_t>& all
 // Take a free cell at `level` for a preassigned cell: a healthy one at that level,
 // else split a healthy higher cell that the safety margin can spare, else whatever
 // the plain buddy rule gives (the caller refuses to place a job on bad leaves).
-PCellId Buddy::Alloc(int chain, int level, const std::vector<uint8_t>& allowed, PCellId near) {
+PCellId Buddy::Alloc(ChainId chain, int level, const std::vector<uint8_t>& allowed, PCellId near) {
   const Chain& ch = m_.chains_[chain];
   const PCellId in_near = near == kNone ? kNone : NearCell(near, level, allowed);
   if (in_near != kNone && m_.pcells_[in_near].opp == 0) return SplitTo(in_near, level, allowed);

@@ -20,11 +20,11 @@ class BuddySafety {
   // The free cell at or above c, kNone if none.
   PCellId FreeAncestor(PCellId c) const;
   // Level-`level` cells the VCs' unbound preassigned cells at or above it need.
-  int64_t Demand(int chain, int level) const;
+  int64_t Demand(ChainId chain, int level) const;
   // Healthy level-`level` cells inside c (a cell with a bad leaf is not healthy).
   int64_t HealthyDesc(PCellId c, int level) const;
   // Level-`level` cells the free lists can give (healthy_only: without bad leaves).
-  int64_t Obtainable(int chain, int level, bool healthy_only) const;
+  int64_t Obtainable(ChainId chain, int level, bool healthy_only) const;
   // Splitting free cell `from` down to `to_level` keeps the safety invariant.
   bool CanSplitSafely(PCellId from, int to_level) const;
   // Take(c) keeps the safety invariant.
@@ -43,7 +43,8 @@ class Buddy : public BuddySafety {
   void FreeRefile(PCellId c);
   // A free cell at `level` of `chain` for a preassigned cell, with a node in `allowed`
   // (empty: any), inside `near` if it can; kNone if none can be spared.
-  PCellId Alloc(int chain, int level, const std::vector<uint8_t>& allowed, PCellId near = kNone);
+  PCellId Alloc(ChainId chain, int level, const std::vector<uint8_t>& allowed,
+                PCellId near = kNone);
   // Takes exactly cell c out of the free lists (splitting its free ancestor).
   bool Take(PCellId c);
   // Returns c to the free lists, merging buddies while a whole parent is free.
@@ -51,7 +52,7 @@ class Buddy : public BuddySafety {
 
  private:
   bool AllowedCell(PCellId c, const std::vector<uint8_t>& allowed) const;
-  PCellId PickHealthy(int chain, int level, const std::vector<uint8_t>& allowed) const;
+  PCellId PickHealthy(ChainId chain, int level, const std::vector<uint8_t>& allowed) const;
   PCellId SplitTo(PCellId c, int target, const std::vector<uint8_t>& allowed);
   PCellId SplitOnce(PCellId c);  // frees c's children instead of c; returns the first
   PCellId NearCell(PCellId near, int level, const std::vector<uint8_t>& allowed) const;

@@ -28,7 +28,7 @@ bool ParseGpuIndex(const std::string& s, int32_t* out) {
 }  // namespace
 
 struct CellStore::Scratch {
-  std::unordered_map<std::string, int> chain_of_top;
+  std::unordered_map<std::string, ChainId> chain_of_top;
   std::vector<PCellId> tops;                        // top-level physical cells
   IdVector<PCellId, uint8_t> holds_pinned;          // [cell] a pinned cell is below it
   int32_t node_leaf_counter = 0;                    // GPUs numbered so far in the current node
@@ -48,17 +48,19 @@ Status CellStore::BuildFrom(const ClusterSpec& spec) {
   return CheckSafety();
 }
 
-Status CellStore::ResolveCellPath(const std::string& path, const std::string& where, int* chain,
+Status CellStore::ResolveCellPath(const std::string& path, const std::string& where, ChainId* chain,
                                   int* level) const {
   struct View {
-    const std::vector<Chain>& c;
+    const IdVector<ChainId, Chain>& c;
     size_t size() const { return c.size(); }
-    const std::string& top(size_t k) const { return c[k].top; }
-    int levels(size_t k) const { return c[k].levels; }
-    const std::string& type(size_t k, int l) const { return c[k].level_type[l]; }
+    const std::string& top(size_t k) const { return c[ChainId(k)].top; }
+    int levels(size_t k) const { return c[ChainId(k)].levels; }
+    const std::string& type(size_t k, int l) const { return c[ChainId(k)].level_type[l]; }
   };
-  std::string why = hived::ResolveCellPath(View{chains_}, path, chain, level);
+  int found = -1;
+  std::string why = hived::ResolveCellPath(View{chains_}, path, &found, level);
   if (!why.empty()) return Err(where, why);
+  *chain = ChainId(found);
   return Status::Ok();
 }
 
@@ -112,7 +114,7 @@ Status CellStore::BuildChains(const ClusterSpec& spec, Scratch* s) {
     Chain ch;
     Status st = NewChain(spec, it->second, &ch);
     if (!st.ok()) return st;
-    s->chain_of_top[pc.cell_type] = static_cast<int>(chains_.size());
+    s->chain_of_top[pc.cell_type] = chains_.next_id();
     chains_.push_back(std::move(ch));
   }
   return Status::Ok();
@@ -181,7 +183,7 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
 // Physical cells: children of a cell are allocated as one contiguous block.
 Status CellStore::BuildPhysical(const ClusterSpec& spec, Scratch* s) {
   for (const auto& pc : spec.physical_cells) {
-    const int chain = s->chain_of_top[pc.cell_type];
+    const ChainId chain = s->chain_of_top[pc.cell_type];
     const PCellId id = static_cast<PCellId>(pcells_.size());
     pcells_.emplace_back();
     s->holds_pinned.push_back(0);
@@ -200,11 +202,11 @@ Status CellStore::BuildPhysical(const ClusterSpec& spec, Scratch* s) {
 }
 
 // Cell `id` (allocated, its parent link set) as `spec` describes it, then its subtree.
-Status CellStore::PhysicalCell(const PhysicalCellSpec& spec, PCellId id, int chain, int level,
+Status CellStore::PhysicalCell(const PhysicalCellSpec& spec, PCellId id, ChainId chain, int level,
                                Scratch* s) {
   Chain& ch = chains_[chain];
   PCell& c = pcells_[id];
-  c.chain = static_cast<int16_t>(chain);
+  c.chain = chain;
   c.level = static_cast<int8_t>(level);
   if (level >= ch.node_level)
     ch.cells_at_level[level].push_back(id);  // lower levels: never searched
@@ -226,7 +228,7 @@ Status CellStore::PhysicalCell(const PhysicalCellSpec& spec, PCellId id, int cha
 }
 
 // A node-level cell: its node, new or (in another chain) already known.
-Status CellStore::NodeCell(const PhysicalCellSpec& spec, PCellId id, int chain, Scratch* s) {
+Status CellStore::NodeCell(const PhysicalCellSpec& spec, PCellId id, ChainId chain, Scratch* s) {
   if (spec.address.empty())
     return Err(spec.where + ".cellAddress", "a node-level cell needs the node name");
   auto it = node_index_.find(spec.address);
@@ -287,8 +289,8 @@ Status CellStore::GpuAddress(const PhysicalCellSpec& spec, PCellId id, int level
   return Status::Ok();
 }
 
-Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, int chain, int level,
-                                   Scratch* s) {
+Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, ChainId chain,
+                                   int level, Scratch* s) {
   const Chain& ch = chains_[chain];
   const int n = ch.level_children[level];
   if (!spec.children.empty() && static_cast<int>(spec.children.size()) != n)

@@ -44,14 +44,14 @@ struct CellStore {
   int ChildCount(const PCell& p) const { return chains_[p.chain].level_children[p.level]; }
   int ChildCount(const VCell& v) const { return chains_[v.chain].level_children[v.level]; }
   // A virtualCells cellType ("TOP.A.B", or one type name) -> chain and level.
-  Status ResolveCellPath(const std::string& path, const std::string& where, int* chain,
+  Status ResolveCellPath(const std::string& path, const std::string& where, ChainId* chain,
                          int* level) const;
   // A placement unit: a virtual node-level cell, or a whole preassigned cell below one.
   bool IsUnit(VCellId v) const;
 
   std::vector<CellType> types_;
   std::unordered_map<std::string, int> type_index_;
-  std::vector<Chain> chains_;
+  IdVector<ChainId, Chain> chains_;
   IdVector<PCellId, PCell> pcells_;
   IdVector<VCellId, VCell> vcells_;
   std::vector<std::string> addresses_;
@@ -69,18 +69,19 @@ struct CellStore {
   Status BuildChains(const ClusterSpec& spec, Scratch* s);
   Status NewChain(const ClusterSpec& spec, int top_type, Chain* ch) const;
   Status BuildPhysical(const ClusterSpec& spec, Scratch* s);
-  Status PhysicalCell(const PhysicalCellSpec& spec, PCellId id, int chain, int level, Scratch* s);
-  Status NodeCell(const PhysicalCellSpec& spec, PCellId id, int chain, Scratch* s);
+  Status PhysicalCell(const PhysicalCellSpec& spec, PCellId id, ChainId chain, int level,
+                      Scratch* s);
+  Status NodeCell(const PhysicalCellSpec& spec, PCellId id, ChainId chain, Scratch* s);
   Status PinCell(const PhysicalCellSpec& spec, PCellId id, Scratch* s);
   Status GpuAddress(const PhysicalCellSpec& spec, PCellId id, int level, Scratch* s);
-  Status PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, int chain, int level,
+  Status PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, ChainId chain, int level,
                           Scratch* s);
   void SeedFreeLists(const Scratch& s);
   Status BuildVcs(const ClusterSpec& spec);
   Status VcCells(const VcSpec& vs, VcId vc);
   Status PinnedVcCells(const VcSpec& vs, VcId vc,
                        std::unordered_map<std::string, std::string>* owner);
-  VCellId NewVirtualRoot(VcId vc, int chain, int level, bool pinned);
+  VCellId NewVirtualRoot(VcId vc, ChainId chain, int level, bool pinned);
   void GrowVirtual(VCellId id, int level);
   void BuildIndexes();
   Status CheckSafety() const;

@@ -13,7 +13,7 @@ Status Err(const std::string& where, const std::string& what) {
   return Status::Err(Code::kConfig, where + ": " + what);
 }
 
-VcChain* FindVcChain(Vc* vc, int chain) {
+VcChain* FindVcChain(Vc* vc, ChainId chain) {
   for (auto& x : vc->chains)
     if (x.chain == chain) return &x;
   return nullptr;
@@ -41,7 +41,8 @@ Status CellStore::BuildVcs(const ClusterSpec& spec) {
 Status CellStore::VcCells(const VcSpec& vs, VcId vc) {
   for (const auto& cs : vs.virtual_cells) {
     if (cs.count < 0) return Err(cs.where + ".cellNumber", "must be >= 0");
-    int chain = -1, level = -1;
+    ChainId chain = kNone;
+    int level = -1;
     Status st = ResolveCellPath(cs.cell_type, cs.where + ".cellType", &chain, &level);
     if (!st.ok()) return st;
     const Chain& ch = chains_[chain];
@@ -92,12 +93,12 @@ Status CellStore::PinnedVcCells(const VcSpec& vs, VcId vc,
   return Status::Ok();
 }
 
-VCellId CellStore::NewVirtualRoot(VcId vc, int chain, int level, bool pinned) {
+VCellId CellStore::NewVirtualRoot(VcId vc, ChainId chain, int level, bool pinned) {
   const VCellId id = static_cast<VCellId>(vcells_.size());
   VCell& v = vcells_.emplace_back();
   v.root = id;
   v.vc = vc;
-  v.chain = static_cast<int16_t>(chain);
+  v.chain = chain;
   v.level = static_cast<int8_t>(level);
   v.pinned = pinned ? 1 : 0;
   GrowVirtual(id, level);
@@ -155,16 +156,15 @@ void CellStore::BuildIndexes() {
 // Safety: every level must serve the sum of all VCs' cells at and above it.
 Status CellStore::CheckSafety() const {
   const BuddySafety buddy(*this);
-  for (size_t c = 0; c < chains_.size(); c++) {
+  for (ChainId c : chains_.ids()) {
     const Chain& ch = chains_[c];
     for (int l = ch.levels; l >= 1; l--) {
-      const int64_t need = buddy.Demand(static_cast<int>(c), l),
-                    have = buddy.Obtainable(static_cast<int>(c), l, false);
+      const int64_t need = buddy.Demand(c, l), have = buddy.Obtainable(c, l, false);
       if (need <= have) continue;
       std::string who;
       for (const auto& vc : vcs_)
         for (const auto& vch : vc.chains) {
-          if (vch.chain != static_cast<int>(c)) continue;
+          if (vch.chain != c) continue;
           int64_t n = 0;
           for (int j = l; j <= ch.levels; j++) n += vch.quota[j] * ch.desc[j][l];
           if (n) who += (who.empty() ? "" : ", ") + vc.name + " " + std::to_string(n);

@@ -16,7 +16,7 @@ int LevelOf(const Chain& ch, const std::string& type) {
 
 }  // namespace
 
-bool Engine::Compile(const Request& req, int chain, const VcChain* vch, VCellId pinned_root,
+bool Engine::Compile(const Request& req, ChainId chain, const VcChain* vch, VCellId pinned_root,
                      Constraints* out) const {
   *out = Constraints();
   std::string why;
@@ -35,7 +35,7 @@ bool Engine::Compile(const Request& req, int chain, const VcChain* vch, VCellId 
   return true;
 }
 
-const VcChain* Engine::VcChainOf(VcId vc, int chain) const {
+const VcChain* Engine::VcChainOf(VcId vc, ChainId chain) const {
   const VcChain* vch = nullptr;
   for (const auto& x : vcs_[vc].chains)
     if (x.chain == chain) vch = &x;
@@ -60,7 +60,8 @@ Status Engine::CompileConstraints(const Request& req, int chain, Constraints* ou
   }
   const VCellId pinned_root =
       vc.valid() && !req.pinned_id.empty() ? PinnedRoot(vc, req.pinned_id) : kNone;
-  Compile(req, chain, vc.valid() ? VcChainOf(vc, chain) : nullptr, pinned_root, out);
+  const ChainId c(chain);
+  Compile(req, c, vc.valid() ? VcChainOf(vc, c) : nullptr, pinned_root, out);
   return Status::Ok();
 }
 

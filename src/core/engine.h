@@ -174,16 +174,16 @@ class Engine : private CellStore {
   void FreeErase(PCellId c) { Buddy(*this).FreeErase(c); }
   void FreeRefile(PCellId c) { Buddy(*this).FreeRefile(c); }
   PCellId FreeAncestor(PCellId c) const { return BuddySafety(*this).FreeAncestor(c); }
-  PCellId BuddyAlloc(int chain, int level, const std::vector<uint8_t>& allowed,
+  PCellId BuddyAlloc(ChainId chain, int level, const std::vector<uint8_t>& allowed,
                      PCellId near = kNone) {
     return Buddy(*this).Alloc(chain, level, allowed, near);
   }
   bool BuddyTake(PCellId c) { return Buddy(*this).Take(c); }
   void BuddyRelease(PCellId c) { Buddy(*this).Release(c); }
-  int64_t Obtainable(int chain, int level, bool healthy_only) const {
+  int64_t Obtainable(ChainId chain, int level, bool healthy_only) const {
     return BuddySafety(*this).Obtainable(chain, level, healthy_only);
   }
-  int64_t Demand(int chain, int level) const { return BuddySafety(*this).Demand(chain, level); }
+  int64_t Demand(ChainId chain, int level) const { return BuddySafety(*this).Demand(chain, level); }
   int64_t HealthyDesc(PCellId c, int level) const {
     return BuddySafety(*this).HealthyDesc(c, level);
   }
@@ -204,14 +204,14 @@ class Engine : private CellStore {
   void NoteIndex(int32_t cell, int32_t before, bool is_virtual);
   void FlushIndexes();
   // --- scheduling (schedule.cpp, placement.cpp, constraints.cpp) ---
-  bool Compile(const Request& req, int chain, const VcChain* vch, VCellId pinned_root,
+  bool Compile(const Request& req, ChainId chain, const VcChain* vch, VCellId pinned_root,
                Constraints* out) const;
-  const VcChain* VcChainOf(VcId vc, int chain) const;  // null: the VC has no cells there
+  const VcChain* VcChainOf(VcId vc, ChainId chain) const;  // null: the VC has no cells there
   VCellId PinnedRoot(VcId vc, const std::string& pinned_id) const;  // kNone: no such cell
-  Status Validate(const Request& req, std::vector<int>* chains, Decision* d) const;
+  Status Validate(const Request& req, std::vector<ChainId>* chains, Decision* d) const;
   Status ValidateFields(const Request& req, VcId* vc) const;
   Status ValidateMembers(const Request& req) const;
-  Status FittingChains(const Request& req, VcId vc, std::vector<int>* chains,
+  Status FittingChains(const Request& req, VcId vc, std::vector<ChainId>* chains,
                        std::string* shape_why) const;
   // What Validate learns of a request's size against the chains it may use.
   struct Capacity {
@@ -222,42 +222,43 @@ class Engine : private CellStore {
     int64_t total = 0;          // of the last chain counted
     int64_t vc_cap = 0, vc_unit = 0;
   };
-  void CapacityIn(const Request& req, VcId vc, int chain, Capacity* k) const;
+  void CapacityIn(const Request& req, VcId vc, ChainId chain, Capacity* k) const;
   void NeverFits(const Request& req, const std::string& unit, const Capacity& k, Decision* d) const;
   // idle_only: count only free GPUs that bind to idle physical ones (no opportunistic job).
-  bool PlaceVirtual(const Request& req, VcId vc, int chain, VCellId pinned_root, bool preempt,
+  bool PlaceVirtual(const Request& req, VcId vc, ChainId chain, VCellId pinned_root, bool preempt,
                     std::vector<VCellId>* vleaves, bool idle_only = false) const;
-  bool PlacePhysical(const Request& req, int chain, std::vector<PCellId>* pleaves) const;
+  bool PlacePhysical(const Request& req, ChainId chain, std::vector<PCellId>* pleaves) const;
   void MarkWaiting(const std::string& job, VcId vc);
-  void WaitReason(const Request& req, VcId vc, VCellId pinned_root, const std::vector<int>& chains,
-                  bool found_virtual, Decision* d) const;
+  void WaitReason(const Request& req, VcId vc, VCellId pinned_root,
+                  const std::vector<ChainId>& chains, bool found_virtual, Decision* d) const;
   // *taken (may be null) receives the job's record instead of it being dropped.
   void ReleaseJob(int slot, Job* taken = nullptr);
   // WillRun's trial (will_run.cpp): end the jobs of *slots into *ended; put them back.
   void EndJobs(std::vector<int>* slots, std::vector<Job>* ended);
   void PutBack(std::vector<Job>* ended);
   bool Reinstate(Job record);
-  bool CommitGuaranteed(const Request& req, VcId vc, int chain, const std::vector<VCellId>& vleaves,
-                        Decision* d, JobSnapshot* undo, int* slot_out);
-  int OpenJob(const Request& req, VcId vc, int chain);
-  bool BindLeaves(const Constraints& k, int chain, const std::vector<VCellId>& vleaves, int slot,
-                  std::vector<PCellId>* pleaves);
+  bool CommitGuaranteed(const Request& req, VcId vc, ChainId chain,
+                        const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo,
+                        int* slot_out);
+  int OpenJob(const Request& req, VcId vc, ChainId chain);
+  bool BindLeaves(const Constraints& k, ChainId chain, const std::vector<VCellId>& vleaves,
+                  int slot, std::vector<PCellId>* pleaves);
   bool PhysicalOk(const Constraints& k, const std::vector<PCellId>& pleaves) const;
   bool InOneCell(const std::vector<PCellId>& pleaves, int level) const;
-  bool SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
+  bool SubmitGuaranteed(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                         JobSnapshot* undo, int* slot);
-  bool SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
+  bool SubmitOpportunistic(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                            int* slot);
-  std::vector<Request> RackTries(const Request& req, const Constraints& k, int chain) const;
-  bool TryCommit(const Request& t, VcId vc, int chain, VCellId pinned_root, bool preempt,
+  std::vector<Request> RackTries(const Request& req, const Constraints& k, ChainId chain) const;
+  bool TryCommit(const Request& t, VcId vc, ChainId chain, VCellId pinned_root, bool preempt,
                  const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
   std::vector<int> Spans(int slot) const;
-  bool CommitWithoutVictims(const Request& req, VcId vc, int chain, VCellId pinned_root,
+  bool CommitWithoutVictims(const Request& req, VcId vc, ChainId chain, VCellId pinned_root,
                             const std::vector<VCellId>& first, Decision* d, JobSnapshot* undo,
                             int* slot);
-  PCellId FindGpuCell(int32_t node, int32_t gpu, int chain) const;
+  PCellId FindGpuCell(int32_t node, int32_t gpu, ChainId chain) const;
   // --- fractions (fractions.cpp) ---
-  bool ShapeFor(const Request& req, int chain, Request* out, std::string* why) const;
+  bool ShapeFor(const Request& req, ChainId chain, Request* out, std::string* why) const;
   int32_t LeafSlot(PCellId leaf) const;
   PCellId LeafAt(PCellId gpu_cell, int32_t slot) const;
   PlacedPod PodPlacement(const PodRef& p) const;
@@ -265,23 +266,24 @@ class Engine : private CellStore {
   // appended to *out in the order AddRunning lists the leaves.
   PlacedPod RunningPod(const PodRef& p, VCellSpan vleaves, size_t at,
                        std::vector<VCellId>* out) const;
-  int GrainOf(int chain, PCellSpan pod_leaves) const;
+  int GrainOf(ChainId chain, PCellSpan pod_leaves) const;
   // For wait reasons of a fractional request: ": one 'X' cell; its cells: 2 'A', 1 'B'"
   // (the cell each pod takes, and the VC's quota cells in those chains); "" otherwise.
-  std::string FractionalNeedText(const Request& req, VcId vc, const std::vector<int>& chains) const;
+  std::string FractionalNeedText(const Request& req, VcId vc,
+                                 const std::vector<ChainId>& chains) const;
   // Slots freed at a peak of jobs would otherwise stay allocated for good (issue 18):
   // the table moves live jobs down, their cells take the new slot numbers.
   void CompactJobs();
-  int64_t ShapedNeed(const Request& req, const std::vector<int>& chains) const;
-  std::string LeafWord(const std::vector<int>& chains) const;
+  int64_t ShapedNeed(const Request& req, const std::vector<ChainId>& chains) const;
+  std::string LeafWord(const std::vector<ChainId>& chains) const;
   void FillDecisionPods(const Job& j, Decision* d) const;
   Status AddRunningImpl(const RunningJob& rj, bool* demoted, std::vector<std::string>* dropped);
   Status RunningLeaves(const RunningJob& rj, std::vector<std::vector<PCellId>>* leaves,
-                       std::vector<std::string>* missing, int* chain) const;
+                       std::vector<std::string>* missing, ChainId* chain) const;
   Status PodLeaves(const PlacedPod& pp, const std::string& w,
                    std::vector<std::vector<PCellId>>* leaves, std::vector<int32_t>* absent,
-                   int* chain) const;
-  bool BindRunning(const RunningJob& rj, VcId vc, int chain,
+                   ChainId* chain) const;
+  bool BindRunning(const RunningJob& rj, VcId vc, ChainId chain,
                    const std::vector<std::vector<PCellId>>& leaves, int slot);
   // [VC][its chain k][level] doomed cells.
   using Doomed = IdVector<VcId, std::vector<std::vector<int64_t>>>;

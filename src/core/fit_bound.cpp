@@ -7,7 +7,8 @@
 
 namespace hived {
 
-FitBound::FitBound(const Engine& e, const Request& req, const std::vector<int>& chains) : e_(e) {
+FitBound::FitBound(const Engine& e, const Request& req, const std::vector<ChainId>& chains)
+    : e_(e) {
   if (!req.pinned_id.empty()) {
     off_ = true;
     return;
@@ -24,7 +25,7 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<int>& 
     for (const auto& [prio, n] : e.vcs_[vc_].used_by_priority)
       preempt_ |= prio < priority_ && n > 0;
   }
-  for (int c : chains) {
+  for (ChainId c : chains) {
     Request shaped;
     std::string why;
     if (!e.ShapeFor(req, c, &shaped, &why)) continue;  // the chain cannot hold it at all

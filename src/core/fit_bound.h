@@ -26,7 +26,7 @@ namespace hived {
 class FitBound {
  public:
   // Off (MayFit always true) for requests it does not model: pinned cells.
-  FitBound(const Engine& e, const Request& req, const std::vector<int>& chains);
+  FitBound(const Engine& e, const Request& req, const std::vector<ChainId>& chains);
   // The job in `slot` (live) will end: its leaves become usable.
   void Note(int slot);
   // False only when no chain can hold the request.
@@ -34,7 +34,7 @@ class FitBound {
 
  private:
   struct PerChain {
-    int chain = 0;
+    ChainId chain = ChainId(0);
     std::vector<std::pair<int, int64_t>> pods;  // (size, pods of at least that size), desc
     std::vector<int64_t> units_with;            // [usable leaves] units
     std::unordered_map<int32_t, int> usable;    // units (virtual or node) changed or walked

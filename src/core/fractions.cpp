@@ -12,7 +12,7 @@
 
 namespace hived {
 
-bool Engine::ShapeFor(const Request& req, int chain, Request* out, std::string* why) const {
+bool Engine::ShapeFor(const Request& req, ChainId chain, Request* out, std::string* why) const {
   *out = req;
   if (req.grain > 0) return true;
   const Chain& ch = chains_[chain];
@@ -49,12 +49,12 @@ bool Engine::ShapeFor(const Request& req, int chain, Request* out, std::string* 
 }
 
 std::string Engine::FractionalNeedText(const Request& req, VcId vc,
-                                       const std::vector<int>& chains) const {
+                                       const std::vector<ChainId>& chains) const {
   int fractions = 0;
   for (const auto& m : req.members) fractions = std::max(fractions, m.fractions);
   if (fractions == 0) return "";
   std::string cell, owned;
-  for (int c : chains) {
+  for (ChainId c : chains) {
     const Chain& ch = chains_[c];
     if (ch.gpu_level == 1 || fractions > ch.desc[ch.gpu_level][1]) continue;
     if (cell.empty()) {
@@ -114,7 +114,7 @@ PlacedPod Engine::PodPlacement(const PodRef& p) const {
 
 // The level of the smallest cell holding a pod's leaves when they are all the leaves
 // of that cell (a buddy cell): the GPU level for whole GPUs; 0 when they are not.
-int Engine::GrainOf(int chain, PCellSpan pod_leaves) const {
+int Engine::GrainOf(ChainId chain, PCellSpan pod_leaves) const {
   const Chain& ch = chains_[chain];
   if (ch.gpu_level == 1 || pod_leaves.empty()) return 1;
   const int64_t n = static_cast<int64_t>(pod_leaves.size());

@@ -61,6 +61,8 @@ using PCellId = Id<PCellTag>;  // into CellStore::pcells_
 using VCellId = Id<VCellTag>;  // into CellStore::vcells_
 struct VcTag;
 using VcId = Id<VcTag>;  // into CellStore::vcs_
+struct ChainTag;
+using ChainId = Id<ChainTag, int16_t>;  // into CellStore::chains_ (int16: kept in every cell)
 
 // A vector indexed by one id type only.
 template <class I, class T>

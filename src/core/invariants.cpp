@@ -170,7 +170,7 @@ std::string InvariantCheck::PhysicalCounters() const {
 std::string InvariantCheck::FreeListsListed() const {
   // 3. Free lists: a free cell is unbound, has no free/bound ancestor or descendant,
   //    sits in the right list, and no parent has all children free (merged).
-  for (size_t ci = 0; ci < e.chains_.size(); ci++) {
+  for (ChainId ci : e.chains_.ids()) {
     const Chain& ch = e.chains_[ci];
     for (int l = 1; l <= ch.levels; l++) {
       for (const auto* set : {&ch.free_clean[l], &ch.free_busy[l], &ch.free_bad[l]})
@@ -270,23 +270,21 @@ std::string InvariantCheck::UnitIndex() const {
 
 // 5b. Demand counters, and 6. safety: the VCs' unbound cells are always obtainable.
 std::string InvariantCheck::VcCellsObtainable() const {
-  for (size_t ci = 0; ci < e.chains_.size(); ci++) {
+  for (ChainId ci : e.chains_.ids()) {
     const Chain& ch = e.chains_[ci];
     std::vector<int64_t> demand(ch.levels + 1, 0);
     for (const auto& vc : e.vcs_)
       for (const auto& vch : vc.chains)
-        if (vch.chain == static_cast<int>(ci))
+        if (vch.chain == ci)
           for (VCellId r : vch.roots)
             if (e.vcells_[r].bound == kNone) demand[e.vcells_[r].level]++;
     for (int l = 1; l <= ch.levels; l++) {
       if (demand[l] != ch.unbound_demand[l])
         return "unbound-cell count of chain '" + ch.top + "' is out of step";
-      if (e.Demand(static_cast<int>(ci), l) > e.Obtainable(static_cast<int>(ci), l, false))
+      if (e.Demand(ci, l) > e.Obtainable(ci, l, false))
         return "safety broken: chain '" + ch.top + "' level " + std::to_string(l) + " (" +
-               ch.level_type[l] + ") has " +
-               std::to_string(e.Obtainable(static_cast<int>(ci), l, false)) +
-               " obtainable cells for " + std::to_string(e.Demand(static_cast<int>(ci), l)) +
-               " unbound VC cells";
+               ch.level_type[l] + ") has " + std::to_string(e.Obtainable(ci, l, false)) +
+               " obtainable cells for " + std::to_string(e.Demand(ci, l)) + " unbound VC cells";
     }
   }
   return "";

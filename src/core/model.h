@@ -62,7 +62,7 @@ struct PCell {
   int32_t opp = 0;        // leaves running opportunistic jobs
   int32_t bad = 0;        // bad leaves
   int32_t job = -1;       // leaves: job slot using it
-  int16_t chain = 0;
+  ChainId chain = ChainId(0);
   int8_t level = 0;
   uint8_t flags = 0;
 };
@@ -75,14 +75,14 @@ struct VCell {
   int32_t vfree = 0;      // virtual leaves without a guaranteed job
   int32_t job = -1;       // leaves: job slot
   VcId vc = VcId(0);
-  int16_t chain = 0;
+  ChainId chain = ChainId(0);
   int8_t level = 0;
   uint8_t pinned = 0;  // root of a pinned cell
 };
 
 // The part of a VC in one chain: its preassigned cells and placement index.
 struct VcChain {
-  int chain = 0;
+  ChainId chain = ChainId(0);
   std::vector<VCellId> roots;                        // preassigned virtual cells
   std::vector<int64_t> quota;                        // [level] preassigned cells (non-pinned)
   std::vector<std::vector<VCellId>> cells_at_level;  // virtual cells per level >= node level
@@ -129,7 +129,7 @@ struct Job {
   VcId vc = kNone;
   int32_t priority = 0;  // -1 opportunistic
   int32_t original_priority = 0;
-  int32_t chain = 0;
+  ChainId chain = ChainId(0);
   int32_t grain = 1;  // level of the cells each pod takes whole (see Placer)
   StrId vc_name = 0;  // the VC it asked for, kept while a reload has removed that VC
   StrId pinned_id = 0;

@@ -33,7 +33,7 @@ struct PodAsk {
 struct VirtualView {
   using Cell = VCellId;
   const Engine& e;
-  int chain;
+  ChainId chain;
   const VcChain* vch;   // null for a pinned placement
   VCellId pinned_root;  // kNone unless pinned
   bool preempt;
@@ -159,7 +159,7 @@ struct VirtualView {
 struct PhysicalView {
   using Cell = PCellId;
   const Engine& e;
-  int chain;
+  ChainId chain;
   const std::vector<uint8_t>& allowed;
 
   int Level(Cell c) const { return e.pcells_[c].level; }
@@ -582,8 +582,8 @@ bool Flatten(const std::vector<PodAsk>& pods, const std::vector<std::vector<Cell
 }
 }  // namespace
 
-bool Engine::PlaceVirtual(const Request& in, VcId vc, int chain, VCellId pinned_root, bool preempt,
-                          std::vector<VCellId>* vleaves, bool idle_only) const {
+bool Engine::PlaceVirtual(const Request& in, VcId vc, ChainId chain, VCellId pinned_root,
+                          bool preempt, std::vector<VCellId>* vleaves, bool idle_only) const {
   const VcChain* vch = VcChainOf(vc, chain);
   if (!vch && pinned_root == kNone) return false;
   Constraints k;
@@ -598,7 +598,7 @@ bool Engine::PlaceVirtual(const Request& in, VcId vc, int chain, VCellId pinned_
   return placer.Place(pods, k.virtual_within(), &per_pod) && Flatten(pods, per_pod, vleaves);
 }
 
-bool Engine::PlacePhysical(const Request& in, int chain, std::vector<PCellId>* pleaves) const {
+bool Engine::PlacePhysical(const Request& in, ChainId chain, std::vector<PCellId>* pleaves) const {
   Constraints k;
   if (!Compile(in, chain, nullptr, kNone, &k)) return false;
   PhysicalView view{*this, chain, k.allowed()};

@@ -23,9 +23,9 @@ std::string GpuList(const std::vector<int32_t>& gpus) {
 }  // namespace
 
 // Leaf cells a request needs, the fewest over the chains it may use.
-int64_t Engine::ShapedNeed(const Request& req, const std::vector<int>& chains) const {
+int64_t Engine::ShapedNeed(const Request& req, const std::vector<ChainId>& chains) const {
   int64_t best = -1;
-  for (int c : chains) {
+  for (ChainId c : chains) {
     Request shaped;
     std::string why;
     if (!ShapeFor(req, c, &shaped, &why)) continue;
@@ -37,8 +37,8 @@ int64_t Engine::ShapedNeed(const Request& req, const std::vector<int>& chains) c
 }
 
 // What the chains' leaf cells are, for messages: GPUs, or the smallest fraction's type.
-std::string Engine::LeafWord(const std::vector<int>& chains) const {
-  for (int c : chains) {
+std::string Engine::LeafWord(const std::vector<ChainId>& chains) const {
+  for (ChainId c : chains) {
     if (chains_[c].gpu_level > 1) return "'" + chains_[c].level_type[1] + "' fractions";
     if (chains_[c].mig) return "'" + chains_[c].leaf_type + "' MIG slices";
   }
@@ -115,9 +115,9 @@ Status Engine::ValidateMembers(const Request& req) const {
 // The chains whose GPU model and cell types the request can use (its pinned cell's,
 // its VC's, or any for an opportunistic job); *shape_why says why the last chain
 // refused its shape.
-Status Engine::FittingChains(const Request& req, VcId vc, std::vector<int>* chains,
+Status Engine::FittingChains(const Request& req, VcId vc, std::vector<ChainId>* chains,
                              std::string* shape_why) const {
-  auto chain_fits = [&](int c) {
+  auto chain_fits = [&](ChainId c) {
     const Chain& ch = chains_[c];
     if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
     // A MIG slice is not a GPU: only a request naming its profile gets one.
@@ -146,8 +146,8 @@ Status Engine::FittingChains(const Request& req, VcId vc, std::vector<int>* chai
     for (const auto& vch : vcs_[vc].chains)
       if (chain_fits(vch.chain)) chains->push_back(vch.chain);
   } else {
-    for (size_t c = 0; c < chains_.size(); c++)
-      if (chain_fits(static_cast<int>(c))) chains->push_back(static_cast<int>(c));
+    for (ChainId c : chains_.ids())
+      if (chain_fits(c)) chains->push_back(c);
   }
   return Status::Ok();
 }
@@ -156,7 +156,7 @@ Status Engine::FittingChains(const Request& req, VcId vc, std::vector<int>* chai
 // pod in one cell of its podWithinCellType, and in the cells its VC (or pinned cell,
 // or the cluster) has. Counted in leaf cells: GPUs, or in a chain with fractional
 // levels its smallest fractions (a whole GPU is all of them).
-void Engine::CapacityIn(const Request& req, VcId vc, int c, Capacity* cap_out) const {
+void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_out) const {
   Capacity& k = *cap_out;
   const Chain& ch = chains_[c];
   Request shaped;
@@ -212,7 +212,7 @@ void Engine::CapacityIn(const Request& req, VcId vc, int c, Capacity* cap_out) c
   if (k.max_pod <= unit && k.total <= cap) k.any = true;
 }
 
-Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* d) const {
+Status Engine::Validate(const Request& req, std::vector<ChainId>* chains, Decision* d) const {
   VcId vc = kNone;
   Status st = ValidateFields(req, &vc);
   if (!st.ok()) return st;
@@ -235,7 +235,7 @@ Status Engine::Validate(const Request& req, std::vector<int>* chains, Decision* 
   // a VC's cells follow its quota (sacctmgr GrpTRES) and can grow at run time.
   // Counts in a chain with fractional levels are in its smallest fractions.
   Capacity k;
-  for (int c : *chains) CapacityIn(req, vc, c, &k);
+  for (ChainId c : *chains) CapacityIn(req, vc, c, &k);
   if (!k.any)
     NeverFits(req, LeafWord(*chains), k, d);
   else
@@ -266,10 +266,10 @@ void Engine::NeverFits(const Request& req, const std::string& unit, const Capaci
 
 // The cell of GPU index `gpu` on `node`: a leaf, or the GPU-level cell of a chain with
 // fractional levels.
-PCellId Engine::FindGpuCell(int32_t node, int32_t gpu, int chain) const {
+PCellId Engine::FindGpuCell(int32_t node, int32_t gpu, ChainId chain) const {
   if (node < 0 || static_cast<size_t>(node) >= node_cells_.size()) return kNone;
   for (PCellId nc : node_cells_[node]) {
-    if (chain >= 0 && pcells_[nc].chain != chain) continue;
+    if (chain != kNone && pcells_[nc].chain != chain) continue;
     PCellId found = kNone;
     WalkPhysical(nc, [&](PCellId c) {
       const PCell& p = pcells_[c];
@@ -358,7 +358,7 @@ std::vector<int> Engine::Spans(int slot) const {
 // placement on idle GPUs of the VC's cells is taken instead if one binds without
 // victims and keeps every pod (and the gang) inside cells as small as `first` did;
 // otherwise `first` is committed again.
-bool Engine::CommitWithoutVictims(const Request& req, VcId vc, int chain, VCellId pinned_root,
+bool Engine::CommitWithoutVictims(const Request& req, VcId vc, ChainId chain, VCellId pinned_root,
                                   const std::vector<VCellId>& first, Decision* d, JobSnapshot* undo,
                                   int* slot) {
   const std::vector<int> shape = Spans(*slot);
@@ -407,7 +407,7 @@ std::vector<Pod> SplitPods(const Request& req, const std::vector<PCellId>& leave
 
 // Victims among the VC's own jobs are those whose virtual leaves the placement took;
 // opportunistic victims are those on the physical leaves the binding lands on.
-bool Engine::CommitGuaranteed(const Request& in, VcId vc, int chain,
+bool Engine::CommitGuaranteed(const Request& in, VcId vc, ChainId chain,
                               const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo,
                               int* slot_out) {
   Constraints k;
@@ -440,7 +440,7 @@ bool Engine::CommitGuaranteed(const Request& in, VcId vc, int chain,
 }
 
 // A new job's record in a new slot, from the (shaped) request; no cells yet.
-int Engine::OpenJob(const Request& req, VcId vc, int chain) {
+int Engine::OpenJob(const Request& req, VcId vc, ChainId chain) {
   const int slot = jobs_.NewSlot();
   Job& job = jobs_[slot];
   job.name = req.job;
@@ -461,7 +461,7 @@ int Engine::OpenJob(const Request& req, VcId vc, int chain) {
 // Binds each virtual leaf (already bound ones keep their GPU) and records it on the
 // job in `slot`; *pleaves gets the physical leaves in the same order. False when a
 // leaf finds no GPU.
-bool Engine::BindLeaves(const Constraints& k, int chain, const std::vector<VCellId>& vleaves,
+bool Engine::BindLeaves(const Constraints& k, ChainId chain, const std::vector<VCellId>& vleaves,
                         int slot, std::vector<PCellId>* pleaves_out) {
   std::vector<PCellId>& pleaves = *pleaves_out;
   // Pods bind near each other: inside the cell just above the node of the first one,
@@ -545,7 +545,7 @@ void Engine::FillDecisionPods(const Job& j, Decision* d) const {
 // explains it: cells bound to unusable GPUs, free cells only on nodes the job may
 // not use, cells held by jobs it may not preempt, too few free GPUs, or their shape.
 void Engine::WaitReason(const Request& req, VcId vc, VCellId pinned_root,
-                        const std::vector<int>& chains, bool found_virtual, Decision* d) const {
+                        const std::vector<ChainId>& chains, bool found_virtual, Decision* d) const {
   int64_t need = ShapedNeed(req, chains);
   const std::string unit = LeafWord(chains);
   const std::string where = pinned_root != kNone
@@ -556,7 +556,7 @@ void Engine::WaitReason(const Request& req, VcId vc, VCellId pinned_root,
   const std::string shape = FractionalNeedText(req, vc, chains);
   auto fits_if = [&](const Request& r, bool preempt) {
     std::vector<VCellId> vleaves;
-    for (int c : chains)
+    for (ChainId c : chains)
       if (PlaceVirtual(r, vc, c, pinned_root, preempt, &vleaves)) return true;
     return false;
   };
@@ -612,7 +612,7 @@ void Engine::WaitReason(const Request& req, VcId vc, VCellId pinned_root,
 
 Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
   Decision d;
-  std::vector<int> chains;
+  std::vector<ChainId> chains;
   Status st = Validate(req, &chains, &d);
   if (!st.ok()) return st;
   if (d.outcome == Outcome::kRejected || d.wait == Wait::kVcTooSmall) {
@@ -643,14 +643,14 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
 
 // Tries the chains without preemption, then (if lower-priority jobs could make room)
 // with it; a job that waits gets the reason.
-bool Engine::SubmitGuaranteed(const Request& req, const std::vector<int>& chains, Decision* d,
+bool Engine::SubmitGuaranteed(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                               JobSnapshot* undo, int* slot) {
   const VcId vc = vc_index_.at(req.vc);
   const VCellId pinned_root = PinnedRoot(vc, req.pinned_id);
   const int passes = Preemption(this).Passes(req, vc, pinned_root, ShapedNeed(req, chains));
   bool placed = false, found_virtual = false;
   for (int preempt = 0; preempt < passes && !placed; preempt++)
-    for (int c : chains) {
+    for (ChainId c : chains) {
       Constraints k;
       Compile(req, c, VcChainOf(vc, c), pinned_root, &k);
       for (const Request& t : RackTries(req, k, c)) {
@@ -670,7 +670,7 @@ bool Engine::SubmitGuaranteed(const Request& req, const std::vector<int>& chains
 // The rack rule: a job that must stay inside one rack (or larger cell) of a VC that
 // owns no such cell tries the racks one by one, binding only inside the rack tried
 // (its allowed nodes cut to that rack); any other job is tried as it is.
-std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k, int c) const {
+std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k, ChainId c) const {
   if (!k.usable || !k.by_rack) return {req};
   std::vector<Request> tries;
   const Chain& ch = chains_[c];
@@ -700,7 +700,7 @@ std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k,
 
 // Commits a virtual placement. Without preemption allowed, a commit that displaced
 // opportunistic jobs is first redone on idle GPUs if that keeps it as compact.
-bool Engine::TryCommit(const Request& t, VcId vc, int c, VCellId pinned_root, bool preempt,
+bool Engine::TryCommit(const Request& t, VcId vc, ChainId c, VCellId pinned_root, bool preempt,
                        const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo,
                        int* slot) {
   Decision attempt;
@@ -720,10 +720,10 @@ bool Engine::TryCommit(const Request& t, VcId vc, int c, VCellId pinned_root, bo
 }
 
 // Idle GPUs only, in the first chain where the shaped request fits.
-bool Engine::SubmitOpportunistic(const Request& req, const std::vector<int>& chains, Decision* d,
-                                 int* slot) {
+bool Engine::SubmitOpportunistic(const Request& req, const std::vector<ChainId>& chains,
+                                 Decision* d, int* slot) {
   const VcId vc = req.vc.empty() ? VcId(kNone) : vc_index_.at(req.vc);
-  for (int c : chains) {
+  for (ChainId c : chains) {
     std::vector<PCellId> pleaves;
     Request shaped;
     std::string why;
@@ -776,7 +776,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   // GPUs the config does not have are left out rather than the job refused: its other
   // GPUs are in use all the same, and forgetting them would hand them to the next job.
   std::vector<std::string> missing;
-  int chain = -1;
+  ChainId chain = kNone;
   Status st = RunningLeaves(rj, &leaves, &missing, &chain);
   if (!st.ok()) return st;
   VcId vc = kNone;
@@ -826,11 +826,11 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
 // The leaf cells of each pod of a running job, pods the config has none of left out
 // and what is missing named in *missing; *chain is the chain they are in.
 Status Engine::RunningLeaves(const RunningJob& rj, std::vector<std::vector<PCellId>>* leaves_out,
-                             std::vector<std::string>* missing_out, int* chain_out) const {
+                             std::vector<std::string>* missing_out, ChainId* chain_out) const {
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   std::vector<std::vector<PCellId>>& leaves = *leaves_out;
   std::vector<std::string>& missing = *missing_out;
-  int& chain = *chain_out;
+  ChainId& chain = *chain_out;
   for (size_t i = 0; i < rj.pods.size(); i++) {
     const auto& pp = rj.pods[i];
     std::string w = "placement[" + std::to_string(i) + "]";
@@ -855,7 +855,7 @@ Status Engine::RunningLeaves(const RunningJob& rj, std::vector<std::vector<PCell
                    "GPU (a half, a quarter, ...: slots 0-1, 2-3, 0-3, ...)");
     if (!absent.empty())
       missing.push_back("GPUs " + GpuList(absent) + " on node '" + node_names_[pp.node] + "' (" +
-                        (chain >= 0 ? "not in the job's chain" : "no such GPU in the config") +
+                        (chain != kNone ? "not in the job's chain" : "no such GPU in the config") +
                         ")");
     if (leaves.back().empty()) leaves.pop_back();
   }
@@ -874,11 +874,11 @@ Status Engine::RunningLeaves(const RunningJob& rj, std::vector<std::vector<PCell
 // leaves.back(); GPUs the config lacks go to *absent. w names the pod in errors.
 Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
                          std::vector<std::vector<PCellId>>* leaves_out,
-                         std::vector<int32_t>* absent_out, int* chain_out) const {
+                         std::vector<int32_t>* absent_out, ChainId* chain_out) const {
   std::vector<std::vector<PCellId>>& leaves = *leaves_out;
   auto inval = [](const std::string& m) { return Status::Err(Code::kInval, m); };
   std::vector<int32_t>& absent = *absent_out;
-  int& chain = *chain_out;
+  ChainId& chain = *chain_out;
   for (int32_t g : pp.gpus) {
     PCellId gc = FindGpuCell(pp.node, g, chain);
     if (gc == kNone) {
@@ -920,7 +920,7 @@ Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
 
 // Binds a recovered guaranteed job's leaves to virtual leaves of its VC (the recorded
 // ones, or found for each GPU); false, with nothing bound, if they cannot all be.
-bool Engine::BindRunning(const RunningJob& rj, VcId vc, int chain,
+bool Engine::BindRunning(const RunningJob& rj, VcId vc, ChainId chain,
                          const std::vector<std::vector<PCellId>>& leaves, int slot) {
   const Request& req = rj.req;
   bool guaranteed = true;

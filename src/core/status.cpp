@@ -25,19 +25,18 @@ void Engine::DoomedPerVc(Doomed* doomed) const {
   for (int pass = 0; pass < 2; pass++)
     for (VcId v : vcs_.ids())
       if (waits[v] == pass) order.push_back(v);
-  for (size_t c = 0; c < chains_.size(); c++) {
+  for (ChainId c : chains_.ids()) {
     const Chain& ch = chains_[c];
     std::vector<int64_t> doomed_at(ch.levels + 1, 0);
     for (int l = ch.levels; l >= 1; l--) {
       int64_t covered = 0;
       for (int j = l + 1; j <= ch.levels; j++) covered += doomed_at[j] * ch.desc[j][l];
-      int64_t remaining =
-          Demand(static_cast<int>(c), l) - Obtainable(static_cast<int>(c), l, true) - covered;
+      int64_t remaining = Demand(c, l) - Obtainable(c, l, true) - covered;
       for (size_t i = 0; i < order.size() && remaining > 0; i++)
         for (size_t k = 0; k < vcs_[order[i]].chains.size() && remaining > 0; k++) {
           const VcId v = order[i];
           const VcChain& vch = vcs_[v].chains[k];
-          if (vch.chain != static_cast<int>(c)) continue;
+          if (vch.chain != c) continue;
           int64_t unbound = 0;
           for (VCellId r : vch.roots)
             if (vcells_[r].level == l && vcells_[r].bound == kNone) unbound++;

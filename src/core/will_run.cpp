@@ -103,7 +103,7 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
     Status st = Submit(req, true, &d);
     int64_t at = 0;
     std::unique_ptr<FitBound> bound;
-    std::vector<int> chains;  // the request's, with its VC (set with `bound`)
+    std::vector<ChainId> chains;  // the request's, with its VC (set with `bound`)
     VcId vc = kNone;
     // A rejected job and one larger than its VC fit after no end of running jobs.
     while (st.ok() && d.outcome == Outcome::kWaiting && d.wait != Wait::kVcTooSmall &&

@@ -25,6 +25,8 @@ using hived::PCellId;
 
 namespace {
 
+const hived::ChainId kChain(0);  // the one chain of these clusters
+
 // One rack of two nodes, each of two GPU pairs: levels GPU 1, PAIR 2, NODE 3, RACK 4.
 // `vc_cells` are VC A's preassigned cells, e.g. {{"PAIR", 1}}.
 ClusterSpec Rack(const std::vector<std::pair<std::string, int>>& vc_cells) {
@@ -69,7 +71,7 @@ PCellId Find(const CellStore& s, const std::string& name) {
 // Every free cell by name; "*" marks the busy list, "!" the bad one.
 std::string FreeLists(const CellStore& s) {
   std::vector<std::string> names;
-  const hived::Chain& ch = s.chains_[0];
+  const hived::Chain& ch = s.chains_[kChain];
   for (PCellId c : s.pcells_.ids()) {
     const int l = s.pcells_[c].level;
     const char* mark = ch.free_clean[l].count(c)  ? ""
@@ -124,20 +126,20 @@ std::string Apply(CellStore* s, std::istringstream& in) {
   auto yes = [](bool v) { return std::string(v ? "yes" : "no"); };
   if (op == "bind") {
     const int level = LevelOf(arg);
-    const PCellId c = b.Alloc(0, level, {}, arg2 == "near" ? Find(*s, arg3) : kNone);
+    const PCellId c = b.Alloc(kChain, level, {}, arg2 == "near" ? Find(*s, arg3) : kNone);
     if (c == kNone) return "-";
-    s->chains_[0].unbound_demand[level]--;  // a VC cell is bound now
+    s->chains_[kChain].unbound_demand[level]--;  // a VC cell is bound now
     return Name(*s, c);
   }
   if (op == "take") {
     const PCellId c = Find(*s, arg);
     const bool ok = b.Take(c);
-    if (ok) s->chains_[0].unbound_demand[s->pcells_[c].level]--;
+    if (ok) s->chains_[kChain].unbound_demand[s->pcells_[c].level]--;
     return yes(ok);
   }
   if (op == "release") {
     const PCellId c = Find(*s, arg);
-    s->chains_[0].unbound_demand[s->pcells_[c].level]++;
+    s->chains_[kChain].unbound_demand[s->pcells_[c].level]++;
     b.Release(c);
     return "";
   }
@@ -148,8 +150,8 @@ std::string Apply(CellStore* s, std::istringstream& in) {
   if (op == "can-take") return yes(b.CanTakeSafely(Find(*s, arg)));
   if (op == "can-split") return yes(b.CanSplitSafely(Find(*s, arg), LevelOf(arg2)));
   if (op == "obtainable" || op == "healthy")
-    return std::to_string(b.Obtainable(0, LevelOf(arg), op == "healthy"));
-  if (op == "demand") return std::to_string(b.Demand(0, LevelOf(arg)));
+    return std::to_string(b.Obtainable(kChain, LevelOf(arg), op == "healthy"));
+  if (op == "demand") return std::to_string(b.Demand(kChain, LevelOf(arg)));
   ck_abort_msg("unknown step '%s'", op.c_str());
   return "";
 }

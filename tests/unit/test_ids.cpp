@@ -61,6 +61,15 @@ static_assert(!CanIndex<Vcs, int>::value && !CanIndex<Vcs, VCellId>::value, "");
 static_assert(std::is_same<decltype(VCell::vc), VcId>::value, "");
 static_assert(std::is_same<decltype(hived::Job::vc), VcId>::value, "");
 static_assert(!CanCompare<VcId, VCellId>::value, "");
+// Chains: kept in every cell as an int16, as before.
+using hived::ChainId;
+using Chains = IdVector<ChainId, hived::Chain>;
+static_assert(CanIndex<Chains, ChainId>::value, "");
+static_assert(!CanIndex<Chains, int>::value && !CanIndex<Chains, VcId>::value, "");
+static_assert(!CanIndex<Vcs, ChainId>::value, "");
+static_assert(std::is_same<decltype(PCell::chain), ChainId>::value, "");
+static_assert(std::is_same<decltype(hived::VcChain::chain), ChainId>::value, "");
+static_assert(sizeof(ChainId) == sizeof(int16_t), "");
 // No silent conversions between the kinds or from integers.
 static_assert(!std::is_convertible<VCellId, PCellId>::value, "");
 static_assert(!std::is_convertible<PCellId, VCellId>::value, "");
