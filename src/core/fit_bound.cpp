@@ -21,7 +21,7 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<ChainI
       return;
     }
     vc_ = it->second;
-    priority_ = req.priority;
+    priority_ = Priority(req.priority);
     for (const auto& [prio, n] : e.vcs_[vc_].used_by_priority)
       preempt_ |= prio < priority_ && n > 0;
   }

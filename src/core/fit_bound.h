@@ -51,7 +51,7 @@ class FitBound {
   bool off_ = false;
   bool guaranteed_ = false;
   VcId vc_ = kNone;
-  int priority_ = 0;
+  Priority priority_;
   bool preempt_ = false;  // lower-priority jobs of the VC hold leaves: units are walked
   std::vector<PerChain> chains_;
 };

@@ -64,6 +64,26 @@ using VcId = Id<VcTag>;  // into CellStore::vcs_
 struct ChainTag;
 using ChainId = Id<ChainTag, int16_t>;  // into CellStore::chains_ (int16: kept in every cell)
 
+// A job's priority: 0..1000 guaranteed (higher preempts lower in its VC), -1
+// opportunistic. A value, not an index: ordered, and no table takes it, so it cannot
+// be passed where a VC, a chain or a level is expected. Requests carry a plain int
+// (the C API's), checked in Validate before it becomes one.
+class Priority {
+ public:
+  constexpr Priority() = default;
+  constexpr explicit Priority(int32_t p) : v(p) {}
+  constexpr bool guaranteed() const { return v >= 0; }
+  friend constexpr bool operator==(Priority a, Priority b) { return a.v == b.v; }
+  friend constexpr bool operator!=(Priority a, Priority b) { return a.v != b.v; }
+  friend constexpr bool operator<(Priority a, Priority b) { return a.v < b.v; }
+  friend constexpr bool operator>(Priority a, Priority b) { return a.v > b.v; }
+  friend constexpr bool operator<=(Priority a, Priority b) { return a.v <= b.v; }
+  friend constexpr bool operator>=(Priority a, Priority b) { return a.v >= b.v; }
+
+  int32_t v = 0;
+};
+constexpr Priority kOpportunistic = Priority(-1);
+
 // A vector indexed by one id type only.
 template <class I, class T>
 class IdVector {

@@ -96,8 +96,8 @@ struct Vc {
   std::vector<std::pair<std::string, VCellId>> pinned;  // pinnedCellId -> virtual root
   int64_t used_leaves = 0;
   int64_t opp_leaves = 0;
-  int64_t free_leaves = 0;                  // non-pinned virtual leaves without a job
-  std::map<int, int64_t> used_by_priority;  // virtual leaves held, per job priority
+  int64_t free_leaves = 0;                       // non-pinned virtual leaves without a job
+  std::map<Priority, int64_t> used_by_priority;  // virtual leaves held, per job priority
 };
 
 // A pod as placement builds it, before it is recorded.
@@ -127,8 +127,8 @@ struct Job {
   std::vector<int32_t> cells;
   uint64_t seq = 0;  // submission order, for stable iteration
   VcId vc = kNone;
-  int32_t priority = 0;  // -1 opportunistic
-  int32_t original_priority = 0;
+  Priority priority;  // kOpportunistic: -1
+  Priority original_priority;
   ChainId chain = ChainId(0);
   int32_t grain = 1;  // level of the cells each pod takes whole (see Placer)
   StrId vc_name = 0;  // the VC it asked for, kept while a reload has removed that VC
@@ -142,7 +142,7 @@ struct Job {
   // cells for it, not by another job: a reload that gives them back promotes it again.
   bool demoted_by_config = false;
   bool live = false;
-  bool guaranteed() const { return priority >= 0; }
+  bool guaranteed() const { return priority.guaranteed(); }
 
   PCellSpan Leaves() const { return {cells.data(), cells.data() + leaf_count}; }
   VCellSpan Vleaves() const {

@@ -37,7 +37,7 @@ struct VirtualView {
   const VcChain* vch;   // null for a pinned placement
   VCellId pinned_root;  // kNone unless pinned
   bool preempt;
-  int priority;
+  Priority priority;
   const std::vector<uint8_t>& allowed;
   std::vector<Cell> all_units;
   bool idle_only = false;
@@ -588,7 +588,8 @@ bool Engine::PlaceVirtual(const Request& in, VcId vc, ChainId chain, VCellId pin
   if (!vch && pinned_root == kNone) return false;
   Constraints k;
   if (!Compile(in, chain, vch, pinned_root, &k)) return false;
-  VirtualView view{*this, chain, vch, pinned_root, preempt, k.shaped.priority, k.allowed(), {}};
+  VirtualView view{*this,       chain, vch, pinned_root, preempt, Priority(k.shaped.priority),
+                   k.allowed(), {}};
   view.idle_only = idle_only && !preempt;
   view.Prepare();
   Placer<VirtualView> placer(view, /*pack=*/true, k);

@@ -27,7 +27,7 @@ int Preemption::Passes(const Request& req, VcId vc, VCellId pinned_root, int64_t
   const Vc& v = e_->vcs_[vc];
   int64_t preemptible = 0;
   for (const auto& [prio, n] : v.used_by_priority)
-    if (prio < req.priority) preemptible += n;
+    if (prio < Priority(req.priority)) preemptible += n;
   if (pinned_root == kNone && v.free_leaves + preemptible < need) return 0;
   // Preemption can only help if the lower-priority jobs hold GPUs.
   return preemptible == 0 ? 1 : 2;
@@ -70,7 +70,7 @@ void Preemption::Demote(int s, VcId vc) {
   }
   e_->vcs_[vc].used_leaves -= j.leaf_count;
   e_->vcs_[vc].opp_leaves += j.leaf_count;
-  j.priority = -1;
+  j.priority = kOpportunistic;
   j.demoted = true;
 }
 

@@ -446,7 +446,7 @@ int Engine::OpenJob(const Request& req, VcId vc, ChainId chain) {
   job.name = req.job;
   job.vc = vc;
   job.vc_name = jobs_.Intern(req.vc);
-  job.priority = job.original_priority = req.priority;
+  job.priority = job.original_priority = Priority(req.priority);
   job.lazy = req.lazy;
   job.chain = chain;
   job.pinned_id = jobs_.Intern(req.pinned_id);
@@ -791,7 +791,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   job.name = req.job;
   job.vc = vc;
   job.vc_name = jobs_.Intern(req.vc);
-  job.original_priority = req.priority;
+  job.original_priority = Priority(req.priority);
   job.lazy = req.lazy;
   job.chain = chain;
   job.pinned_id = jobs_.Intern(req.pinned_id);
@@ -800,13 +800,14 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   job.grain = GrainOf(chain, leaves[0]);
   job.seq = rj.seq ? rj.seq : jobs_.next_seq++;
   if (rj.seq >= jobs_.next_seq) jobs_.next_seq = rj.seq + 1;
-  job.priority = guaranteed ? req.priority : -1;  // virtual leaves are counted per priority
+  job.priority = guaranteed ? Priority(req.priority)
+                            : kOpportunistic;  // virtual leaves are counted per priority
   job.live = true;
   jobs_.Index(slot);
   for (const auto& pl : leaves) job.AddPod(pl);
   if (guaranteed) guaranteed = BindRunning(rj, vc, chain, leaves, slot);
   Job& j = jobs_[slot];
-  j.priority = guaranteed ? req.priority : -1;
+  j.priority = guaranteed ? Priority(req.priority) : kOpportunistic;
   j.demoted = !guaranteed && req.priority >= 0;
   // Demoted here (the cells of this config cannot hold it), or carried over as such.
   j.demoted_by_config = j.demoted && (rj.demoted_by_config || !rj.demoted || !missing.empty());
@@ -1024,7 +1025,7 @@ std::vector<RunningJob> Engine::RunningJobs() const {
     RunningJob rj;
     rj.req.job = j->name;
     rj.req.vc = j->vc.valid() ? vcs_[j->vc].name : jobs_.Str(j->vc_name);
-    rj.req.priority = j->original_priority;
+    rj.req.priority = j->original_priority.v;
     rj.req.lazy = j->lazy;
     rj.req.pinned_id = jobs_.Str(j->pinned_id);
     rj.req.leaf_type = jobs_.Str(j->leaf_type);

@@ -259,7 +259,7 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
   JsonOut j;
   j.Open('{').Key("job").Val(job.name).Key("vc").Val(job.vc.valid() ? vcs_[job.vc].name : "");
   j.Key("priority")
-      .Val(job.priority)
+      .Val(job.priority.v)
       .Key("class")
       .Val(job.guaranteed() ? "guaranteed" : "opportunistic");
   j.Key("lazyPreempted").Bool(job.demoted);

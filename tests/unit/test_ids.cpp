@@ -70,6 +70,14 @@ static_assert(!CanIndex<Vcs, ChainId>::value, "");
 static_assert(std::is_same<decltype(PCell::chain), ChainId>::value, "");
 static_assert(std::is_same<decltype(hived::VcChain::chain), ChainId>::value, "");
 static_assert(sizeof(ChainId) == sizeof(int16_t), "");
+// Priorities are values: ordered, but no table takes one, and no id converts to one.
+using hived::Priority;
+static_assert(!CanIndex<Vcs, Priority>::value && !CanIndex<Chains, Priority>::value, "");
+static_assert(!std::is_convertible<int, Priority>::value, "");
+static_assert(!std::is_convertible<VcId, Priority>::value, "");
+static_assert(!CanCompare<Priority, VcId>::value && !CanCompare<Priority, int>::value, "");
+static_assert(std::is_same<decltype(hived::Job::priority), Priority>::value, "");
+static_assert(hived::kOpportunistic < Priority(0) && !hived::kOpportunistic.guaranteed(), "");
 // No silent conversions between the kinds or from integers.
 static_assert(!std::is_convertible<VCellId, PCellId>::value, "");
 static_assert(!std::is_convertible<PCellId, VCellId>::value, "");
