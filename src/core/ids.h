@@ -19,8 +19,19 @@ namespace hived {
 struct NoneId {};
 constexpr NoneId kNone{};
 
+// ==, !=, <, >, <=, >= of a type by its one integer `v`, for that type only.
+template <class T>
+struct OrderedByV {
+  friend constexpr bool operator==(T a, T b) { return a.v == b.v; }
+  friend constexpr bool operator!=(T a, T b) { return a.v != b.v; }
+  friend constexpr bool operator<(T a, T b) { return a.v < b.v; }
+  friend constexpr bool operator>(T a, T b) { return a.v > b.v; }
+  friend constexpr bool operator<=(T a, T b) { return a.v <= b.v; }
+  friend constexpr bool operator>=(T a, T b) { return a.v >= b.v; }
+};
+
 template <class Tag, class Rep = int32_t>
-struct Id {
+struct Id : OrderedByV<Id<Tag, Rep>> {
   using rep = Rep;
   constexpr Id() = default;
   constexpr Id(NoneId) {}  // NOLINT: `Id x = kNone` reads as it should
@@ -33,12 +44,6 @@ struct Id {
   constexpr bool valid() const { return v >= 0; }
   constexpr size_t index() const { return static_cast<size_t>(v); }
 
-  friend constexpr bool operator==(Id a, Id b) { return a.v == b.v; }
-  friend constexpr bool operator!=(Id a, Id b) { return a.v != b.v; }
-  friend constexpr bool operator<(Id a, Id b) { return a.v < b.v; }
-  friend constexpr bool operator>(Id a, Id b) { return a.v > b.v; }
-  friend constexpr bool operator<=(Id a, Id b) { return a.v <= b.v; }
-  friend constexpr bool operator>=(Id a, Id b) { return a.v >= b.v; }
   // Ids of one table are dense: the k-th child of a cell is first_child + k, and the
   // distance between two ids is a count.
   template <class I, class = std::enable_if_t<std::is_integral<I>::value>>
@@ -68,17 +73,11 @@ using ChainId = Id<ChainTag, int16_t>;  // into CellStore::chains_ (int16: kept 
 // opportunistic. A value, not an index: ordered, and no table takes it, so it cannot
 // be passed where a VC, a chain or a level is expected. Requests carry a plain int
 // (the C API's), checked in Validate before it becomes one.
-class Priority {
+class Priority : public OrderedByV<Priority> {
  public:
   constexpr Priority() = default;
   constexpr explicit Priority(int32_t p) : v(p) {}
   constexpr bool guaranteed() const { return v >= 0; }
-  friend constexpr bool operator==(Priority a, Priority b) { return a.v == b.v; }
-  friend constexpr bool operator!=(Priority a, Priority b) { return a.v != b.v; }
-  friend constexpr bool operator<(Priority a, Priority b) { return a.v < b.v; }
-  friend constexpr bool operator>(Priority a, Priority b) { return a.v > b.v; }
-  friend constexpr bool operator<=(Priority a, Priority b) { return a.v <= b.v; }
-  friend constexpr bool operator>=(Priority a, Priority b) { return a.v >= b.v; }
 
   int32_t v = 0;
 };
