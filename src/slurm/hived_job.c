@@ -17,6 +17,7 @@
 #include "ctld_symbols.h"
 #include "hived_ctld.h"
 #include "hived_job.h"
+#include "mig_mps.h"
 
 /* The longest cell type or pinned cell id hived_spank lets a user type. */
 #define HIVED_SPANK_NAME_MAX 63
@@ -445,6 +446,12 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		return c.kind;
 	}
 	gpu = c.gpu;
+	if (!c.shards && hived_is_mig_profile(e, gpu->type_name) &&
+	    hived_mig_mps_refused(bitmap, gpu->type_name, why)) {
+		if (c.vc)
+			ask->vc = xstrdup(c.vc);
+		return HIVED_JOB_REFUSE;
+	}
 	memcpy(ask->members, c.members, sizeof(ask->members));
 	ask->req.n_members = c.n_members;
 	ask->req.members = ask->members;
@@ -507,6 +514,8 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 			continue;
 		ask->allowed[i] = 1;
 	}
+	if (!c.shards && hived_is_mig_profile(e, gpu->type_name))
+		hived_mig_mps_disallow(ask->allowed, n_nodes);
 	ask->req.allowed_nodes = ask->allowed;
 	if (_spank_refused(e, ask, why))
 		return HIVED_JOB_REFUSE;
