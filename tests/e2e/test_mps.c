@@ -44,19 +44,30 @@ START_TEST(test_mps_refused)
 }
 END_TEST
 
-/* Whole GPUs on nodes with gres/mps: placed by HiveD, at the indices it chose. */
-START_TEST(test_whole_gpus_beside_mps)
+/*
+ * Submits a job of two GPUs (or slices) on one node and waits until it runs with
+ * two; *given is HiveD's word for them ("given node1:4-5").
+ */
+static int run_two(const char *args, alloc_t *a, char *given, size_t len)
 {
-	int id = submit("-A vca --gres=gpu:2");
-	alloc_t a;
-	char given[64];
+	int id = submit(args);
 
 	ck_assert_msg(wait_job(id, "JobState=RUNNING", 120), "job %d did not start: %s", id,
 		      job_line(id));
-	job_alloc(id, &a);
-	ck_assert_msg(a.n == 1 && a.cnt[0] == 2, "job %d holds %d GPUs on %d nodes: %s", id,
-		      a.n ? a.cnt[0] : 0, a.n, job_line(id));
-	snprintf(given, sizeof(given), "given %s:%d-%d", a.node[0], a.gpus[0][0], a.gpus[0][1]);
+	job_alloc(id, a);
+	ck_assert_msg(a->n == 1 && a->cnt[0] == 2, "job %d holds %d GPUs on %d nodes: %s", id,
+		      a->n ? a->cnt[0] : 0, a->n, job_line(id));
+	snprintf(given, len, "given %s:%d-%d", a->node[0], a->gpus[0][0], a->gpus[0][1]);
+	return id;
+}
+
+/* Whole GPUs on nodes with gres/mps: placed by HiveD, at the indices it chose. */
+START_TEST(test_whole_gpus_beside_mps)
+{
+	alloc_t a;
+	char given[64];
+	int id = run_two("-A vca --gres=gpu:2", &a, given, sizeof(given));
+
 	ck_assert_msg(job_has(id, given) && job_has(id, "guaranteed"),
 		      "job %d: Slurm's GPUs are not HiveD's guaranteed ones (%s): %s", id, given,
 		      job_line(id));
@@ -101,13 +112,7 @@ START_TEST(test_mig_beside_mps)
 		return;
 	}
 	ck_assert(!e2e_log_has("has gres/mps beside MIG slices"));
-	id = submit("-A vcb --gres=gpu:" P2G ":2");
-	ck_assert_msg(wait_job(id, "JobState=RUNNING", 120), "job %d did not start: %s", id,
-		      job_line(id));
-	job_alloc(id, &a);
-	ck_assert_msg(a.n == 1 && a.cnt[0] == 2, "job %d holds %d slices on %d nodes: %s", id,
-		      a.n ? a.cnt[0] : 0, a.n, job_line(id));
-	snprintf(given, sizeof(given), "given %s:%d-%d", a.node[0], a.gpus[0][0], a.gpus[0][1]);
+	id = run_two("-A vcb --gres=gpu:" P2G ":2", &a, given, sizeof(given));
 	ck_assert_msg(a.gpus[0][0] == 4 && a.gpus[0][1] == 5 && job_has(id, given),
 		      "job %d: Slurm's slices are not HiveD's (%s): %s", id, given, job_line(id));
 }
