@@ -103,12 +103,12 @@ START_TEST(test_mig_beside_mps)
 	e2e_cluster_up(NODES, GPUS, "--fresh --mps 100 --mig 1 --mig-quotas vcb=" P2G ":2");
 	e2e_log_from_start();
 	if (slurm_major() < 23) {
-		ck_assert(e2e_wait_log("node node1 has gres/mps beside MIG slices", 60));
-		ck_assert(e2e_wait_log("node node2 has gres/mps beside MIG slices", 60));
 		ck_assert_msg(e2e_expect_refused("test_mps", "vcb", "--gres=gpu:" P2G ":2", MIG_WHY),
 			      "a slice job beside gres/mps was refused by Slurm, not by HiveD");
 		ck_assert_msg(e2e_expect_refused("test_mps", "vcb", "--gres=gpu:" P2G ":1", MIG_WHY),
 			      "a 1-slice job beside gres/mps was refused by Slurm, not by HiveD");
+		ck_assert(e2e_wait_log("node node1 has gres/mps beside MIG slices", 60));
+		ck_assert(e2e_wait_log("node node2 has gres/mps beside MIG slices", 60));
 		return;
 	}
 	ck_assert(!e2e_log_has("has gres/mps beside MIG slices"));
