@@ -19,7 +19,7 @@
 #include "core_steer.h"
 #include "hived_ctld.h"
 
-static gres_node_state_t *_gpu_topo(node_record_t *node_ptr)
+extern gres_node_state_t *hived_gpu_topo(node_record_t *node_ptr)
 {
 	list_itr_t *it;
 	gres_state_t *gs;
@@ -46,7 +46,7 @@ static gres_node_state_t *_gpu_topo(node_record_t *node_ptr)
  */
 static bitstr_t *_near_cores(node_record_t *node_ptr, const hived_pod *pod)
 {
-	gres_node_state_t *ns = _gpu_topo(node_ptr);
+	gres_node_state_t *ns = hived_gpu_topo(node_ptr);
 	bitstr_t *near;
 
 	if (!ns || !node_ptr->tot_cores)

@@ -6,6 +6,7 @@
 #define HIVED_CORE_STEER_H
 
 #include "src/common/bitstring.h"
+#include "src/common/node_conf.h"
 
 #include "hived.h"
 #include "slurm_gen.h"
@@ -19,5 +20,8 @@
  */
 extern hived_exc_t *hived_core_steer(const hived_decision *d, hived_exc_t *exc);
 extern void hived_core_steer_free(hived_exc_t *steer);
+
+/* The node's gpu GRES state if Slurm knows its topology (gres.conf lines). */
+extern gres_node_state_t *hived_gpu_topo(node_record_t *node_ptr);
 
 #endif

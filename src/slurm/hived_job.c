@@ -15,8 +15,10 @@
 #include "src/common/xstring.h"
 
 #include "ctld_symbols.h"
+#include "core_steer.h"
 #include "hived_ctld.h"
 #include "hived_job.h"
+#include "mig_mps.h"
 
 /* The longest cell type or pinned cell id hived_spank lets a user type. */
 #define HIVED_SPANK_NAME_MAX 63
@@ -445,6 +447,12 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		return c.kind;
 	}
 	gpu = c.gpu;
+	if (!c.shards && hived_is_mig_profile(e, gpu->type_name) &&
+	    hived_mig_mps_refused(bitmap, gpu->type_name, why)) {
+		if (c.vc)
+			ask->vc = xstrdup(c.vc);
+		return HIVED_JOB_REFUSE;
+	}
 	memcpy(ask->members, c.members, sizeof(ask->members));
 	ask->req.n_members = c.n_members;
 	ask->req.members = ask->members;
@@ -507,6 +515,8 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 			continue;
 		ask->allowed[i] = 1;
 	}
+	if (!c.shards && hived_is_mig_profile(e, gpu->type_name))
+		hived_mig_mps_disallow(ask->allowed, n_nodes);
 	ask->req.allowed_nodes = ask->allowed;
 	if (_spank_refused(e, ask, why))
 		return HIVED_JOB_REFUSE;
@@ -551,8 +561,50 @@ static int _select_shards(gres_job_state_t *js, int idx, const hived_pod *pod)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * Whether Slurm files each of the pod's GPU indices under the job's GPU type.
+ * HiveD numbers a node's GPUs and slices in gres.conf order; where Slurm's node
+ * records disagree (Slurm 22.05 with gres/mps beside MIG slices, mig_mps.c),
+ * cons_tres would count none of them for the job, which would start without
+ * its GPUs. An index Slurm has no topology for is not judged.
+ */
+static bool _filed_as_asked(int idx, gres_job_state_t *js, const hived_pod *pod,
+			    char **why)
+{
+	gres_node_state_t *ns;
+
+	if (!js->type_name || !js->type_name[0] ||
+	    !(ns = hived_gpu_topo(node_record_table_ptr[idx])) ||
+	    !ns->topo_gres_bitmap || !ns->topo_type_id)
+		return true;
+	for (int32_t k = 0; k < pod->n_leaves; k++) {
+		int32_t g = pod->leaves[k];
+		const char *other = NULL;
+		bool same = false;
+
+		for (int t = 0; t < ns->topo_cnt; t++) {
+			bitstr_t *gb = ns->topo_gres_bitmap[t];
+
+			if (!gb || (g >= bit_size(gb)) || !bit_test(gb, g))
+				continue;
+			if (ns->topo_type_id[t] == js->type_id)
+				same = true;
+			else if (!other)
+				other = ns->topo_type_name ?
+					ns->topo_type_name[t] : NULL;
+		}
+		if (!same && other) {
+			*why = xstrdup_printf("Slurm files GPU index %d of node %s as gpu:%s, not as the gpu:%s HiveD chose it for (gres/mps beside MIG slices on Slurm 22.05? doc/sharing.md, MPS); not started without its GPUs, it stays pending",
+					      g, pod->node_name, other,
+					      js->type_name);
+			return false;
+		}
+	}
+	return true;
+}
+
 extern int hived_job_set_gres_select(job_record_t *job_ptr,
-				     const hived_decision *d)
+				     const hived_decision *d, char **why)
 {
 	int entries = 0;
 	bool shards = d->n_pods && d->pods[0].n_fractions;
@@ -573,6 +625,8 @@ extern int hived_job_set_gres_select(job_record_t *job_ptr,
 				return SLURM_ERROR;
 			continue;
 		}
+		if (!_filed_as_asked(idx, js, &d->pods[p], why))
+			return SLURM_ERROR;
 		sel = js->gres_bit_select[idx];
 		for (int32_t k = 0; k < d->pods[p].n_leaves; k++)
 			if (d->pods[p].leaves[k] >= bit_size(sel))

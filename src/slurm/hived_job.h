@@ -71,9 +71,12 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 					hived_job_ask_t *ask, char **why);
 extern void hived_job_ask_free(hived_job_ask_t *ask);
 
-/* Make cons_tres allocate exactly the GPUs the engine chose. */
+/*
+ * Make cons_tres allocate exactly the GPUs the engine chose. SLURM_ERROR when it
+ * cannot; *why (xfree it) when Slurm files a chosen index under another type.
+ */
 extern int hived_job_set_gres_select(job_record_t *job_ptr,
-				     const hived_decision *d);
+				     const hived_decision *d, char **why);
 
 /* The GPUs a running job holds (from Slurm's record), as engine pods. */
 extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,

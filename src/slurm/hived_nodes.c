@@ -16,6 +16,7 @@
 #include "ctld_symbols.h"
 #include "hived_ctld.h"
 #include "hived_status.h"
+#include "mig_mps.h"
 
 static int *to_slurm = NULL;		/* engine node -> Slurm node index */
 static int32_t *to_engine = NULL;	/* Slurm node index -> engine node */
@@ -47,6 +48,7 @@ extern void hived_ctld_map_nodes(void)
 	xfree(to_engine);
 	xfree(node_bad);
 	xfree(node_seen);
+	hived_mig_mps_forget();
 	to_slurm = xcalloc(n ? n : 1, sizeof(int));
 	node_bad = xcalloc(n ? n : 1, sizeof(uint8_t));
 	node_seen = xcalloc(n ? n : 1, sizeof(node_seen_t));
@@ -76,6 +78,7 @@ extern void hived_ctld_nodes_free(void)
 	xfree(to_engine);
 	xfree(node_bad);
 	xfree(node_seen);
+	hived_mig_mps_forget();
 	to_engine_len = 0;
 }
 
@@ -158,6 +161,7 @@ extern void hived_ctld_sync_nodes(void)
 			node_seen[i].boot_time = node_ptr->boot_time;
 			node_seen[i].slurmd_start_time =
 				node_ptr->slurmd_start_time;
+			hived_mig_mps_note(node_ptr);
 		}
 		bad = !node_ptr || IS_NODE_DOWN(node_ptr) ||
 		      IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr);

@@ -26,6 +26,7 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
 	src/slurm/hived_conf_load.c \
 	src/slurm/hived_nodes.c \
+	src/slurm/mig_mps.c src/slurm/mig_mps.h \
 	src/slurm/hived_state_file.c \
 	src/slurm/hived_paths.c src/slurm/hived_paths.h \
 	src/slurm/hived_verdict.c src/slurm/hived_verdict.h \

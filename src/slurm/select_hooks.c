@@ -760,17 +760,20 @@ forward:
  */
 static const char no_gpus_why[] = "Slurm gave this job no usable GPUs (its GPU counts are off after a slurmctld restart); not started, it stays pending. Restart slurmctld to repair them (select_hived(8), AFTER A SLURMCTLD CRASH)";
 
-static void _no_gpus(job_record_t *job_ptr)
+/* why: Slurm files a chosen GPU under another type (NULL: counts off). */
+static void _no_gpus(job_record_t *job_ptr, const char *why)
 {
 	static uint32_t said = 0;
-	const char *why = no_gpus_why;
 
-	hived_job_set_comment(job_ptr, why);
+	hived_job_set_comment(job_ptr, why ? why : no_gpus_why);
 	if (said == job_ptr->job_id)
 		return;
 	said = job_ptr->job_id;
-	error("select/hived: %pJ: could not set the GPU indices HiveD chose (Slurm's GPU allocation for it is empty or does not fit); not starting it without GPUs: it stays pending. Restart slurmctld to repair Slurm's GPU counts",
-	      job_ptr);
+	if (why)
+		error("select/hived: %pJ: %s", job_ptr, why);
+	else
+		error("select/hived: %pJ: could not set the GPU indices HiveD chose (Slurm's GPU allocation for it is empty or does not fit); not starting it without GPUs: it stays pending. Restart slurmctld to repair Slurm's GPU counts",
+		      job_ptr);
 }
 
 extern int hived_hook_job_begin(job_record_t *job_ptr)
@@ -780,6 +783,7 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 	hived_engine *e;
 	hived_rc hrc;
 	int rc = SLURM_SUCCESS;
+	char *why = NULL;
 
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
@@ -808,8 +812,9 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		error("select/hived: %pJ: HiveD changed its mind between job_test and job_begin (%s%s%s); recording what cons_tres allocates",
 		      job_ptr, d ? "" : hived_rc_str(hrc), d ? "" : ": ",
 		      d ? d->reason : hived_last_error(e));
-	} else if (hived_job_set_gres_select(job_ptr, d) != SLURM_SUCCESS) {
-		_no_gpus(job_ptr);
+	} else if (hived_job_set_gres_select(job_ptr, d, &why) !=
+		   SLURM_SUCCESS) {
+		_no_gpus(job_ptr, why);
 		(void) hived_finish(e, p->ask.name);
 		rc = SLURM_ERROR;
 	} else {
@@ -832,7 +837,8 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		hived_status_pending(job_ptr->job_id, p->ask.vc,
 				     (p->ask.req.priority < 0) ?
 				     "opportunistic" : "guaranteed",
-				     no_gpus_why);
+				     why ? why : no_gpus_why);
+	xfree(why);
 	hived_ctld_check("job_begin");
 	_pending_free(p);
 	hived_ctld_unlock();
