@@ -34,7 +34,7 @@ PCellId Binder::BindDown(VCellId vleaf, const std::vector<uint8_t>& allowed, PCe
   while (!path.empty()) {
     VCellId vc = path.back();
     path.pop_back();
-    int n = ch.level_children[e_->pcells_[p].level];
+    int n = ch.level_children[Level(e_->pcells_[p].level)];
     PCellId best = kNone;
     for (int k = 0; k < n; k++) {
       PCellId c = e_->pcells_[p].first_child + k;
@@ -157,7 +157,7 @@ void Binder::UnbindUp(VCellId vleaf) {
     if (c.level == 1) {
       if (c.job >= 0) return;
     } else {
-      int n = e_->chains_[c.chain].level_children[c.level];
+      int n = e_->chains_[c.chain].level_children[Level(c.level)];
       for (int k = 0; k < n; k++)
         if (e_->vcells_[c.first_child + k].bound != kNone) return;
     }
@@ -219,7 +219,7 @@ VCellId Binder::FindVleafFor(VcId vc, ChainId chain, PCellId pleaf, VCellId pinn
       v = e_->pcells_[pc].bound;
       continue;
     }
-    int n = ch.level_children[e_->vcells_[v].level];
+    int n = ch.level_children[Level(e_->vcells_[v].level)];
     VCellId pick = kNone;
     for (int k = 0; k < n; k++) {
       VCellId c = e_->vcells_[v].first_child + k;

@@ -135,7 +135,7 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
     const int level = ch.levels - static_cast<int>(k);
     const CellType& t = types_[down[k]];
     ch.level_type[level] = t.name;
-    ch.level_children[level] = t.child_count;
+    ch.level_children[Level(level)] = t.child_count;
     if (t.node_level && ch.node_level)
       return Err(t.where + ".isNodeLevel", "a second node level in the chain of '" + ch.top + "'");
     if (t.node_level) ch.node_level = level;
@@ -160,7 +160,7 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
   for (int hi = 1; hi <= ch.levels; hi++) {
     ch.desc[hi][hi] = 1;
     for (int lo = hi - 1; lo >= 1; lo--)
-      ch.desc[hi][lo] = ch.desc[hi][lo + 1] * ch.level_children[lo + 1];
+      ch.desc[hi][lo] = ch.desc[hi][lo + 1] * ch.level_children[Level(lo + 1)];
   }
   if (ch.desc[ch.levels][1] > (int64_t{1} << 24))
     return Err(types_[top_type].where, "a cell of this type would hold over 16M GPUs");
@@ -292,7 +292,7 @@ Status CellStore::GpuAddress(const PhysicalCellSpec& spec, PCellId id, int level
 Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, ChainId chain,
                                    int level, Scratch* s) {
   const Chain& ch = chains_[chain];
-  const int n = ch.level_children[level];
+  const int n = ch.level_children[Level(level)];
   if (!spec.children.empty() && static_cast<int>(spec.children.size()) != n)
     return Err(spec.where + ".cellChildren", "has " + std::to_string(spec.children.size()) +
                                                  " cells but cell type '" + ch.level_type[level] +

@@ -41,8 +41,8 @@ struct CellStore {
   // The leaves (level 1) under physical cell c, in order.
   void LeavesUnder(PCellId c, std::vector<PCellId>* out) const;
 
-  int ChildCount(const PCell& p) const { return chains_[p.chain].level_children[p.level]; }
-  int ChildCount(const VCell& v) const { return chains_[v.chain].level_children[v.level]; }
+  int ChildCount(const PCell& p) const { return chains_[p.chain].level_children[Level(p.level)]; }
+  int ChildCount(const VCell& v) const { return chains_[v.chain].level_children[Level(v.level)]; }
   // A virtualCells cellType ("TOP.A.B", or one type name) -> chain and level.
   Status ResolveCellPath(const std::string& path, const std::string& where, ChainId* chain,
                          int* level) const;

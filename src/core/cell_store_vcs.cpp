@@ -116,7 +116,7 @@ void CellStore::GrowVirtual(VCellId id, int level) {
     vcells_[id].vfree = 1;
     return;
   }
-  const int n = chains_[v.chain].level_children[level];
+  const int n = chains_[v.chain].level_children[Level(level)];
   const VCellId first = static_cast<VCellId>(vcells_.size());
   vcells_.resize(vcells_.size() + n);
   vcells_[id].first_child = first;

@@ -83,6 +83,34 @@ class Priority : public OrderedByV<Priority> {
 };
 constexpr Priority kOpportunistic = Priority(-1);
 
+// A cell's level in its chain (1 = the leaf). A value that takes part in arithmetic
+// (the level below, the distance between two levels, a loop over levels) and the only
+// index of a per-level table (LevelVector), so that a chain, a VC, a cell id or a plain
+// int cannot index one. Cells store their level as an int8 (PCell/VCell::level) and
+// wrap it at the boundary with Level(p.level).
+class Level : public OrderedByV<Level> {
+ public:
+  constexpr Level() = default;
+  constexpr explicit Level(int32_t l) : v(l) {}
+  constexpr size_t index() const { return static_cast<size_t>(v); }
+
+  friend constexpr Level operator+(Level a, int k) { return Level(a.v + k); }
+  friend constexpr Level operator-(Level a, int k) { return Level(a.v - k); }
+  friend constexpr int operator-(Level a, Level b) { return a.v - b.v; }
+  Level& operator++() {
+    v++;
+    return *this;
+  }
+  Level& operator--() {
+    v--;
+    return *this;
+  }
+  Level operator++(int) { return Level(v++); }
+  Level operator--(int) { return Level(v--); }
+
+  int32_t v = 0;
+};
+
 // A vector indexed by one id type only.
 template <class I, class T>
 class IdVector {
@@ -139,6 +167,10 @@ class IdVector {
  private:
   std::vector<T> v_;
 };
+
+// A per-level table ([level] -> T; index 0 unused where levels start at 1).
+template <class T>
+using LevelVector = IdVector<Level, T>;
 
 // Consecutive ids of one type, stored as their integers: inside a job record (where
 // physical leaves, virtual leaves and pod starts share one int32 array) or inside a

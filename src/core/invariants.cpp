@@ -146,7 +146,7 @@ std::string InvariantCheck::PhysicalCounters() const {
       if (p.bad != (p.node >= 0 && e.node_bad_[p.node] ? 1 : 0))
         return Cell(c) + " health differs from its node";
     } else {
-      for (int k = 0; k < e.chains_[p.chain].level_children[p.level]; k++) {
+      for (int k = 0; k < e.chains_[p.chain].level_children[Level(p.level)]; k++) {
         const PCell& ch = e.pcells_[p.first_child + k];
         if (ch.parent != c) return Cell(c) + " child does not point back";
         avail += ch.avail;
@@ -208,7 +208,7 @@ std::string InvariantCheck::FreeListsMerged() const {
     if (p.parent != kNone && covered[p.parent]) covered[c] = 1;  // parents precede children
     if (covered[c] && p.bound != kNone) return Cell(c) + " is bound inside a free cell";
     if (p.level > 1 && !(p.flags & kFree) && !covered[c]) {
-      int n = e.chains_[p.chain].level_children[p.level];
+      int n = e.chains_[p.chain].level_children[Level(p.level)];
       bool all_free = n > 0;
       for (int k = 0; k < n; k++) all_free &= (e.pcells_[p.first_child + k].flags & kFree) != 0;
       if (all_free && !(p.flags & kPinned))
@@ -230,7 +230,7 @@ std::string InvariantCheck::VirtualCells() const {
       if (c.job >= 0 && (!e.jobs_[c.job].live || !e.jobs_[c.job].guaranteed()))
         return "virtual leaf held by a non-guaranteed job";
     } else {
-      for (int k = 0; k < e.chains_[c.chain].level_children[c.level]; k++) {
+      for (int k = 0; k < e.chains_[c.chain].level_children[Level(c.level)]; k++) {
         vfree += e.vcells_[c.first_child + k].vfree;
         any_bound_child |= e.vcells_[c.first_child + k].bound != kNone;
       }

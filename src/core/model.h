@@ -38,7 +38,7 @@ struct Chain {
   // request naming the profile, so a GPU in MIG mode is never given out whole.
   bool mig = false;
   std::vector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
-  std::vector<int32_t> level_children;     // [level] -> child count (0 at level 1)
+  LevelVector<int32_t> level_children;     // [level] -> child count (0 at level 1)
   std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
   std::vector<std::vector<PCellId>> cells_at_level;  // physical cells per level >= node level
   // Buddy free lists per level, split by what a binding prefers to take first.

@@ -43,8 +43,8 @@ struct VirtualView {
   bool idle_only = false;
 
   int Level(Cell c) const { return e.vcells_[c].level; }
-  int NChildren(Cell c) const { return e.chains_[chain].level_children[Level(c)]; }
-  int NChildrenAt(int level) const { return e.chains_[chain].level_children[level]; }
+  int NChildren(Cell c) const { return e.chains_[chain].level_children[hived::Level(Level(c))]; }
+  int NChildrenAt(int level) const { return e.chains_[chain].level_children[hived::Level(level)]; }
   Cell Child(Cell c, int k) const { return e.vcells_[c].first_child + k; }
   int UnitLevel() const { return e.chains_[chain].node_level; }
   int TopLevel() const { return e.chains_[chain].levels; }
@@ -163,8 +163,8 @@ struct PhysicalView {
   const std::vector<uint8_t>& allowed;
 
   int Level(Cell c) const { return e.pcells_[c].level; }
-  int NChildren(Cell c) const { return e.chains_[chain].level_children[Level(c)]; }
-  int NChildrenAt(int level) const { return e.chains_[chain].level_children[level]; }
+  int NChildren(Cell c) const { return e.chains_[chain].level_children[hived::Level(Level(c))]; }
+  int NChildrenAt(int level) const { return e.chains_[chain].level_children[hived::Level(level)]; }
   Cell Child(Cell c, int k) const { return e.pcells_[c].first_child + k; }
   int UnitLevel() const { return e.chains_[chain].node_level; }
   int TopLevel() const { return e.chains_[chain].levels; }

@@ -72,6 +72,25 @@ static_assert(std::is_same<decltype(hived::VcChain::chain), ChainId>::value, "")
 static_assert(sizeof(ChainId) == sizeof(int16_t), "");
 // Priorities are values: ordered, but no table takes one, and no id converts to one.
 using hived::Priority;
+// Levels: a per-level table takes a Level only, and a Level is no index of the
+// tables of cells, VCs or chains.
+using hived::Level;
+using PerLevel = hived::LevelVector<int64_t>;
+static_assert(CanIndex<PerLevel, Level>::value, "");
+static_assert(!CanIndex<PerLevel, int>::value && !CanIndex<PerLevel, size_t>::value, "");
+static_assert(!CanIndex<PerLevel, ChainId>::value && !CanIndex<PerLevel, VcId>::value, "");
+static_assert(!CanIndex<PerLevel, PCellId>::value && !CanIndex<PerLevel, VCellId>::value, "");
+static_assert(!CanIndex<PerLevel, Priority>::value, "");
+static_assert(!CanIndex<PCells, Level>::value && !CanIndex<Chains, Level>::value, "");
+static_assert(!CanIndex<Vcs, Level>::value, "");
+static_assert(!std::is_convertible<int, Level>::value, "construction is explicit");
+static_assert(!std::is_convertible<Level, int>::value, "reading is explicit (.v)");
+static_assert(!std::is_constructible<Level, ChainId>::value, "");
+static_assert(!CanCompare<Level, int>::value && !CanCompare<Level, ChainId>::value, "");
+static_assert(std::is_same<decltype(Level(3) - 1), Level>::value, "the level below");
+static_assert(std::is_same<decltype(Level(3) - Level(1)), int>::value, "a distance");
+static_assert(Level(3) - 1 == Level(2) && Level(1) + 2 == Level(3) && Level(3) - Level(1) == 2, "");
+static_assert(sizeof(Level) == sizeof(int32_t) && std::is_trivially_copyable<Level>::value, "");
 static_assert(!CanIndex<Vcs, Priority>::value && !CanIndex<Chains, Priority>::value, "");
 static_assert(!std::is_convertible<int, Priority>::value, "");
 static_assert(!std::is_convertible<VcId, Priority>::value, "");
