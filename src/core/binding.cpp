@@ -26,7 +26,7 @@ PCellId Binder::BindDown(VCellId vleaf, const std::vector<uint8_t>& allowed, PCe
     if (p == kNone) return kNone;
     e_->vcells_[root].bound = p;
     e_->pcells_[p].bound = root;
-    e_->chains_[e_->vcells_[root].chain].unbound_demand[e_->vcells_[root].level]--;
+    e_->chains_[e_->vcells_[root].chain].unbound_demand[Level(e_->vcells_[root].level)]--;
   } else {
     p = e_->vcells_[v].bound;
   }
@@ -96,7 +96,7 @@ PCellId Binder::GangRack(ChainId chain, const std::vector<VCellId>& vleaves,
   // Idle free node cells per rack.
   std::map<PCellId, int64_t> room;
   for (int j = ch.node_level; j <= rack; j++)
-    for (const auto* list : {&ch.free_clean[j], &ch.free_busy[j]})
+    for (const auto* list : {&ch.free_clean[Level(j)], &ch.free_busy[Level(j)]})
       for (PCellId c : *list) {
         if (e_->pcells_[c].opp != 0) continue;
         PCellId r = c;
@@ -134,7 +134,7 @@ bool Binder::BindExact(VCellId vleaf, PCellId pleaf) {
       return undo();
     if (e_->vcells_[v].root == v) {
       if (e_->vcells_[v].pinned || !e_->CanTakeSafely(p) || !e_->BuddyTake(p)) return undo();
-      e_->chains_[e_->vcells_[v].chain].unbound_demand[e_->vcells_[v].level]--;
+      e_->chains_[e_->vcells_[v].chain].unbound_demand[Level(e_->vcells_[v].level)]--;
       e_->vcells_[v].bound = p;
       e_->pcells_[p].bound = v;
       break;
@@ -165,7 +165,7 @@ void Binder::UnbindUp(VCellId vleaf) {
     c.bound = kNone;
     e_->pcells_[p].bound = kNone;
     if (c.root == v) {
-      e_->chains_[c.chain].unbound_demand[c.level]++;
+      e_->chains_[c.chain].unbound_demand[Level(c.level)]++;
       e_->BuddyRelease(p);
       return;
     }

@@ -10,20 +10,20 @@ void Buddy::FreeInsert(PCellId c) {
   Chain& ch = m_.chains_[p.chain];
   p.flags |= kFree;
   if (p.bad)
-    ch.free_bad[p.level].insert(c);
+    ch.free_bad[Level(p.level)].insert(c);
   else if (p.opp)
-    ch.free_busy[p.level].insert(c);
+    ch.free_busy[Level(p.level)].insert(c);
   else
-    ch.free_clean[p.level].insert(c);
+    ch.free_clean[Level(p.level)].insert(c);
 }
 
 void Buddy::FreeErase(PCellId c) {
   PCell& p = m_.pcells_[c];
   Chain& ch = m_.chains_[p.chain];
   p.flags &= static_cast<uint8_t>(~kFree);
-  ch.free_bad[p.level].erase(c);
-  ch.free_busy[p.level].erase(c);
-  ch.free_clean[p.level].erase(c);
+  ch.free_bad[Level(p.level)].erase(c);
+  ch.free_busy[Level(p.level)].erase(c);
+  ch.free_clean[Level(p.level)].erase(c);
 }
 
 void Buddy::FreeRefile(PCellId c) {
@@ -40,7 +40,7 @@ PCellId BuddySafety::FreeAncestor(PCellId c) const {
 int64_t BuddySafety::Demand(ChainId chain, int level) const {
   const Chain& ch = s_.chains_[chain];
   int64_t n = 0;
-  for (int j = level; j <= ch.levels; j++) n += ch.unbound_demand[j] * ch.desc[j][level];
+  for (int j = level; j <= ch.levels; j++) n += ch.unbound_demand[Level(j)] * ch.desc[j][level];
   return n;
 }
 
@@ -61,11 +61,12 @@ int64_t BuddySafety::Obtainable(ChainId chain, int level, bool healthy_only) con
   const Chain& ch = s_.chains_[chain];
   int64_t n = 0;
   for (int j = level; j <= ch.levels; j++) {
-    n += static_cast<int64_t>(ch.free_clean[j].size() + ch.free_busy[j].size()) * ch.desc[j][level];
+    n += static_cast<int64_t>(ch.free_clean[Level(j)].size() + ch.free_busy[Level(j)].size()) *
+         ch.desc[j][level];
     if (!healthy_only)
-      n += static_cast<int64_t>(ch.free_bad[j].size()) * ch.desc[j][level];
+      n += static_cast<int64_t>(ch.free_bad[Level(j)].size()) * ch.desc[j][level];
     else
-      for (PCellId c : ch.free_bad[j]) n += HealthyDesc(c, level);
+      for (PCellId c : ch.free_bad[Level(j)]) n += HealthyDesc(c, level);
   }
   return n;
 }
@@ -116,10 +117,10 @@ bool Buddy::AllowedCell(PCellId c, const std::vector<uint8_t>& allowed) const {
 
 PCellId Buddy::PickHealthy(ChainId chain, int level, const std::vector<uint8_t>& allowed) const {
   const Chain& ch = m_.chains_[chain];
-  for (PCellId c : ch.free_clean[level])
+  for (PCellId c : ch.free_clean[Level(level)])
     if (AllowedCell(c, allowed)) return c;
   PCellId best = kNone;
-  for (PCellId c : ch.free_busy[level])
+  for (PCellId c : ch.free_busy[Level(level)])
     if (AllowedCell(c, allowed) && (best == kNone || m_.pcells_[c].opp < m_.pcells_[best].opp))
       best = c;
   return best;
@@ -187,7 +188,7 @@ PCellId Buddy::Alloc(ChainId chain, int level, const std::vector<uint8_t>& allow
   // spare, before one that opportunistic jobs run on: binding there would preempt
   // them although a free cell of the VC's shape exists.
   for (int j = level; j <= ch.levels; j++)
-    for (PCellId c : ch.free_clean[j])
+    for (PCellId c : ch.free_clean[Level(j)])
       if (AllowedCell(c, allowed)) {
         if (j == level || CanSplitSafely(c, level)) return SplitTo(c, level, allowed);
         break;
@@ -203,7 +204,7 @@ PCellId Buddy::Alloc(ChainId chain, int level, const std::vector<uint8_t>& allow
   for (int j = level + 1; j <= ch.levels; j++) {
     PCellId h = PickHealthy(chain, j, allowed);
     if (h == kNone)
-      for (PCellId x : ch.free_bad[j])
+      for (PCellId x : ch.free_bad[Level(j)])
         if (AllowedCell(x, allowed) && HealthyDesc(x, level) > 0) {
           h = x;
           break;

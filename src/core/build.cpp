@@ -67,7 +67,9 @@ size_t Engine::MemoryBytes() const {
   for (const auto& ch : chains_) {
     for (const auto& v : ch.cells_at_level) b += v.capacity() * sizeof(PCellId);
     for (int l = 0; l <= ch.levels; l++)
-      b += (ch.free_clean[l].size() + ch.free_busy[l].size() + ch.free_bad[l].size()) * set_node;
+      b += (ch.free_clean[Level(l)].size() + ch.free_busy[Level(l)].size() +
+            ch.free_bad[Level(l)].size()) *
+           set_node;
     for (const auto& s : ch.node_by_avail) b += s.size() * set_node;
   }
   for (const auto& vc : vcs_)

@@ -209,7 +209,7 @@ Status CellStore::PhysicalCell(const PhysicalCellSpec& spec, PCellId id, ChainId
   c.chain = chain;
   c.level = static_cast<int8_t>(level);
   if (level >= ch.node_level)
-    ch.cells_at_level[level].push_back(id);  // lower levels: never searched
+    ch.cells_at_level[Level(level)].push_back(id);  // lower levels: never searched
   Status st;
   if (level == ch.node_level) {
     st = NodeCell(spec, id, chain, s);

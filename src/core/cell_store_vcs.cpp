@@ -55,7 +55,7 @@ Status CellStore::VcCells(const VcSpec& vs, VcId vc) {
       vch->unit_by_free.resize(ch.desc[ch.node_level][1] + 1);
     }
     vch->quota[level] += cs.count;
-    chains_[chain].unbound_demand[level] += cs.count;
+    chains_[chain].unbound_demand[Level(level)] += cs.count;
     if (static_cast<int64_t>(vcells_.size()) + cs.count * 2 * ch.desc[level][1] >
         (int64_t{1} << 28))
       return Err(cs.where + ".cellNumber", "too many virtual cells");
@@ -111,7 +111,7 @@ void CellStore::GrowVirtual(VCellId id, int level) {
   const VCell& v = vcells_[id];
   VcChain* vch = FindVcChain(&vcs_[v.vc], v.chain);
   if (vch && level >= chains_[v.chain].node_level && !vcells_[v.root].pinned)
-    vch->cells_at_level[level].push_back(id);
+    vch->cells_at_level[Level(level)].push_back(id);
   if (level == 1) {
     vcells_[id].vfree = 1;
     return;
@@ -139,7 +139,7 @@ void CellStore::BuildIndexes() {
       const int nl = chains_[vch.chain].node_level;
       for (VCellId r : vch.roots)
         if (vcells_[r].level <= nl) vch.unit_by_free[vcells_[r].vfree].insert(r);
-      for (VCellId u : vch.cells_at_level[nl])
+      for (VCellId u : vch.cells_at_level[Level(nl)])
         if (vcells_[u].level == nl && vcells_[vcells_[u].root].level > nl)
           vch.unit_by_free[vcells_[u].vfree].insert(u);
     }

@@ -30,7 +30,7 @@ bool Engine::Compile(const Request& req, ChainId chain, const VcChain* vch, VCel
   out->distinct_nodes = req.distinct_nodes;
   out->grain = out->shaped.grain;
   out->by_rack = out->within_level > ch.node_level && pinned_root == kNone && vch &&
-                 vch->cells_at_level[out->within_level].empty();
+                 vch->cells_at_level[Level(out->within_level)].empty();
   out->usable = true;
   return true;
 }

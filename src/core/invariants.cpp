@@ -173,14 +173,15 @@ std::string InvariantCheck::FreeListsListed() const {
   for (ChainId ci : e.chains_.ids()) {
     const Chain& ch = e.chains_[ci];
     for (int l = 1; l <= ch.levels; l++) {
-      for (const auto* set : {&ch.free_clean[l], &ch.free_busy[l], &ch.free_bad[l]})
+      for (const auto* set :
+           {&ch.free_clean[Level(l)], &ch.free_busy[Level(l)], &ch.free_bad[Level(l)]})
         for (PCellId c : *set) {
           const PCell& p = e.pcells_[c];
           if (!(p.flags & kFree) || p.level != l)
             return Cell(c) + " is listed free but not marked free";
-          bool right = set == &ch.free_bad[l]    ? p.bad > 0
-                       : set == &ch.free_busy[l] ? (!p.bad && p.opp > 0)
-                                                 : (!p.bad && !p.opp);
+          bool right = set == &ch.free_bad[Level(l)]    ? p.bad > 0
+                       : set == &ch.free_busy[Level(l)] ? (!p.bad && p.opp > 0)
+                                                        : (!p.bad && !p.opp);
           if (!right) return Cell(c) + " is in the wrong free list";
           for (PCellId a = p.parent; a != kNone; a = e.pcells_[a].parent)
             if ((e.pcells_[a].flags & kFree) || e.pcells_[a].bound != kNone)
@@ -192,8 +193,8 @@ std::string InvariantCheck::FreeListsListed() const {
   for (PCellId c : e.pcells_.ids()) {
     const PCell& p = e.pcells_[c];
     const Chain& ch = e.chains_[p.chain];
-    bool listed = ch.free_clean[p.level].count(c) || ch.free_busy[p.level].count(c) ||
-                  ch.free_bad[p.level].count(c);
+    bool listed = ch.free_clean[Level(p.level)].count(c) || ch.free_busy[Level(p.level)].count(c) ||
+                  ch.free_bad[Level(p.level)].count(c);
     if (((p.flags & kFree) != 0) != listed) return Cell(c) + " is marked free but not listed";
   }
   return "";
@@ -279,7 +280,7 @@ std::string InvariantCheck::VcCellsObtainable() const {
           for (VCellId r : vch.roots)
             if (e.vcells_[r].bound == kNone) demand[e.vcells_[r].level]++;
     for (int l = 1; l <= ch.levels; l++) {
-      if (demand[l] != ch.unbound_demand[l])
+      if (demand[l] != ch.unbound_demand[Level(l)])
         return "unbound-cell count of chain '" + ch.top + "' is out of step";
       if (e.Demand(ci, l) > e.Obtainable(ci, l, false))
         return "safety broken: chain '" + ch.top + "' level " + std::to_string(l) + " (" +

@@ -40,12 +40,12 @@ struct Chain {
   std::vector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
   LevelVector<int32_t> level_children;     // [level] -> child count (0 at level 1)
   std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
-  std::vector<std::vector<PCellId>> cells_at_level;  // physical cells per level >= node level
+  LevelVector<std::vector<PCellId>> cells_at_level;  // physical cells per level >= node level
   // Buddy free lists per level, split by what a binding prefers to take first.
-  std::vector<std::set<PCellId>> free_clean;  // healthy, no opportunistic leaves
-  std::vector<std::set<PCellId>> free_busy;   // healthy, runs opportunistic jobs
-  std::vector<std::set<PCellId>> free_bad;    // contains bad leaves
-  std::vector<int64_t> unbound_demand;        // [level] unbound preassigned cells, all VCs
+  LevelVector<std::set<PCellId>> free_clean;  // healthy, no opportunistic leaves
+  LevelVector<std::set<PCellId>> free_busy;   // healthy, runs opportunistic jobs
+  LevelVector<std::set<PCellId>> free_bad;    // contains bad leaves
+  LevelVector<int64_t> unbound_demand;        // [level] unbound preassigned cells, all VCs
   // Node-level cells bucketed by free healthy leaves, for O(log n) best-fit search.
   std::vector<std::set<PCellId>> node_by_avail;
 };
@@ -85,7 +85,7 @@ struct VcChain {
   ChainId chain = ChainId(0);
   std::vector<VCellId> roots;                        // preassigned virtual cells
   std::vector<int64_t> quota;                        // [level] preassigned cells (non-pinned)
-  std::vector<std::vector<VCellId>> cells_at_level;  // virtual cells per level >= node level
+  LevelVector<std::vector<VCellId>> cells_at_level;  // virtual cells per level >= node level
   std::vector<std::set<VCellId>> unit_by_free;       // placement units bucketed by vfree
   int64_t leaves = 0;                                // non-pinned virtual leaves
 };

@@ -101,7 +101,7 @@ struct VirtualView {
     return !e.node_bad_[n] && (allowed.empty() || allowed[n]);
   }
   std::vector<Cell> CellsAtLevel(int l) const {
-    if (pinned_root == kNone) return vch->cells_at_level[l];
+    if (pinned_root == kNone) return vch->cells_at_level[hived::Level(l)];
     std::vector<Cell> out;
     e.WalkVirtual(pinned_root, [&](Cell c) {
       if (Level(c) > l) return Visit::kDescend;
@@ -182,7 +182,9 @@ struct PhysicalView {
     int32_t n = e.pcells_[u].node;
     return !e.node_bad_[n] && (allowed.empty() || allowed[n]);
   }
-  const std::vector<Cell>& CellsAtLevel(int l) const { return e.chains_[chain].cells_at_level[l]; }
+  const std::vector<Cell>& CellsAtLevel(int l) const {
+    return e.chains_[chain].cells_at_level[hived::Level(l)];
+  }
   void UnitsUnder(Cell g, std::vector<Cell>* out) const {
     e.WalkPhysical(g, [&](Cell c) {
       if (Level(c) > UnitLevel()) return Visit::kDescend;

@@ -185,7 +185,7 @@ void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_ou
     }
   }
   const int64_t chain_cap =
-      ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
+      ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[Level(ch.levels)].size());
   int64_t cap = 0;
   if (req.priority >= 0 && req.pinned_id.empty()) {
     for (const auto& vch : vcs_[vc].chains)
@@ -679,7 +679,7 @@ std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k,
   int64_t need_gpus = ShapedNeed(req, {c});
   auto room = [&](PCellId r) { return int64_t{pcells_[r].avail} + pcells_[r].opp; };
   std::vector<PCellId> racks;
-  for (PCellId r : ch.cells_at_level[wl])
+  for (PCellId r : ch.cells_at_level[Level(wl)])
     if (room(r) >= need_gpus) racks.push_back(r);
   std::stable_sort(racks.begin(), racks.end(),
                    [&](PCellId a, PCellId b) { return room(a) < room(b); });

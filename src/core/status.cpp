@@ -118,14 +118,15 @@ std::string Engine::InspectCluster() const {
         .Val(ch.leaf_type)
         .Key("levels")
         .Open('[');
-    const int64_t tops = static_cast<int64_t>(ch.cells_at_level[ch.levels].size());
+    const int64_t tops = static_cast<int64_t>(ch.cells_at_level[Level(ch.levels)].size());
     std::vector<int64_t> bad_at(ch.levels + 1, 0);
     for (const PCell& p : pcells_)
       if (&chains_[p.chain] == &ch && p.bad) bad_at[p.level]++;
     for (int l = 1; l <= ch.levels; l++) {
       int64_t bad = bad_at[l];
-      int64_t free_n = static_cast<int64_t>(ch.free_clean[l].size() + ch.free_busy[l].size() +
-                                            ch.free_bad[l].size());
+      int64_t free_n =
+          static_cast<int64_t>(ch.free_clean[Level(l)].size() + ch.free_busy[Level(l)].size() +
+                               ch.free_bad[Level(l)].size());
       j.Open('{').Key("level").Val(l).Key("cellType").Val(ch.level_type[l]);
       j.Key("cells")
           .Val(tops * ch.desc[ch.levels][l])

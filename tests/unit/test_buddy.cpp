@@ -74,10 +74,10 @@ std::string FreeLists(const CellStore& s) {
   const hived::Chain& ch = s.chains_[kChain];
   for (PCellId c : s.pcells_.ids()) {
     const int l = s.pcells_[c].level;
-    const char* mark = ch.free_clean[l].count(c)  ? ""
-                       : ch.free_busy[l].count(c) ? "*"
-                       : ch.free_bad[l].count(c)  ? "!"
-                                                  : nullptr;
+    const char* mark = ch.free_clean[hived::Level(l)].count(c)  ? ""
+                       : ch.free_busy[hived::Level(l)].count(c) ? "*"
+                       : ch.free_bad[hived::Level(l)].count(c)  ? "!"
+                                                                : nullptr;
     if (mark) names.push_back(Name(s, c) + mark);
   }
   std::sort(names.begin(), names.end());
@@ -128,18 +128,18 @@ std::string Apply(CellStore* s, std::istringstream& in) {
     const int level = LevelOf(arg);
     const PCellId c = b.Alloc(kChain, level, {}, arg2 == "near" ? Find(*s, arg3) : kNone);
     if (c == kNone) return "-";
-    s->chains_[kChain].unbound_demand[level]--;  // a VC cell is bound now
+    s->chains_[kChain].unbound_demand[hived::Level(level)]--;  // a VC cell is bound now
     return Name(*s, c);
   }
   if (op == "take") {
     const PCellId c = Find(*s, arg);
     const bool ok = b.Take(c);
-    if (ok) s->chains_[kChain].unbound_demand[s->pcells_[c].level]--;
+    if (ok) s->chains_[kChain].unbound_demand[hived::Level(s->pcells_[c].level)]--;
     return yes(ok);
   }
   if (op == "release") {
     const PCellId c = Find(*s, arg);
-    s->chains_[kChain].unbound_demand[s->pcells_[c].level]++;
+    s->chains_[kChain].unbound_demand[hived::Level(s->pcells_[c].level)]++;
     b.Release(c);
     return "";
   }
