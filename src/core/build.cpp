@@ -46,7 +46,7 @@ int32_t Engine::NodeLeafCount(size_t node) const {
 const std::string* Engine::NodeParentType(size_t node) const {
   for (PCellId c : node_cells_[node]) {
     const Chain& ch = chains_[pcells_[c].chain];
-    if (ch.node_level < ch.levels) return &ch.level_type[ch.node_level + 1];
+    if (ch.node_level < ch.levels) return &ch.level_type[Level(ch.node_level + 1)];
   }
   return nullptr;
 }
@@ -55,7 +55,7 @@ const std::string* Engine::NodeChildType(size_t node, int32_t leaves) const {
   for (PCellId c : node_cells_[node]) {
     const Chain& ch = chains_[pcells_[c].chain];
     for (int l = ch.gpu_level + 1; l < ch.node_level; l++)
-      if (ch.desc[l][ch.gpu_level] == leaves) return &ch.level_type[l];
+      if (ch.desc[l][ch.gpu_level] == leaves) return &ch.level_type[Level(l)];
   }
   return nullptr;
 }

@@ -55,7 +55,7 @@ Status CellStore::ResolveCellPath(const std::string& path, const std::string& wh
     size_t size() const { return c.size(); }
     const std::string& top(size_t k) const { return c[ChainId(k)].top; }
     int levels(size_t k) const { return c[ChainId(k)].levels; }
-    const std::string& type(size_t k, int l) const { return c[ChainId(k)].level_type[l]; }
+    const std::string& type(size_t k, int l) const { return c[ChainId(k)].level_type[Level(l)]; }
   };
   int found = -1;
   std::string why = hived::ResolveCellPath(View{chains_}, path, &found, level);
@@ -130,11 +130,11 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
   ch.levels = static_cast<int>(down.size()) + 1;
   ch.level_type.assign(ch.levels + 1, "");
   ch.level_children.assign(ch.levels + 1, 0);
-  ch.level_type[1] = spec.cell_types[down.back()].child_type;
+  ch.level_type[Level(1)] = spec.cell_types[down.back()].child_type;
   for (size_t k = 0; k < down.size(); k++) {
     const int level = ch.levels - static_cast<int>(k);
     const CellType& t = types_[down[k]];
-    ch.level_type[level] = t.name;
+    ch.level_type[Level(level)] = t.name;
     ch.level_children[Level(level)] = t.child_count;
     if (t.node_level && ch.node_level)
       return Err(t.where + ".isNodeLevel", "a second node level in the chain of '" + ch.top + "'");
@@ -150,7 +150,7 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
       return Err(key, "the GPU level must be below the node level (a GPU is part of a node)");
     ch.gpu_level = level;
   }
-  ch.leaf_type = ch.level_type[ch.gpu_level];
+  ch.leaf_type = ch.level_type[Level(ch.gpu_level)];
   for (int t : down) ch.mig |= types_[t].child_is_mig_slice;
   if (ch.mig && ch.gpu_level > 1)
     return Err(types_[down.back()].where + ".childIsMigSlice",
@@ -167,8 +167,8 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
   // Fractions are handed out as buddy cells: halves, quarters, eighths of one GPU.
   const int64_t fractions = ch.desc[ch.gpu_level][1];
   if (fractions & (fractions - 1))
-    return Err(types_[type_index_.at(ch.level_type[ch.gpu_level])].where + ".isGpuLevel",
-               "a GPU of type '" + ch.level_type[ch.gpu_level] + "' splits into " +
+    return Err(types_[type_index_.at(ch.level_type[Level(ch.gpu_level)])].where + ".isGpuLevel",
+               "a GPU of type '" + ch.level_type[Level(ch.gpu_level)] + "' splits into " +
                    std::to_string(fractions) +
                    " fractions; the fractions per GPU must be a power of two (2, 4, 8, ...)");
   ch.cells_at_level.resize(ch.levels + 1);
@@ -294,9 +294,9 @@ Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, Cha
   const Chain& ch = chains_[chain];
   const int n = ch.level_children[Level(level)];
   if (!spec.children.empty() && static_cast<int>(spec.children.size()) != n)
-    return Err(spec.where + ".cellChildren", "has " + std::to_string(spec.children.size()) +
-                                                 " cells but cell type '" + ch.level_type[level] +
-                                                 "' has childCellNumber " + std::to_string(n));
+    return Err(spec.where + ".cellChildren",
+               "has " + std::to_string(spec.children.size()) + " cells but cell type '" +
+                   ch.level_type[Level(level)] + "' has childCellNumber " + std::to_string(n));
   const PCellId first = static_cast<PCellId>(pcells_.size());
   pcells_.resize(pcells_.size() + n);
   s->holds_pinned.resize(pcells_.size(), 0);
@@ -308,10 +308,10 @@ Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, Cha
     const PhysicalCellSpec* cs = &generated;
     if (!spec.children.empty()) {
       cs = &spec.children[k];
-      if (!cs->cell_type.empty() && cs->cell_type != ch.level_type[level - 1])
+      if (!cs->cell_type.empty() && cs->cell_type != ch.level_type[Level(level - 1)])
         return Err(cs->where + ".cellType", "is '" + cs->cell_type +
                                                 "' but the parent's child type is '" +
-                                                ch.level_type[level - 1] + "'");
+                                                ch.level_type[Level(level - 1)] + "'");
     } else {
       generated.where = spec.where + ".cellChildren[" + std::to_string(k) + "]";
     }

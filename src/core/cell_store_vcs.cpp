@@ -54,7 +54,7 @@ Status CellStore::VcCells(const VcSpec& vs, VcId vc) {
       vch->cells_at_level.resize(ch.levels + 1);
       vch->unit_by_free.resize(ch.desc[ch.node_level][1] + 1);
     }
-    vch->quota[level] += cs.count;
+    vch->quota[Level(level)] += cs.count;
     chains_[chain].unbound_demand[Level(level)] += cs.count;
     if (static_cast<int64_t>(vcells_.size()) + cs.count * 2 * ch.desc[level][1] >
         (int64_t{1} << 28))
@@ -166,11 +166,11 @@ Status CellStore::CheckSafety() const {
         for (const auto& vch : vc.chains) {
           if (vch.chain != c) continue;
           int64_t n = 0;
-          for (int j = l; j <= ch.levels; j++) n += vch.quota[j] * ch.desc[j][l];
+          for (int j = l; j <= ch.levels; j++) n += vch.quota[Level(j)] * ch.desc[j][l];
           if (n) who += (who.empty() ? "" : ", ") + vc.name + " " + std::to_string(n);
         }
       return Err("virtualClusters",
-                 "cell type '" + ch.level_type[l] + "' (level " + std::to_string(l) +
+                 "cell type '" + ch.level_type[Level(l)] + "' (level " + std::to_string(l) +
                      " of chain '" + ch.top + "') is over-committed: the VCs need " +
                      std::to_string(need) + " (" + who + ") but the free physical cells give " +
                      std::to_string(have));

@@ -10,7 +10,7 @@ namespace {
 int LevelOf(const Chain& ch, const std::string& type) {
   if (type.empty()) return 0;
   for (int l = 1; l <= ch.levels; l++)
-    if (ch.level_type[l] == type) return l;
+    if (ch.level_type[Level(l)] == type) return l;
   return -1;
 }
 

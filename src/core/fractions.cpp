@@ -60,14 +60,14 @@ std::string Engine::FractionalNeedText(const Request& req, VcId vc,
     if (cell.empty()) {
       int level = 1;
       while (ch.desc[level][1] < fractions) level++;
-      cell = "'" + ch.level_type[level] + "'";
+      cell = "'" + ch.level_type[Level(level)] + "'";
     }
     for (const VcChain& vch : vcs_[vc].chains) {
       if (vch.chain != c) continue;
       for (int l = ch.levels; l >= 1; l--)
-        if (vch.quota[l])
-          owned += (owned.empty() ? "" : ", ") + std::to_string(vch.quota[l]) + " '" +
-                   ch.level_type[l] + "'";
+        if (vch.quota[Level(l)])
+          owned += (owned.empty() ? "" : ", ") + std::to_string(vch.quota[Level(l)]) + " '" +
+                   ch.level_type[Level(l)] + "'";
     }
   }
   if (cell.empty()) return "";

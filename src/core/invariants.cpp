@@ -34,7 +34,8 @@ class InvariantCheck {
 
 std::string InvariantCheck::Cell(PCellId c) const {
   const PCell& p = e.pcells_[c];
-  std::string s = "cell " + std::to_string(c.v) + " (" + e.chains_[p.chain].level_type[p.level];
+  std::string s =
+      "cell " + std::to_string(c.v) + " (" + e.chains_[p.chain].level_type[Level(p.level)];
   if (p.node >= 0) s += " on " + e.node_names_[p.node];
   if (p.level <= e.chains_[p.chain].gpu_level) s += " gpu " + std::to_string(p.addr);
   if (p.level < e.chains_[p.chain].gpu_level) s += " fraction " + std::to_string(e.LeafSlot(c));
@@ -284,7 +285,7 @@ std::string InvariantCheck::VcCellsObtainable() const {
         return "unbound-cell count of chain '" + ch.top + "' is out of step";
       if (e.Demand(ci, l) > e.Obtainable(ci, l, false))
         return "safety broken: chain '" + ch.top + "' level " + std::to_string(l) + " (" +
-               ch.level_type[l] + ") has " + std::to_string(e.Obtainable(ci, l, false)) +
+               ch.level_type[Level(l)] + ") has " + std::to_string(e.Obtainable(ci, l, false)) +
                " obtainable cells for " + std::to_string(e.Demand(ci, l)) + " unbound VC cells";
     }
   }

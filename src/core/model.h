@@ -37,7 +37,7 @@ struct Chain {
   // Leaves are MIG slices of one profile (leaf_type): fixed cells, taken only by a
   // request naming the profile, so a GPU in MIG mode is never given out whole.
   bool mig = false;
-  std::vector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
+  LevelVector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
   LevelVector<int32_t> level_children;     // [level] -> child count (0 at level 1)
   std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
   LevelVector<std::vector<PCellId>> cells_at_level;  // physical cells per level >= node level
@@ -84,7 +84,7 @@ struct VCell {
 struct VcChain {
   ChainId chain = ChainId(0);
   std::vector<VCellId> roots;                        // preassigned virtual cells
-  std::vector<int64_t> quota;                        // [level] preassigned cells (non-pinned)
+  LevelVector<int64_t> quota;                        // [level] preassigned cells (non-pinned)
   LevelVector<std::vector<VCellId>> cells_at_level;  // virtual cells per level >= node level
   std::vector<std::set<VCellId>> unit_by_free;       // placement units bucketed by vfree
   int64_t leaves = 0;                                // non-pinned virtual leaves

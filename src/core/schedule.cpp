@@ -39,7 +39,7 @@ int64_t Engine::ShapedNeed(const Request& req, const std::vector<ChainId>& chain
 // What the chains' leaf cells are, for messages: GPUs, or the smallest fraction's type.
 std::string Engine::LeafWord(const std::vector<ChainId>& chains) const {
   for (ChainId c : chains) {
-    if (chains_[c].gpu_level > 1) return "'" + chains_[c].level_type[1] + "' fractions";
+    if (chains_[c].gpu_level > 1) return "'" + chains_[c].level_type[Level(1)] + "' fractions";
     if (chains_[c].mig) return "'" + chains_[c].leaf_type + "' MIG slices";
   }
   return "GPUs";
@@ -126,7 +126,7 @@ Status Engine::FittingChains(const Request& req, VcId vc, std::vector<ChainId>* 
     if (!ShapeFor(req, c, &shaped, shape_why)) return false;
     if (!req.within_type.empty()) {
       bool has = false;
-      for (int l = 1; l <= ch.levels; l++) has |= ch.level_type[l] == req.within_type;
+      for (int l = 1; l <= ch.levels; l++) has |= ch.level_type[Level(l)] == req.within_type;
       if (!has) return false;
     }
     return true;
@@ -172,13 +172,13 @@ void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_ou
   if (!req.within_type.empty()) {
     int64_t within_leaves = 0;
     for (int l = 1; l <= ch.levels; l++)
-      if (ch.level_type[l] == req.within_type) within_leaves = ch.desc[l][1];
+      if (ch.level_type[Level(l)] == req.within_type) within_leaves = ch.desc[l][1];
     if (k.total > within_leaves) return;  // the whole job must fit one such cell
   }
   if (!req.pod_within_type.empty()) {
     int64_t pod_leaves = -1;
     for (int l = 1; l <= ch.levels; l++)
-      if (ch.level_type[l] == req.pod_within_type) pod_leaves = ch.desc[l][1];
+      if (ch.level_type[Level(l)] == req.pod_within_type) pod_leaves = ch.desc[l][1];
     if (k.max_pod > pod_leaves) {  // each pod must fit one such cell
       k.pod_too_big = true;
       return;
@@ -195,7 +195,8 @@ void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_ou
     for (const auto& vch : vcs_[vc].chains)
       if (vch.chain == c)
         for (int l = 1; l <= ch.levels; l++)
-          if (vch.quota[l]) biggest = std::max(biggest, ch.desc[std::min(l, ch.node_level)][1]);
+          if (vch.quota[Level(l)])
+            biggest = std::max(biggest, ch.desc[std::min(l, ch.node_level)][1]);
     if (k.max_pod <= unit && k.total <= chain_cap && (k.max_pod > biggest || k.total > cap)) {
       k.vc_too_small = true;
       k.vc_cap = std::max(k.vc_cap, cap);
@@ -368,7 +369,7 @@ bool Engine::CommitWithoutVictims(const Request& req, VcId vc, ChainId chain, VC
   const Chain& ch = chains_[chain];
   const int widest = *std::max_element(shape.begin(), shape.end() - 1);
   if (r.pod_within_type.empty() && widest > 1 && widest < ch.node_level)
-    r.pod_within_type = ch.level_type[widest];
+    r.pod_within_type = ch.level_type[Level(widest)];
   std::vector<VCellId> idle;
   if (PlaceVirtual(r, vc, chain, pinned_root, false, &idle, /*idle_only=*/true)) {
     Decision a;

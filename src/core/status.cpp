@@ -57,7 +57,7 @@ std::string Engine::VcJson(VcId v, const Doomed& doomed) const {
     const VcChain& vch = vc.chains[k];
     const Chain& ch = chains_[vch.chain];
     for (int l = ch.levels; l >= 1; l--) {
-      if (!vch.quota[l]) continue;
+      if (!vch.quota[Level(l)]) continue;
       int64_t bound = 0;
       for (VCellId r : vch.roots)
         if (vcells_[r].level == l && vcells_[r].bound != kNone) bound++;
@@ -65,11 +65,11 @@ std::string Engine::VcJson(VcId v, const Doomed& doomed) const {
           .Key("chain")
           .Val(ch.top)
           .Key("cellType")
-          .Val(ch.level_type[l])
+          .Val(ch.level_type[Level(l)])
           .Key("level")
           .Val(l);
       j.Key("total")
-          .Val(vch.quota[l])
+          .Val(vch.quota[Level(l)])
           .Key("bound")
           .Val(bound)
           .Key("doomed")
@@ -86,7 +86,7 @@ std::string Engine::VcJson(VcId v, const Doomed& doomed) const {
           .Key("pinnedCellId")
           .Val(id)
           .Key("cellType")
-          .Val(chains_[root.chain].level_type[root.level]);
+          .Val(chains_[root.chain].level_type[Level(root.level)]);
       j.Key("usedLeaves")
           .Val(static_cast<int64_t>(chains_[root.chain].desc[root.level][1] - root.vfree))
           .Close('}');
@@ -127,7 +127,7 @@ std::string Engine::InspectCluster() const {
       int64_t free_n =
           static_cast<int64_t>(ch.free_clean[Level(l)].size() + ch.free_busy[Level(l)].size() +
                                ch.free_bad[Level(l)].size());
-      j.Open('{').Key("level").Val(l).Key("cellType").Val(ch.level_type[l]);
+      j.Open('{').Key("level").Val(l).Key("cellType").Val(ch.level_type[Level(l)]);
       j.Key("cells")
           .Val(tops * ch.desc[ch.levels][l])
           .Key("free")
@@ -175,10 +175,10 @@ std::string Engine::InspectTopology() const {
       j.Key("above").Open('[');
       for (size_t k = above.size(); k-- > 0;) {
         const PCell& a = pcells_[above[k]];
-        j.Open('{').Key("cellType").Val(ch.level_type[a.level]);
-        j.Key("address").Val(a.addr >= 0
-                                 ? addresses_[a.addr]
-                                 : ch.level_type[a.level] + "#" + std::to_string(above[k].v));
+        j.Open('{').Key("cellType").Val(ch.level_type[Level(a.level)]);
+        j.Key("address").Val(a.addr >= 0 ? addresses_[a.addr]
+                                         : ch.level_type[Level(a.level)] + "#" +
+                                               std::to_string(above[k].v));
         j.Close('}');
       }
       j.Close(']').Key("gpus").Open('[');
@@ -195,7 +195,7 @@ std::string Engine::InspectTopology() const {
           const PCell& a = pcells_[path[k]];
           j.Open('{')
               .Key("cellType")
-              .Val(ch.level_type[a.level])
+              .Val(ch.level_type[Level(a.level)])
               .Key("index")
               .Val(path[k] - pcells_[a.parent].first_child)
               .Close('}');
