@@ -92,7 +92,7 @@ PCellId Binder::GangRack(ChainId chain, const std::vector<VCellId>& vleaves,
   }
   if (roots.size() < 2) return kNone;
   int64_t need = 0;
-  for (VCellId u : roots) need += ch.desc[e_->vcells_[u].level][ch.node_level];
+  for (VCellId u : roots) need += ch.desc[Level(e_->vcells_[u].level)][Level(ch.node_level)];
   // Idle free node cells per rack.
   std::map<PCellId, int64_t> room;
   for (int j = ch.node_level; j <= rack; j++)

@@ -40,7 +40,8 @@ PCellId BuddySafety::FreeAncestor(PCellId c) const {
 int64_t BuddySafety::Demand(ChainId chain, int level) const {
   const Chain& ch = s_.chains_[chain];
   int64_t n = 0;
-  for (int j = level; j <= ch.levels; j++) n += ch.unbound_demand[Level(j)] * ch.desc[j][level];
+  for (int j = level; j <= ch.levels; j++)
+    n += ch.unbound_demand[Level(j)] * ch.desc[Level(j)][Level(level)];
   return n;
 }
 
@@ -49,7 +50,7 @@ int64_t BuddySafety::HealthyDesc(PCellId c, int level) const {
   s_.WalkPhysical(c, [&](PCellId x) {
     const PCell& p = s_.pcells_[x];
     if (!p.bad) {
-      n += s_.chains_[p.chain].desc[p.level][level];
+      n += s_.chains_[p.chain].desc[Level(p.level)][Level(level)];
       return Visit::kPrune;
     }
     return p.level == level ? Visit::kPrune : Visit::kDescend;
@@ -62,9 +63,9 @@ int64_t BuddySafety::Obtainable(ChainId chain, int level, bool healthy_only) con
   int64_t n = 0;
   for (int j = level; j <= ch.levels; j++) {
     n += static_cast<int64_t>(ch.free_clean[Level(j)].size() + ch.free_busy[Level(j)].size()) *
-         ch.desc[j][level];
+         ch.desc[Level(j)][Level(level)];
     if (!healthy_only)
-      n += static_cast<int64_t>(ch.free_bad[Level(j)].size()) * ch.desc[j][level];
+      n += static_cast<int64_t>(ch.free_bad[Level(j)].size()) * ch.desc[Level(j)][Level(level)];
     else
       for (PCellId c : ch.free_bad[Level(j)]) n += HealthyDesc(c, level);
   }

@@ -39,7 +39,8 @@ int32_t Engine::NodeLeafCount(size_t node) const {
   int32_t n = 0;
   for (PCellId c : node_cells_[node])
     n += static_cast<int32_t>(
-        chains_[pcells_[c].chain].desc[pcells_[c].level][chains_[pcells_[c].chain].gpu_level]);
+        chains_[pcells_[c].chain]
+            .desc[Level(pcells_[c].level)][Level(chains_[pcells_[c].chain].gpu_level)]);
   return n;
 }
 
@@ -55,7 +56,7 @@ const std::string* Engine::NodeChildType(size_t node, int32_t leaves) const {
   for (PCellId c : node_cells_[node]) {
     const Chain& ch = chains_[pcells_[c].chain];
     for (int l = ch.gpu_level + 1; l < ch.node_level; l++)
-      if (ch.desc[l][ch.gpu_level] == leaves) return &ch.level_type[Level(l)];
+      if (ch.desc[Level(l)][Level(ch.gpu_level)] == leaves) return &ch.level_type[Level(l)];
   }
   return nullptr;
 }

@@ -156,16 +156,17 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
     return Err(types_[down.back()].where + ".childIsMigSlice",
                "MIG slices are fixed cells, not buddy fractions: the chain of '" + ch.top +
                    "' cannot also have an isGpuLevel type");
-  ch.desc.assign(ch.levels + 1, std::vector<int64_t>(ch.levels + 1, 0));
+  ch.desc.assign(ch.levels + 1, LevelVector<int64_t>(ch.levels + 1, 0));
   for (int hi = 1; hi <= ch.levels; hi++) {
-    ch.desc[hi][hi] = 1;
+    ch.desc[Level(hi)][Level(hi)] = 1;
     for (int lo = hi - 1; lo >= 1; lo--)
-      ch.desc[hi][lo] = ch.desc[hi][lo + 1] * ch.level_children[Level(lo + 1)];
+      ch.desc[Level(hi)][Level(lo)] =
+          ch.desc[Level(hi)][Level(lo + 1)] * ch.level_children[Level(lo + 1)];
   }
-  if (ch.desc[ch.levels][1] > (int64_t{1} << 24))
+  if (ch.desc[Level(ch.levels)][Level(1)] > (int64_t{1} << 24))
     return Err(types_[top_type].where, "a cell of this type would hold over 16M GPUs");
   // Fractions are handed out as buddy cells: halves, quarters, eighths of one GPU.
-  const int64_t fractions = ch.desc[ch.gpu_level][1];
+  const int64_t fractions = ch.desc[Level(ch.gpu_level)][Level(1)];
   if (fractions & (fractions - 1))
     return Err(types_[type_index_.at(ch.level_type[Level(ch.gpu_level)])].where + ".isGpuLevel",
                "a GPU of type '" + ch.level_type[Level(ch.gpu_level)] + "' splits into " +
@@ -176,7 +177,7 @@ Status CellStore::NewChain(const ClusterSpec& spec, int top_type, Chain* out) co
   ch.free_busy.resize(ch.levels + 1);
   ch.free_bad.resize(ch.levels + 1);
   ch.unbound_demand.assign(ch.levels + 1, 0);
-  ch.node_by_avail.resize(ch.desc[ch.node_level][1] + 1);
+  ch.node_by_avail.resize(ch.desc[Level(ch.node_level)][Level(1)] + 1);
   return Status::Ok();
 }
 

@@ -52,19 +52,19 @@ Status CellStore::VcCells(const VcSpec& vs, VcId vc) {
       vch->chain = chain;
       vch->quota.assign(ch.levels + 1, 0);
       vch->cells_at_level.resize(ch.levels + 1);
-      vch->unit_by_free.resize(ch.desc[ch.node_level][1] + 1);
+      vch->unit_by_free.resize(ch.desc[Level(ch.node_level)][Level(1)] + 1);
     }
     vch->quota[Level(level)] += cs.count;
     chains_[chain].unbound_demand[Level(level)] += cs.count;
-    if (static_cast<int64_t>(vcells_.size()) + cs.count * 2 * ch.desc[level][1] >
+    if (static_cast<int64_t>(vcells_.size()) + cs.count * 2 * ch.desc[Level(level)][Level(1)] >
         (int64_t{1} << 28))
       return Err(cs.where + ".cellNumber", "too many virtual cells");
     for (int k = 0; k < cs.count; k++) {
       VCellId r = NewVirtualRoot(vc, chain, level, false);
       VcChain* x = FindVcChain(&vcs_[vc], chain);
       x->roots.push_back(r);
-      x->leaves += ch.desc[level][1];
-      vcs_[vc].free_leaves += ch.desc[level][1];
+      x->leaves += ch.desc[Level(level)][Level(1)];
+      vcs_[vc].free_leaves += ch.desc[Level(level)][Level(1)];
     }
   }
   return Status::Ok();
@@ -166,7 +166,8 @@ Status CellStore::CheckSafety() const {
         for (const auto& vch : vc.chains) {
           if (vch.chain != c) continue;
           int64_t n = 0;
-          for (int j = l; j <= ch.levels; j++) n += vch.quota[Level(j)] * ch.desc[j][l];
+          for (int j = l; j <= ch.levels; j++)
+            n += vch.quota[Level(j)] * ch.desc[Level(j)][Level(l)];
           if (n) who += (who.empty() ? "" : ", ") + vc.name + " " + std::to_string(n);
         }
       return Err("virtualClusters",

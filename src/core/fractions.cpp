@@ -16,7 +16,7 @@ bool Engine::ShapeFor(const Request& req, ChainId chain, Request* out, std::stri
   *out = req;
   if (req.grain > 0) return true;
   const Chain& ch = chains_[chain];
-  const int64_t per_gpu = ch.desc[ch.gpu_level][1];
+  const int64_t per_gpu = ch.desc[Level(ch.gpu_level)][Level(1)];
   int grain = ch.gpu_level;
   for (auto& m : out->members) {
     if (m.fractions > 0) {
@@ -31,9 +31,9 @@ bool Engine::ShapeFor(const Request& req, ChainId chain, Request* out, std::stri
       }
       // Rounded up to the buddy level that holds them: 3 eighths take a half.
       int level = 1;
-      while (ch.desc[level][1] < m.fractions) level++;
+      while (ch.desc[Level(level)][Level(1)] < m.fractions) level++;
       grain = level;
-      m.leaves = static_cast<int>(ch.desc[level][1]);
+      m.leaves = static_cast<int>(ch.desc[Level(level)][Level(1)]);
       m.fractions = 0;
     } else {
       int64_t leaves = int64_t{m.leaves} * per_gpu;
@@ -56,10 +56,10 @@ std::string Engine::FractionalNeedText(const Request& req, VcId vc,
   std::string cell, owned;
   for (ChainId c : chains) {
     const Chain& ch = chains_[c];
-    if (ch.gpu_level == 1 || fractions > ch.desc[ch.gpu_level][1]) continue;
+    if (ch.gpu_level == 1 || fractions > ch.desc[Level(ch.gpu_level)][Level(1)]) continue;
     if (cell.empty()) {
       int level = 1;
-      while (ch.desc[level][1] < fractions) level++;
+      while (ch.desc[Level(level)][Level(1)] < fractions) level++;
       cell = "'" + ch.level_type[Level(level)] + "'";
     }
     for (const VcChain& vch : vcs_[vc].chains) {
@@ -79,17 +79,17 @@ int32_t Engine::LeafSlot(PCellId leaf) const {
   int64_t slot = 0;
   for (PCellId c = leaf; pcells_[c].level < ch.gpu_level; c = pcells_[c].parent) {
     PCellId p = pcells_[c].parent;
-    slot += (c - pcells_[p].first_child) * ch.desc[pcells_[c].level][1];
+    slot += (c - pcells_[p].first_child) * ch.desc[Level(pcells_[c].level)][Level(1)];
   }
   return static_cast<int32_t>(slot);
 }
 
 PCellId Engine::LeafAt(PCellId gpu_cell, int32_t slot) const {
   const Chain& ch = chains_[pcells_[gpu_cell].chain];
-  if (slot < 0 || slot >= ch.desc[pcells_[gpu_cell].level][1]) return kNone;
+  if (slot < 0 || slot >= ch.desc[Level(pcells_[gpu_cell].level)][Level(1)]) return kNone;
   PCellId c = gpu_cell;
   while (pcells_[c].level > 1) {
-    int64_t below = ch.desc[pcells_[c].level - 1][1];
+    int64_t below = ch.desc[Level(pcells_[c].level - 1)][Level(1)];
     c = pcells_[c].first_child + slot / below;
     slot = static_cast<int32_t>(slot % below);
   }
@@ -105,7 +105,7 @@ PlacedPod Engine::PodPlacement(const PodRef& p) const {
   if (p.leaves.empty()) return pp;
   const Chain& ch = chains_[pcells_[p.leaves[0]].chain];
   if (static_cast<int64_t>(p.leaves.size()) <
-      static_cast<int64_t>(pp.gpus.size()) * ch.desc[ch.gpu_level][1]) {
+      static_cast<int64_t>(pp.gpus.size()) * ch.desc[Level(ch.gpu_level)][Level(1)]) {
     for (PCellId l : p.leaves) pp.fractions.push_back(LeafSlot(l));
     std::sort(pp.fractions.begin(), pp.fractions.end());
   }
@@ -118,7 +118,7 @@ int Engine::GrainOf(ChainId chain, PCellSpan pod_leaves) const {
   const Chain& ch = chains_[chain];
   if (ch.gpu_level == 1 || pod_leaves.empty()) return 1;
   const int64_t n = static_cast<int64_t>(pod_leaves.size());
-  if (n % ch.desc[ch.gpu_level][1] == 0) {
+  if (n % ch.desc[Level(ch.gpu_level)][Level(1)] == 0) {
     // Whole GPUs: every leaf of each GPU the pod touches.
     std::vector<PCellId> gpus;
     for (PCellId l : pod_leaves) {
@@ -128,11 +128,13 @@ int Engine::GrainOf(ChainId chain, PCellSpan pod_leaves) const {
     }
     std::sort(gpus.begin(), gpus.end());
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-    if (static_cast<int64_t>(gpus.size()) * ch.desc[ch.gpu_level][1] == n) return ch.gpu_level;
+    if (static_cast<int64_t>(gpus.size()) * ch.desc[Level(ch.gpu_level)][Level(1)] == n)
+      return ch.gpu_level;
   }
   PCellId a = pod_leaves[0];
-  while (pcells_[a].level < ch.gpu_level && ch.desc[pcells_[a].level][1] < n) a = pcells_[a].parent;
-  if (ch.desc[pcells_[a].level][1] != n) return 0;
+  while (pcells_[a].level < ch.gpu_level && ch.desc[Level(pcells_[a].level)][Level(1)] < n)
+    a = pcells_[a].parent;
+  if (ch.desc[Level(pcells_[a].level)][Level(1)] != n) return 0;
   for (PCellId l : pod_leaves) {
     PCellId x = l;
     while (pcells_[x].level < pcells_[a].level) x = pcells_[x].parent;
@@ -170,8 +172,8 @@ PlacedPod Engine::RunningPod(const PodRef& p, VCellSpan vleaves, size_t at,
     if (rank[a] != rank[b]) return rank[a] < rank[b];
     return LeafSlot(p.leaves[a]) < LeafSlot(p.leaves[b]);
   });
-  const bool partial =
-      static_cast<int64_t>(n) < static_cast<int64_t>(pp.gpus.size()) * ch.desc[ch.gpu_level][1];
+  const bool partial = static_cast<int64_t>(n) < static_cast<int64_t>(pp.gpus.size()) *
+                                                     ch.desc[Level(ch.gpu_level)][Level(1)];
   for (size_t i : order) {
     if (partial) pp.fractions.push_back(LeafSlot(p.leaves[i]));
     if (has_v) out->push_back(vleaves[at + i]);

@@ -39,7 +39,7 @@ struct Chain {
   bool mig = false;
   LevelVector<std::string> level_type;     // [level] -> cell type name (index 0 unused)
   LevelVector<int32_t> level_children;     // [level] -> child count (0 at level 1)
-  std::vector<std::vector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
+  LevelVector<LevelVector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
   LevelVector<std::vector<PCellId>> cells_at_level;  // physical cells per level >= node level
   // Buddy free lists per level, split by what a binding prefers to take first.
   LevelVector<std::set<PCellId>> free_clean;  // healthy, no opportunistic leaves

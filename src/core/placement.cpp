@@ -175,7 +175,8 @@ struct PhysicalView {
   // GPUs of the unit that guaranteed jobs hold: opportunistic work keeps away.
   int Guaranteed(Cell u) const {
     const PCell& p = e.pcells_[u];
-    return static_cast<int>(e.chains_[chain].desc[p.level][1]) - p.avail - p.opp - p.bad;
+    return static_cast<int>(e.chains_[chain].desc[hived::Level(p.level)][hived::Level(1)]) -
+           p.avail - p.opp - p.bad;
   }
   int32_t UnitNode(Cell u) const { return e.pcells_[u].node; }
   bool UnitOk(Cell u) const {

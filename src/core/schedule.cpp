@@ -168,24 +168,24 @@ void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_ou
     k.max_pod = std::max(k.max_pod, m.leaves);
     k.total += int64_t{m.pods} * m.leaves;
   }
-  int64_t unit = ch.desc[ch.node_level][1];
+  int64_t unit = ch.desc[Level(ch.node_level)][Level(1)];
   if (!req.within_type.empty()) {
     int64_t within_leaves = 0;
     for (int l = 1; l <= ch.levels; l++)
-      if (ch.level_type[Level(l)] == req.within_type) within_leaves = ch.desc[l][1];
+      if (ch.level_type[Level(l)] == req.within_type) within_leaves = ch.desc[Level(l)][Level(1)];
     if (k.total > within_leaves) return;  // the whole job must fit one such cell
   }
   if (!req.pod_within_type.empty()) {
     int64_t pod_leaves = -1;
     for (int l = 1; l <= ch.levels; l++)
-      if (ch.level_type[Level(l)] == req.pod_within_type) pod_leaves = ch.desc[l][1];
+      if (ch.level_type[Level(l)] == req.pod_within_type) pod_leaves = ch.desc[Level(l)][Level(1)];
     if (k.max_pod > pod_leaves) {  // each pod must fit one such cell
       k.pod_too_big = true;
       return;
     }
   }
-  const int64_t chain_cap =
-      ch.desc[ch.levels][1] * static_cast<int64_t>(ch.cells_at_level[Level(ch.levels)].size());
+  const int64_t chain_cap = ch.desc[Level(ch.levels)][Level(1)] *
+                            static_cast<int64_t>(ch.cells_at_level[Level(ch.levels)].size());
   int64_t cap = 0;
   if (req.priority >= 0 && req.pinned_id.empty()) {
     for (const auto& vch : vcs_[vc].chains)
@@ -196,7 +196,7 @@ void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_ou
       if (vch.chain == c)
         for (int l = 1; l <= ch.levels; l++)
           if (vch.quota[Level(l)])
-            biggest = std::max(biggest, ch.desc[std::min(l, ch.node_level)][1]);
+            biggest = std::max(biggest, ch.desc[Level(std::min(l, ch.node_level))][Level(1)]);
     if (k.max_pod <= unit && k.total <= chain_cap && (k.max_pod > biggest || k.total > cap)) {
       k.vc_too_small = true;
       k.vc_cap = std::max(k.vc_cap, cap);
@@ -205,7 +205,8 @@ void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_ou
     unit = biggest;
   } else if (req.priority >= 0) {
     for (const auto& [id, r] : vcs_[vc].pinned)
-      if (id == req.pinned_id) cap = chains_[vcells_[r].chain].desc[vcells_[r].level][1];
+      if (id == req.pinned_id)
+        cap = chains_[vcells_[r].chain].desc[Level(vcells_[r].level)][Level(1)];
     unit = std::min(unit, cap);
   } else {
     cap = chain_cap;
@@ -900,7 +901,7 @@ Status Engine::PodLeaves(const PlacedPod& pp, const std::string& w,
         if (l == kNone)
           return inval(w + ".fractions: slot " + std::to_string(slot) + " is not a fraction of " +
                        "GPU " + std::to_string(g) + " (it has " +
-                       std::to_string(gch.desc[gch.gpu_level][1]) + ")");
+                       std::to_string(gch.desc[Level(gch.gpu_level)][Level(1)]) + ")");
         gl.push_back(l);
       }
     }

@@ -30,7 +30,8 @@ void Engine::DoomedPerVc(Doomed* doomed) const {
     std::vector<int64_t> doomed_at(ch.levels + 1, 0);
     for (int l = ch.levels; l >= 1; l--) {
       int64_t covered = 0;
-      for (int j = l + 1; j <= ch.levels; j++) covered += doomed_at[j] * ch.desc[j][l];
+      for (int j = l + 1; j <= ch.levels; j++)
+        covered += doomed_at[j] * ch.desc[Level(j)][Level(l)];
       int64_t remaining = Demand(c, l) - Obtainable(c, l, true) - covered;
       for (size_t i = 0; i < order.size() && remaining > 0; i++)
         for (size_t k = 0; k < vcs_[order[i]].chains.size() && remaining > 0; k++) {
@@ -88,7 +89,8 @@ std::string Engine::VcJson(VcId v, const Doomed& doomed) const {
           .Key("cellType")
           .Val(chains_[root.chain].level_type[Level(root.level)]);
       j.Key("usedLeaves")
-          .Val(static_cast<int64_t>(chains_[root.chain].desc[root.level][1] - root.vfree))
+          .Val(static_cast<int64_t>(chains_[root.chain].desc[Level(root.level)][Level(1)] -
+                                    root.vfree))
           .Close('}');
     }
     j.Close(']');
@@ -129,14 +131,14 @@ std::string Engine::InspectCluster() const {
                                ch.free_bad[Level(l)].size());
       j.Open('{').Key("level").Val(l).Key("cellType").Val(ch.level_type[Level(l)]);
       j.Key("cells")
-          .Val(tops * ch.desc[ch.levels][l])
+          .Val(tops * ch.desc[Level(ch.levels)][Level(l)])
           .Key("free")
           .Val(free_n)
           .Key("bad")
           .Val(bad)
           .Close('}');
     }
-    total += tops * ch.desc[ch.levels][1];
+    total += tops * ch.desc[Level(ch.levels)][Level(1)];
     j.Close(']').Close('}');
   }
   j.Close(']');

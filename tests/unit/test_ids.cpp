@@ -81,6 +81,20 @@ static_assert(!CanIndex<PerLevel, int>::value && !CanIndex<PerLevel, size_t>::va
 static_assert(!CanIndex<PerLevel, ChainId>::value && !CanIndex<PerLevel, VcId>::value, "");
 static_assert(!CanIndex<PerLevel, PCellId>::value && !CanIndex<PerLevel, VCellId>::value, "");
 static_assert(!CanIndex<PerLevel, Priority>::value, "");
+// The engine's per-level tables are LevelVectors ([hi][lo] both levels in desc).
+using hived::Chain;
+using hived::VcChain;
+static_assert(CanIndex<decltype(Chain::free_clean), Level>::value, "");
+static_assert(!CanIndex<decltype(Chain::free_clean), int>::value, "");
+static_assert(!CanIndex<decltype(Chain::unbound_demand), ChainId>::value, "");
+static_assert(!CanIndex<decltype(Chain::level_children), VcId>::value, "");
+static_assert(!CanIndex<decltype(Chain::level_type), int>::value, "");
+static_assert(!CanIndex<decltype(Chain::cells_at_level), PCellId>::value, "");
+static_assert(!CanIndex<decltype(Chain::desc), int>::value, "");
+static_assert(!CanIndex<decltype(std::declval<Chain&>().desc[Level(2)]), int>::value, "");
+static_assert(!CanIndex<decltype(VcChain::quota), int>::value, "");
+static_assert(!CanIndex<decltype(VcChain::cells_at_level), VCellId>::value, "");
+static_assert(sizeof(PCell) == 40 && sizeof(VCell) == 32, "cells keep an int8 level");
 static_assert(!CanIndex<PCells, Level>::value && !CanIndex<Chains, Level>::value, "");
 static_assert(!CanIndex<Vcs, Level>::value, "");
 static_assert(!std::is_convertible<int, Level>::value, "construction is explicit");
