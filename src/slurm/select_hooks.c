@@ -352,8 +352,8 @@ static const vc_releases_t *_releases_of(hived_engine *e, const char *vc)
  * its quota is free, wherever other VCs run, so no placement is tried and no
  * node is named: backfill reserves nothing for the job (as for one over its
  * association's GrpTRES) and plans other VCs' jobs on the free cells their own
- * quotas guarantee. Costs a walk
- * over the VC's jobs by end time (_releases_of), not a copy of the engine.
+ * quotas guarantee. Costs a walk over the VC's jobs by end time
+ * (_releases_of), not a copy of the engine.
  * RET the time, or 0 if the VC's jobs never free enough.
  */
 static time_t _quota_free_time(hived_engine *e, const hived_job_ask_t *ask)
