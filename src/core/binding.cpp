@@ -69,7 +69,8 @@ PCellId Binder::BindDown(VCellId vleaf, const std::vector<uint8_t>& allowed, PCe
 // binds where the buddy allocator puts any cell and the others follow it. A rack that
 // has room only counting free cells opportunistic jobs run on is no preference: on the
 // ITP trace (hived-sim, doc/results.md) preferring one cost ~2,400 more preemptions and
-// 0.1 h of mean queuing delay for 1.3 points of gangs in one rack.
+// 0.1 h of mean queuing delay for 1.3 points of gangs in one rack; unless too few idle
+// free node cells are left anywhere, and then such a rack is the preference.
 PCellId Binder::GangRack(ChainId chain, const std::vector<VCellId>& vleaves,
                          const std::vector<uint8_t>& allowed) const {
   const Chain& ch = e_->chains_[chain];
@@ -93,12 +94,12 @@ PCellId Binder::GangRack(ChainId chain, const std::vector<VCellId>& vleaves,
   if (roots.size() < 2) return kNone;
   int64_t need = 0;
   for (VCellId u : roots) need += ch.desc[Level(e_->vcells_[u].level)][Level(ch.node_level)];
-  // Idle free node cells per rack.
-  std::map<PCellId, int64_t> room;
+  // Free node cells per rack: idle ones, and all (opportunistic runs included).
+  std::map<PCellId, int64_t> room, room_all;
+  int64_t idle = 0;
   for (int j = ch.node_level; j <= rack; j++)
     for (const auto* list : {&ch.free_clean[Level(j)], &ch.free_busy[Level(j)]})
       for (PCellId c : *list) {
-        if (e_->pcells_[c].opp != 0) continue;
         PCellId r = c;
         while (e_->pcells_[r].level < rack) r = e_->pcells_[r].parent;
         int64_t n = 0;
@@ -107,8 +108,14 @@ PCellId Binder::GangRack(ChainId chain, const std::vector<VCellId>& vleaves,
           n += allowed.empty() || allowed[e_->pcells_[x].node];
           return Visit::kPrune;
         });
+        room_all[r] += n;
+        if (e_->pcells_[c].opp != 0) continue;
         room[r] += n;
+        idle += n;
       }
+  // Too few idle cells anywhere: the gang preempts whichever cells it binds, so a rack
+  // with room counting opportunistic runs costs no extra preemption (churn run, issue 18).
+  if (idle < need) room.swap(room_all);
   PCellId best = kNone;
   for (const auto& [r, n] : room)
     if (n >= need && (best == kNone || n < room[best])) best = r;

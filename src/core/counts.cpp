@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Keeping the per-cell counters and the best-fit indexes in step with leaf changes.
 // Each change walks one leaf-to-root path, so it costs O(levels + log n).
+#include <utility>
+
 #include "core/engine.h"
 
 namespace hived {
@@ -8,16 +10,24 @@ namespace hived {
 void Engine::NodeUpdate(PCellId pnode, int32_t before, int32_t after) {
   if (before == after) return;
   auto& buckets = chains_[pcells_[pnode].chain].node_by_avail;
-  buckets[before].erase(pnode);
-  buckets[after].insert(pnode);
+  // The set's node moves between buckets: no free and malloc per move, which ending
+  // and putting back hundreds of jobs per WILL_RUN would otherwise pay per cell.
+  auto node = buckets[before].extract(pnode);
+  if (node)
+    buckets[after].insert(std::move(node));
+  else
+    buckets[after].insert(pnode);
 }
 
 void Engine::UnitUpdate(VCellId vunit, int32_t before, int32_t after) {
   if (before == after || vcells_[vcells_[vunit].root].pinned) return;
   for (auto& vch : vcs_[vcells_[vunit].vc].chains)
     if (vch.chain == vcells_[vunit].chain) {
-      vch.unit_by_free[before].erase(vunit);
-      vch.unit_by_free[after].insert(vunit);
+      auto node = vch.unit_by_free[before].extract(vunit);
+      if (node)
+        vch.unit_by_free[after].insert(std::move(node));
+      else
+        vch.unit_by_free[after].insert(vunit);
       return;
     }
 }
@@ -79,8 +89,10 @@ void Engine::SetVleafJob(VCellId vleaf, int job) {
 
 void Engine::ClearVleafJob(VCellId vleaf) {
   Vc& vc = vcs_[vcells_[vleaf].vc];
-  auto it = vc.used_by_priority.find(jobs_[vcells_[vleaf].job].priority);
-  if (--it->second == 0) vc.used_by_priority.erase(it);
+  // A count of 0 stays in the map (its readers skip or add it): a VC's priorities are
+  // few, and erasing would free and reallocate the entry each time a trial ends and
+  // puts back the last job of a priority.
+  vc.used_by_priority.find(jobs_[vcells_[vleaf].job].priority)->second--;
   if (!vcells_[vcells_[vleaf].root].pinned) vc.free_leaves++;
   vcells_[vleaf].job = -1;
   for (VCellId c = vleaf; c != kNone; c = vcells_[c].parent) {

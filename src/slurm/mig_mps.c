@@ -54,52 +54,67 @@ static const char *_node_mig_type(hived_engine *e, node_record_t *node_ptr,
 	return mig;
 }
 
-/* Slurm node indices already named in the log since the last load. */
-static bitstr_t *said = NULL;
+/*
+ * Kept per Slurm node index when the node sync notes a node (at load, on
+ * reconfigure, and when its state or slurmd start time changes, which a
+ * gres.conf change needs), so a job's test reads bits instead of walking every
+ * node's GRES list.
+ */
+static bitstr_t *mig_nodes = NULL;	/* has MIG slices */
+static bitstr_t *mps_mig_nodes = NULL;	/* has MIG slices and gres/mps */
 
 extern void hived_mig_mps_forget(void)
 {
-	FREE_NULL_BITMAP(said);
+	FREE_NULL_BITMAP(mig_nodes);
+	FREE_NULL_BITMAP(mps_mig_nodes);
+}
+
+static bool _known(int idx)
+{
+	return mig_nodes && (idx >= 0) && (idx < bit_size(mig_nodes));
 }
 
 extern void hived_mig_mps_note(node_record_t *node_ptr)
 {
 	hived_engine *e = hived_ctld_engine();
 	const char *mig;
-	bool mps;
+	bool mps, said;
 
 	if (!e || !node_ptr || (node_ptr->index < 0) ||
 	    (node_ptr->index >= node_record_count))
 		return;
-	if (said && (bit_size(said) != node_record_count))
-		FREE_NULL_BITMAP(said);
-	if (!said)
-		said = bit_alloc(node_record_count);
-	if (bit_test(said, node_ptr->index) ||
-	    !(mig = _node_mig_type(e, node_ptr, &mps)) || !mps)
+	if (mig_nodes && (bit_size(mig_nodes) != node_record_count))
+		hived_mig_mps_forget();
+	if (!mig_nodes) {
+		mig_nodes = bit_alloc(node_record_count);
+		mps_mig_nodes = bit_alloc(node_record_count);
+	}
+	said = bit_test(mps_mig_nodes, node_ptr->index);
+	bit_clear(mig_nodes, node_ptr->index);
+	bit_clear(mps_mig_nodes, node_ptr->index);
+	if (!(mig = _node_mig_type(e, node_ptr, &mps)))
 		return;
-	bit_set(said, node_ptr->index);
-	error("select/hived: node %s has gres/mps beside MIG slices (gpu:%s): Slurm 22.05 books such slices under the wrong types, so select/hived places no MIG-slice job on it; remove gres/mps from the node (doc/sharing.md, MPS)",
-	      node_ptr->name, mig);
+	bit_set(mig_nodes, node_ptr->index);
+	if (!mps)
+		return;
+	bit_set(mps_mig_nodes, node_ptr->index);
+	if (!said)
+		error("select/hived: node %s has gres/mps beside MIG slices (gpu:%s): Slurm 22.05 books such slices under the wrong types, so select/hived places no MIG-slice job on it; remove gres/mps from the node (doc/sharing.md, MPS)",
+		      node_ptr->name, mig);
 }
 
 extern bool hived_mig_mps_refused(bitstr_t *bitmap, const char *type,
 				  char **why)
 {
-	hived_engine *e = hived_ctld_engine();
 	const char *blocked = NULL;
 
-	for (int i = 0; e && (i < node_record_count); i++) {
-		node_record_t *node_ptr = node_record_table_ptr[i];
-		bool mps;
-
-		if (!node_ptr || (bitmap && !bit_test(bitmap, i)) ||
-		    !_node_mig_type(e, node_ptr, &mps))
+	for (int i = 0; _known(i) && (i < node_record_count); i++) {
+		if (!bit_test(mig_nodes, i) || (bitmap && !bit_test(bitmap, i)))
 			continue;
-		if (!mps)
+		if (!bit_test(mps_mig_nodes, i))
 			return false;	/* a node whose slices Slurm books right */
-		if (!blocked)
-			blocked = node_ptr->name;
+		if (!blocked && node_record_table_ptr[i])
+			blocked = node_record_table_ptr[i]->name;
 	}
 	if (!blocked)
 		return false;
@@ -110,14 +125,10 @@ extern bool hived_mig_mps_refused(bitstr_t *bitmap, const char *type,
 
 extern void hived_mig_mps_disallow(uint8_t *allowed, size_t n_nodes)
 {
-	hived_engine *e = hived_ctld_engine();
-	bool mps;
-
-	for (size_t i = 0; e && (i < n_nodes); i++) {
+	for (size_t i = 0; i < n_nodes; i++) {
 		int idx = hived_ctld_slurm_index(i);
 
-		if (allowed[i] && (idx >= 0) && (idx < node_record_count) &&
-		    _node_mig_type(e, node_record_table_ptr[idx], &mps) && mps)
+		if (allowed[i] && _known(idx) && bit_test(mps_mig_nodes, idx))
 			allowed[i] = 0;
 	}
 }
