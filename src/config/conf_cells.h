@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "../core/error.h"
 #include "../core/spec.h"
 
 namespace hived {
@@ -20,10 +21,10 @@ constexpr int kMaxCellDepth = 32;
 constexpr int kMaxChildCellNumber = 65536;
 
 // `pc` is the value of "physicalCluster" (nullptr: absent).
-std::string parse_physical_cluster(const json_t* pc, ClusterSpec* out);
+Status parse_physical_cluster(const json_t* pc, ClusterSpec* out);
 // `vcs` is the value of "virtualClusters" (nullptr: absent). Whether a pinned id names a
 // physical cell is the engine's check; here only that no two VCs claim the same id.
-std::string parse_virtual_clusters(const json_t* vcs, ClusterSpec* out);
+Status parse_virtual_clusters(const json_t* vcs, ClusterSpec* out);
 
 }  // namespace conf
 }  // namespace hived

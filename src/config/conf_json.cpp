@@ -224,8 +224,8 @@ std::string index_path(const std::string& path, size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
 
-std::string check_keys(const json_t* obj, const std::string& path,
-                       std::initializer_list<const char*> allowed) {
+Status check_keys(const json_t* obj, const std::string& path,
+                  std::initializer_list<const char*> allowed) {
   const char* key;
   json_t* v;
   json_object_foreach(const_cast<json_t*>(obj), key, v) {
@@ -242,9 +242,9 @@ std::string check_keys(const json_t* obj, const std::string& path,
     for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
     std::string msg = key_path(path, key) + ": unknown key";
     if (near) msg += std::string(" (did you mean \"") + near + "\"?)";
-    return msg + "; allowed here: " + list;
+    return config_error(msg + "; allowed here: " + list);
   }
-  return "";
+  return Status::Ok();
 }
 
 const json_t* member(const json_t* obj, const char* key) {
@@ -252,92 +252,101 @@ const json_t* member(const json_t* obj, const char* key) {
   return (v && !json_is_null(v)) ? v : nullptr;
 }
 
-std::string check_name(const std::string& name, const std::string& path, int rules) {
-  if (name.empty()) return path + ": must not be empty";
+Status check_name(const std::string& name, const std::string& path, int rules) {
+  if (name.empty()) return config_error(path + ": must not be empty");
   if (has_control_char(name))
-    return path + ": must not contain control characters, got " + quoted(name);
+    return config_error(path + ": must not contain control characters, got " + quoted(name));
   if ((rules & kNoDot) && name.find('.') != std::string::npos)
-    return path +
-           ": must not contain '.' (it separates levels in a virtualCells cellType "
-           "path), got " +
-           quoted(name);
-  return "";
+    return config_error(path +
+                        ": must not contain '.' (it separates levels in a virtualCells cellType "
+                        "path), got " +
+                        quoted(name));
+  return Status::Ok();
 }
 
-std::string get_string(const json_t* obj, const std::string& path, const char* key, bool required,
-                       int name_rules, std::string* out, bool* present) {
+Status get_string(const json_t* obj, const std::string& path, const char* key, bool required,
+                  int name_rules, std::string* out, bool* present) {
   const json_t* v = member(obj, key);
   std::string p = key_path(path, key);
   if (present) *present = v != nullptr;
-  if (!v) return required ? p + ": required key is missing" : "";
-  if (!json_is_string(v)) return p + ": must be a string, got " + describe(v);
+  if (!v) return required ? config_error(p + ": required key is missing") : Status::Ok();
+  if (!json_is_string(v)) return config_error(p + ": must be a string, got " + describe(v));
   std::string s(json_string_value(v), json_string_length(v));
-  std::string err = check_name(s, p, name_rules);
-  if (!err.empty()) return err;
+  Status st = check_name(s, p, name_rules);
+  if (!st.ok()) return st;
   *out = s;
-  return "";
+  return Status::Ok();
 }
 
-std::string get_int(const json_t* obj, const std::string& path, const char* key, bool required,
-                    long long min, long long max, int* out, bool* present) {
+Status get_int(const json_t* obj, const std::string& path, const char* key, bool required,
+               long long min, long long max, int* out, bool* present) {
   const json_t* v = member(obj, key);
   std::string p = key_path(path, key);
   if (present) *present = v != nullptr;
-  if (!v) return required ? p + ": required key is missing (" + range_text(min, max) + ")" : "";
+  if (!v)
+    return required ? config_error(p + ": required key is missing (" + range_text(min, max) + ")")
+                    : Status::Ok();
   if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-    return p + ": must be " + range_text(min, max) + ", got " + describe(v);
+    return config_error(p + ": must be " + range_text(min, max) + ", got " + describe(v));
   *out = static_cast<int>(json_integer_value(v));
-  return "";
+  return Status::Ok();
 }
 
-std::string get_bool(const json_t* obj, const std::string& path, const char* key, bool* out) {
+Status get_bool(const json_t* obj, const std::string& path, const char* key, bool* out) {
   const json_t* v = member(obj, key);
-  if (!v) return "";
+  if (!v) return Status::Ok();
   if (!json_is_boolean(v))
-    return key_path(path, key) + ": must be true or false, got " + describe(v);
+    return config_error(key_path(path, key) + ": must be true or false, got " + describe(v));
   *out = json_is_true(v);
-  return "";
+  return Status::Ok();
 }
 
-std::string get_address(const json_t* obj, const std::string& path, const char* key,
-                        std::string* out, bool* present) {
+Status get_address(const json_t* obj, const std::string& path, const char* key, std::string* out,
+                   bool* present) {
   const json_t* v = member(obj, key);
   std::string p = key_path(path, key);
   *present = v != nullptr;
-  if (!v) return "";
+  if (!v) return Status::Ok();
   if (json_is_integer(v)) {
     *out = std::to_string(static_cast<long long>(json_integer_value(v)));
-    return "";
+    return Status::Ok();
   }
   if (json_is_real(v))
-    return p + ": must be a string or an integer, got " + describe(v) +
-           " (quote it: as a number, an address such as 1.10 loses digits)";
-  if (!json_is_string(v)) return p + ": must be a string or an integer, got " + describe(v);
+    return config_error(p + ": must be a string or an integer, got " + describe(v) +
+                        " (quote it: as a number, an address such as 1.10 loses digits)");
+  if (!json_is_string(v))
+    return config_error(p + ": must be a string or an integer, got " + describe(v));
   std::string s(json_string_value(v), json_string_length(v));
-  std::string err = check_name(s, p, kPlainName);
-  if (!err.empty()) return err;
+  Status st = check_name(s, p, kPlainName);
+  if (!st.ok()) return st;
   *out = s;
-  return "";
+  return Status::Ok();
 }
 
-std::string get_object(const json_t* obj, const std::string& path, const char* key, bool required,
-                       const json_t** out) {
+Status get_object(const json_t* obj, const std::string& path, const char* key, bool required,
+                  const json_t** out) {
   const json_t* v = member(obj, key);
   *out = nullptr;
-  if (!v) return required ? key_path(path, key) + ": required key is missing" : "";
-  if (!json_is_object(v)) return key_path(path, key) + ": must be an object, got " + describe(v);
+  if (!v)
+    return required ? config_error(key_path(path, key) + ": required key is missing")
+                    : Status::Ok();
+  if (!json_is_object(v))
+    return config_error(key_path(path, key) + ": must be an object, got " + describe(v));
   *out = v;
-  return "";
+  return Status::Ok();
 }
 
-std::string get_array(const json_t* obj, const std::string& path, const char* key, bool required,
-                      const json_t** out) {
+Status get_array(const json_t* obj, const std::string& path, const char* key, bool required,
+                 const json_t** out) {
   const json_t* v = member(obj, key);
   *out = nullptr;
-  if (!v) return required ? key_path(path, key) + ": required key is missing" : "";
-  if (!json_is_array(v)) return key_path(path, key) + ": must be an array, got " + describe(v);
+  if (!v)
+    return required ? config_error(key_path(path, key) + ": required key is missing")
+                    : Status::Ok();
+  if (!json_is_array(v))
+    return config_error(key_path(path, key) + ": must be an array, got " + describe(v));
   *out = v;
-  return "";
+  return Status::Ok();
 }
 
 std::string syntax_error(const char* text, size_t len, const json_error_t& err) {

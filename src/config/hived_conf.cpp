@@ -20,6 +20,7 @@ namespace hived {
 
 namespace {
 
+using conf::config_error;
 using conf::describe;
 using conf::key_path;
 
@@ -51,82 +52,82 @@ class JsonRef {
 };
 
 // A name or an array of names (one is common enough to accept without the brackets).
-std::string parse_name_list(const json_t* s, const char* key, const char* noun, bool lower,
-                            std::vector<std::string>* out) {
+Status parse_name_list(const json_t* s, const char* key, const char* noun, bool lower,
+                       std::vector<std::string>* out) {
   const std::string name = std::string(noun) + " name";
   std::string path = key_path(kSlurm, key);
   const json_t* v = conf::member(s, key);
-  if (!v) return "";
+  if (!v) return Status::Ok();
   std::vector<const json_t*> items;
   if (json_is_string(v)) {
     items.push_back(v);
   } else if (json_is_array(v)) {
     for (size_t i = 0; i < json_array_size(v); i++) items.push_back(json_array_get(v, i));
   } else {
-    return path + ": must be a " + name + " or an array of " + name + "s, got " + describe(v);
+    return config_error(path + ": must be a " + name + " or an array of " + name + "s, got " +
+                        describe(v));
   }
   out->clear();
   for (size_t i = 0; i < items.size(); i++) {
     std::string where = json_is_array(v) ? conf::index_path(path, i) : path;
     if (!json_is_string(items[i]))
-      return where + ": must be a " + name + " (string), got " + describe(items[i]);
+      return config_error(where + ": must be a " + name + " (string), got " + describe(items[i]));
     std::string q(json_string_value(items[i]), json_string_length(items[i]));
-    std::string err = conf::check_name(q, where, conf::kPlainName);
-    if (!err.empty()) return err;
+    Status st = conf::check_name(q, where, conf::kPlainName);
+    if (!st.ok()) return st;
     if (lower)
       for (char& c : q) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
     out->push_back(q);
   }
-  return "";
+  return Status::Ok();
 }
 
-std::string parse_slurm(const json_t* s, SlurmSettings* out) {
-  if (!s) return "";
-  if (!json_is_object(s)) return std::string(kSlurm) + ": must be an object, got " + describe(s);
-  std::string err = conf::check_keys(
+Status parse_slurm(const json_t* s, SlurmSettings* out) {
+  if (!s) return Status::Ok();
+  if (!json_is_object(s))
+    return config_error(std::string(kSlurm) + ": must be an object, got " + describe(s));
+  Status st = conf::check_keys(
       s, kSlurm,
       {"opportunisticQos", "accountsWithoutCells", "quotaFromSacctmgr", "checkInvariants",
        "verboseCellTrace", "stateFile", "priorityScale", "jobsLargerThanVc", "allowRemovingVcs"});
   // Slurm compares QOS names case-insensitively; VC names are compared as written.
-  if (err.empty())
-    err = parse_name_list(s, "opportunisticQos", "QOS", true, &out->opportunistic_qos);
-  if (err.empty())
-    err = parse_name_list(s, "allowRemovingVcs", "VC", false, &out->allow_removing_vcs);
+  if (st.ok()) st = parse_name_list(s, "opportunisticQos", "QOS", true, &out->opportunistic_qos);
+  if (st.ok()) st = parse_name_list(s, "allowRemovingVcs", "VC", false, &out->allow_removing_vcs);
   std::string mode;
   bool present = false;
-  if (err.empty())
-    err = conf::get_string(s, kSlurm, "accountsWithoutCells", false, conf::kPlainName, &mode,
-                           &present);
-  if (!err.empty()) return err;
+  if (st.ok())
+    st = conf::get_string(s, kSlurm, "accountsWithoutCells", false, conf::kPlainName, &mode,
+                          &present);
+  if (!st.ok()) return st;
   if (present) {
     if (mode == "opportunistic") {
       out->accounts_without_cells = UnquotaedAccounts::kOpportunistic;
     } else if (mode == "reject") {
       out->accounts_without_cells = UnquotaedAccounts::kReject;
     } else {
-      return key_path(kSlurm, "accountsWithoutCells") +
-             ": must be \"opportunistic\" or \"reject\", got " + conf::quoted(mode);
+      return config_error(key_path(kSlurm, "accountsWithoutCells") +
+                          ": must be \"opportunistic\" or \"reject\", got " + conf::quoted(mode));
     }
   }
   mode.clear();
   present = false;
-  err = conf::get_string(s, kSlurm, "jobsLargerThanVc", false, conf::kPlainName, &mode, &present);
-  if (!err.empty()) return err;
+  st = conf::get_string(s, kSlurm, "jobsLargerThanVc", false, conf::kPlainName, &mode, &present);
+  if (!st.ok()) return st;
   if (present) {
     if (mode == "wait" || mode == "reject")
       out->reject_larger_than_vc = mode == "reject";
     else
-      return key_path(kSlurm, "jobsLargerThanVc") + ": must be \"wait\" or \"reject\", got " +
-             conf::quoted(mode);
+      return config_error(key_path(kSlurm, "jobsLargerThanVc") +
+                          ": must be \"wait\" or \"reject\", got " + conf::quoted(mode));
   }
-  err = conf::get_bool(s, kSlurm, "quotaFromSacctmgr", &out->quota_from_sacctmgr);
-  if (err.empty()) err = conf::get_bool(s, kSlurm, "checkInvariants", &out->check_invariants);
-  if (err.empty()) err = conf::get_bool(s, kSlurm, "verboseCellTrace", &out->verbose_cell_trace);
-  if (err.empty())
-    err = conf::get_string(s, kSlurm, "stateFile", false, conf::kPlainName, &out->state_file);
-  if (err.empty())
-    err = conf::get_int(s, kSlurm, "priorityScale", false, 1, INT_MAX, &out->priority_scale);
-  return err;
+  st = conf::get_bool(s, kSlurm, "quotaFromSacctmgr", &out->quota_from_sacctmgr);
+  if (st.ok()) st = conf::get_bool(s, kSlurm, "checkInvariants", &out->check_invariants);
+  if (st.ok()) st = conf::get_bool(s, kSlurm, "verboseCellTrace", &out->verbose_cell_trace);
+  if (st.ok())
+    st = conf::get_string(s, kSlurm, "stateFile", false, conf::kPlainName, &out->state_file);
+  if (st.ok())
+    st = conf::get_int(s, kSlurm, "priorityScale", false, 1, INT_MAX, &out->priority_scale);
+  return st;
 }
 
 // Edits (insert, delete, substitute, case ignored) between a and b, stopping early once
@@ -154,7 +155,7 @@ size_t edit_distance(const std::string& a, const std::string& b, size_t limit) {
 // Slurm) is refused: its content would vanish, and for virtualClusters that means every
 // VC, so a reload would demote every running guaranteed job. Any other unknown key is
 // only a warning, so that comment keys and HiveD's own settings keep loading.
-std::string check_top_level(const json_t* root, std::vector<std::string>* warnings) {
+Status check_top_level(const json_t* root, std::vector<std::string>* warnings) {
   static const char* const kSections[] = {"physicalCluster", "virtualClusters", kSlurm};
   const char* key;
   json_t* v;
@@ -167,14 +168,14 @@ std::string check_top_level(const json_t* root, std::vector<std::string>* warnin
       // Two slips in a long name, one in "slurm" (a distance of 2 reaches "scrum").
       size_t limit = strlen(k) > 6 ? 2 : 1;
       if (edit_distance(key, k, limit) <= limit)
-        return conf::printable(key) + ": unknown top-level key (did you mean \"" + k +
-               "\"?); refused, since everything under it would be ignored";
+        return config_error(conf::printable(key) + ": unknown top-level key (did you mean \"" + k +
+                            "\"?); refused, since everything under it would be ignored");
     }
     warnings->push_back(conf::printable(key) +
                         ": unknown top-level key ignored (hived.conf sections are "
                         "physicalCluster, virtualClusters and slurm)");
   }
-  return "";
+  return Status::Ok();
 }
 
 bool only_whitespace(const std::string& t) {
@@ -200,26 +201,26 @@ std::string nul_error(const std::string& t, size_t pos) {
          std::to_string(column) + ": NUL byte (hived.conf must be UTF-8 JSON text)";
 }
 
-std::string parse(const std::string& text, Config* out) {
-  if (only_whitespace(text)) return "";
+Status parse(const std::string& text, Config* out) {
+  if (only_whitespace(text)) return Status::Ok();
   size_t nul = text.find('\0');
-  if (nul != std::string::npos) return nul_error(text, nul);
+  if (nul != std::string::npos) return config_error(nul_error(text, nul));
   json_error_t jerr;
   JsonRef root(
       json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr));
-  if (!root.get()) return conf::syntax_error(text.data(), text.size(), jerr);
+  if (!root.get()) return config_error(conf::syntax_error(text.data(), text.size(), jerr));
   // A YAML file holding only comments converts to a bare null.
-  if (json_is_null(root.get())) return "";
+  if (json_is_null(root.get())) return Status::Ok();
   if (!json_is_object(root.get()))
-    return "top level: must be a JSON object, got " + describe(root.get());
+    return config_error("top level: must be a JSON object, got " + describe(root.get()));
 
-  std::string err = check_top_level(root.get(), &out->warnings);
-  if (!err.empty()) return err;
-  err = conf::parse_physical_cluster(conf::member(root.get(), "physicalCluster"), &out->cluster);
-  if (err.empty())
-    err = conf::parse_virtual_clusters(conf::member(root.get(), "virtualClusters"), &out->cluster);
-  if (err.empty()) err = parse_slurm(conf::member(root.get(), kSlurm), &out->slurm);
-  return err;
+  Status st = check_top_level(root.get(), &out->warnings);
+  if (!st.ok()) return st;
+  st = conf::parse_physical_cluster(conf::member(root.get(), "physicalCluster"), &out->cluster);
+  if (st.ok())
+    st = conf::parse_virtual_clusters(conf::member(root.get(), "virtualClusters"), &out->cluster);
+  if (st.ok()) st = parse_slurm(conf::member(root.get(), kSlurm), &out->slurm);
+  return st;
 }
 
 }  // namespace
@@ -228,8 +229,8 @@ Status parse_hived_conf(const std::string& json_text, Config* out) {
   if (!out) return Status::Err(Code::kInval, "parse_hived_conf: no output Config given");
   try {
     Config c;
-    std::string err = parse(json_text, &c);
-    if (!err.empty()) return Status::Err(Code::kConfig, err);
+    Status st = parse(json_text, &c);
+    if (!st.ok()) return st;
     *out = std::move(c);
     return Status::Ok();
   } catch (const std::bad_alloc&) {

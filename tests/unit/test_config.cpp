@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "config/conf_json.h"
 #include "config/hived_conf.h"
 #include "../check_run.h"
 
@@ -531,6 +532,26 @@ START_TEST(err_hostile_bytes) {
 }
 END_TEST
 
+// The helpers return Status, not text: a slip there must reach the C API as a config
+// error (HIVED_ECONFIG), not as an invalid request or an internal error.
+START_TEST(helper_errors_are_config_errors) {
+  json_t* obj = json_pack("{s:s}", "childCellNumber", "4");
+  int n = 7;
+  hived::Status st =
+      hived::conf::get_int(obj, "physicalCluster.cellTypes.N", "childCellNumber", true, 1, 9, &n);
+  json_decref(obj);
+  ck_assert(st.code == hived::Code::kConfig);
+  ck_assert_sstr_eq(st.msg,
+                    "physicalCluster.cellTypes.N.childCellNumber: must be an integer from 1 to 9, "
+                    "got \"4\"");
+  ck_assert_int_eq(n, 7);
+  Config c;
+  st = parse_hived_conf(slurm(R"("priorityScale": 0)"), &c);
+  ck_assert(st.code == hived::Code::kConfig);
+  ck_assert_has(st.msg, "slurm.priorityScale: must be an integer >= 1, got 0");
+}
+END_TEST
+
 Suite* config_suite() {
   Suite* s = suite_create("config");
   TCase* good = tcase_create("good");
@@ -562,6 +583,7 @@ Suite* config_suite() {
   tcase_add_test(bad, err_slurm_values);
   tcase_add_test(bad, gpu_level_key);
   tcase_add_test(bad, err_hostile_bytes);
+  tcase_add_test(bad, helper_errors_are_config_errors);
   suite_add_tcase(s, bad);
   return s;
 }
