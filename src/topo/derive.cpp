@@ -2,6 +2,7 @@
 // The derivation: node facts -> node cells (derive_node.cpp gives the levels inside a
 // node), topology.conf switches -> cells above nodes, and the merge with hived.conf.
 #include "topo/derive.h"
+#include "topo/conf_lines.h"
 
 #include <algorithm>
 #include <cctype>
@@ -151,8 +152,8 @@ std::string Deriver::CheckExplicit() {
   }
   ChainTable ct;
   if (!expl_.physical_cells.empty()) {
-    std::string err = build_chain_table(expl_, &ct);
-    if (!err.empty()) return "hived.conf: " + err;
+    Status st = build_chain_table(expl_, &ct);
+    if (!st.ok()) return "hived.conf: " + st.msg;
   }
   for (const auto& ch : ct.chains) taken_.insert(ch.leaf), taken_.insert(ch.model);
   std::map<std::string, size_t> facts;
@@ -757,14 +758,14 @@ std::string Deriver::Run(ClusterSpec* out) {
 
 }  // namespace
 
-std::string derive_cluster(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
-                           const ClusterSpec& explicit_spec, ClusterSpec* out,
-                           DeriveReport* report) {
+Status derive_cluster(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
+                      const ClusterSpec& explicit_spec, ClusterSpec* out, DeriveReport* report) {
   DeriveReport r;
   Deriver d(nodes, topology, explicit_spec, &r);
   std::string err = d.Run(out);
-  if (err.empty()) *report = std::move(r);
-  return err;
+  if (!err.empty()) return config_error(err);
+  *report = std::move(r);
+  return Status::Ok();
 }
 
 }  // namespace topo

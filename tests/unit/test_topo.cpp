@@ -54,8 +54,8 @@ struct Derived {
 
 Derived derive(const Fixture& f, const ClusterSpec& expl = ClusterSpec()) {
   Derived d;
-  std::string err = derive_cluster(f.nodes, f.topology, expl, &d.spec, &d.report);
-  ck_assert_msg(err.empty(), "%s", err.c_str());
+  hived::Status err = derive_cluster(f.nodes, f.topology, expl, &d.spec, &d.report);
+  ck_assert_msg(err.ok(), "%s", err.msg.c_str());
   std::string eng = build_engine(d.spec);
   ck_assert_msg(eng.empty(), "engine rejects the derived spec: %s", eng.c_str());
   return d;
@@ -84,7 +84,7 @@ std::string cells_text(const ClusterSpec& s) {
 
 std::string quota(const ClusterSpec& s, const std::string& tres, std::string* err = nullptr) {
   hived::VcSpec vc;
-  std::string e = quota_to_vc(s, "acct", tres, &vc);
+  std::string e = quota_to_vc(s, "acct", tres, &vc).msg;
   if (err) *err = e;
   if (!e.empty()) return "ERR";
   std::string o;
