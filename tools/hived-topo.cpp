@@ -68,16 +68,16 @@ std::string commented(const std::string& text) {
 int node_mode(const hived::topo::HwlocOptions& opts, bool json) {
   using namespace hived::topo;
   HwlocNode node;
-  std::string err = read_hwloc_node(opts, &node);
-  if (!err.empty()) {
-    fprintf(stderr, "hived-topo: %s\n", err.c_str());
+  hived::Status err = read_hwloc_node(opts, &node);
+  if (!err.ok()) {
+    fprintf(stderr, "hived-topo: %s\n", err.msg.c_str());
     return 1;
   }
   hived::ClusterSpec spec;
   DeriveReport report;
   err = derive_cluster({node.facts}, TopologyFacts(), hived::ClusterSpec(), &spec, &report);
-  if (!err.empty()) {
-    fprintf(stderr, "hived-topo: %s\n", err.c_str());
+  if (!err.ok()) {
+    fprintf(stderr, "hived-topo: %s\n", err.msg.c_str());
     return 1;
   }
   for (const auto& n : report.notes) node.notes.push_back(n);
@@ -87,7 +87,7 @@ int node_mode(const hived::topo::HwlocOptions& opts, bool json) {
   hived::ClusterSpec plain_spec;
   DeriveReport plain_report;
   if (derive_cluster({plain}, TopologyFacts(), hived::ClusterSpec(), &plain_spec, &plain_report)
-          .empty() &&
+          .ok() &&
       spec_to_hived_conf(plain_spec) != spec_to_hived_conf(spec))
     node.notes.push_back(
         "PCIe switches shape these cells but gres.conf cannot carry them: put the cellTypes of "

@@ -5,11 +5,12 @@
 #include <map>
 
 #include "core/cell_path.h"
+#include "topo/conf_lines.h"
 
 namespace hived {
 namespace topo {
 
-std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
+Status build_chain_table(const ClusterSpec& spec, ChainTable* out) {
   std::map<std::string, const CellTypeSpec*> types;
   for (const auto& t : spec.cell_types) types[t.name] = &t;
   std::map<std::string, int> chain_of_top;
@@ -17,11 +18,12 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
   for (const auto& pc : spec.physical_cells) {
     if (chain_of_top.count(pc.cell_type)) continue;
     auto it = types.find(pc.cell_type);
-    if (it == types.end()) return pc.where + ".cellType: unknown cell type '" + pc.cell_type + "'";
+    if (it == types.end())
+      return config_error(pc.where + ".cellType: unknown cell type '" + pc.cell_type + "'");
     std::vector<const CellTypeSpec*> down;
     for (const CellTypeSpec* t = it->second; t;) {
       if (down.size() > types.size())
-        return it->second->where + ".childCellType: cell types form a cycle";
+        return config_error(it->second->where + ".childCellType: cell types form a cycle");
       down.push_back(t);
       auto c = types.find(t->child_type);
       t = c == types.end() ? nullptr : c->second;
@@ -45,7 +47,7 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
     for (int l = 2; l <= levels; l++) {
       ch.levels[l].leaves = ch.levels[l - 1].leaves * ch.levels[l].children;
       if (ch.levels[l].leaves > (int64_t{1} << 24))
-        return down[0]->where + ": a cell of this type would hold over 16M GPUs";
+        return config_error(down[0]->where + ": a cell of this type would hold over 16M GPUs");
     }
     chain_of_top[pc.cell_type] = static_cast<int>(table.chains.size());
     table.chains.push_back(std::move(ch));
@@ -87,11 +89,10 @@ std::string build_chain_table(const ClusterSpec& spec, ChainTable* out) {
     for (size_t l = 1; l < free.size(); l++) table.chains[chain].levels[l].free += free[l];
   }
   *out = std::move(table);
-  return "";
+  return Status::Ok();
 }
 
-std::string resolve_cell_path(const ChainTable& t, const std::string& path, int* chain,
-                              int* level) {
+Status resolve_cell_path(const ChainTable& t, const std::string& path, int* chain, int* level) {
   struct View {
     const std::vector<ChainInfo>& c;
     size_t size() const { return c.size(); }
@@ -99,7 +100,8 @@ std::string resolve_cell_path(const ChainTable& t, const std::string& path, int*
     int levels(size_t k) const { return c[k].top_level(); }
     const std::string& type(size_t k, int l) const { return c[k].levels[l].type; }
   };
-  return ResolveCellPath(View{t.chains}, path, chain, level);
+  std::string err = ResolveCellPath(View{t.chains}, path, chain, level);
+  return err.empty() ? Status::Ok() : config_error(err);
 }
 
 }  // namespace topo

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/spec.h"
 
 namespace hived {
@@ -48,11 +49,12 @@ struct ChainTable {
   std::vector<NodeCellInfo> node_cells;
 };
 
-// "" or the first reason the spec cannot form chains (the engine gives the same).
-std::string build_chain_table(const ClusterSpec& spec, ChainTable* out);
+// A kConfig error gives the first reason the spec cannot form chains (the engine
+// gives the same).
+Status build_chain_table(const ClusterSpec& spec, ChainTable* out);
 
 // A virtualCells cellType ("TOP.A.B" or one type name) -> chain index and level.
-std::string resolve_cell_path(const ChainTable& t, const std::string& path, int* chain, int* level);
+Status resolve_cell_path(const ChainTable& t, const std::string& path, int* chain, int* level);
 
 }  // namespace topo
 }  // namespace hived

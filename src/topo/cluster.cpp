@@ -13,16 +13,16 @@ Status build_cluster_config(const std::vector<NodeFacts>& nodes, const TopologyF
                             const ClusterSpec& explicit_spec,
                             const std::vector<AccountQuota>& quotas, ClusterConfig* out) {
   ClusterConfig c;
-  std::string err = derive_cluster(nodes, topology, explicit_spec, &c.spec, &c.report);
-  if (!err.empty()) return Status::Err(Code::kConfig, err);
+  Status err = derive_cluster(nodes, topology, explicit_spec, &c.spec, &c.report);
+  if (!err.ok()) return err;
   for (const auto& q : quotas) {
     bool has = false;
     for (const auto& vc : c.spec.vcs) has = has || vc.name == q.account;
     if (has) continue;
     VcSpec vc;
     err = quota_to_vc(c.spec, q.account, q.grptres, &vc, &c.quota_warnings);
-    if (!err.empty()) {
-      c.quota_errors.push_back(err);
+    if (!err.ok()) {
+      c.quota_errors.push_back(err.msg);
       continue;
     }
     c.spec.vcs.push_back(std::move(vc));
@@ -40,11 +40,11 @@ Status facts_from_conf(const ConfTexts& texts, std::vector<NodeFacts>* nodes,
   std::vector<NodeFacts> n;
   GresConf gres;
   TopologyFacts t;
-  std::string err = parse_slurm_conf_nodes(texts.slurm_conf, texts.slurm_conf_name, &n, notes);
-  if (err.empty()) err = parse_gres_conf(texts.gres_conf, texts.gres_conf_name, &gres, notes);
-  if (err.empty()) err = combine_node_facts(gres, &n, notes);
-  if (err.empty()) err = parse_topology_conf(texts.topology_conf, texts.topology_conf_name, &t);
-  if (!err.empty()) return Status::Err(Code::kConfig, err);
+  Status err = parse_slurm_conf_nodes(texts.slurm_conf, texts.slurm_conf_name, &n, notes);
+  if (err.ok()) err = parse_gres_conf(texts.gres_conf, texts.gres_conf_name, &gres, notes);
+  if (err.ok()) err = combine_node_facts(gres, &n, notes);
+  if (err.ok()) err = parse_topology_conf(texts.topology_conf, texts.topology_conf_name, &t);
+  if (!err.ok()) return err;
   *nodes = std::move(n);
   *topology = std::move(t);
   return Status::Ok();

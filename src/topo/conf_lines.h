@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+
 namespace hived {
 namespace topo {
 
@@ -25,6 +27,9 @@ struct ConfLine {
 std::vector<ConfLine> split_conf_lines(const std::string& text);
 
 bool key_is(const std::string& key, const char* name);
+
+// Slurm's files, hwloc and GrpTRES are config: their errors are kConfig.
+inline Status config_error(std::string msg) { return Status::Err(Code::kConfig, std::move(msg)); }
 
 // "file:line" for messages.
 std::string where_of(const std::string& file, int line);

@@ -2,6 +2,7 @@
 // The derivation: node facts -> node cells (derive_node.cpp gives the levels inside a
 // node), topology.conf switches -> cells above nodes, and the merge with hived.conf.
 #include "topo/derive.h"
+#include "topo/conf_lines.h"
 
 #include <algorithm>
 #include <cctype>
@@ -68,7 +69,7 @@ class Deriver {
           DeriveReport* report)
       : nodes_(nodes), topo_(topo), expl_(expl), report_(report) {}
 
-  std::string Run(ClusterSpec* out);
+  Status Run(ClusterSpec* out);
 
  private:
   struct NodeModel {  // one node's GPUs of one model, to be derived
@@ -82,7 +83,7 @@ class Deriver {
     NodeLayout layout;
   };
 
-  std::string CheckExplicit();
+  Status CheckExplicit();
   void CollectNodeModels();
   void Layouts();
   void NodeItems();
@@ -144,15 +145,15 @@ std::pair<std::string, int64_t> explicit_shape(
   return {"", -1};
 }
 
-std::string Deriver::CheckExplicit() {
+Status Deriver::CheckExplicit() {
   for (const auto& t : expl_.cell_types) {
     expl_types_[t.name] = &t;
     taken_.insert(t.name);
   }
   ChainTable ct;
   if (!expl_.physical_cells.empty()) {
-    std::string err = build_chain_table(expl_, &ct);
-    if (!err.empty()) return "hived.conf: " + err;
+    Status st = build_chain_table(expl_, &ct);
+    if (!st.ok()) return config_error("hived.conf: " + st.msg);
   }
   for (const auto& ch : ct.chains) taken_.insert(ch.leaf), taken_.insert(ch.model);
   std::map<std::string, size_t> facts;
@@ -195,7 +196,7 @@ std::string Deriver::CheckExplicit() {
   if (!unknown.empty())
     report_->notes.push_back("hived.conf physicalCells name nodes Slurm does not know: " +
                              compress_hostlist(unknown));
-  return "";
+  return Status::Ok();
 }
 
 void Deriver::Mismatch(const std::string& node, const std::string& model, int expected, int found,
@@ -722,12 +723,13 @@ void set_where(PhysicalCellSpec* s, const std::string& where) {
     set_where(&s->children[k], where + ".cellChildren[" + std::to_string(k) + "]");
 }
 
-std::string Deriver::Run(ClusterSpec* out) {
+Status Deriver::Run(ClusterSpec* out) {
   std::set<std::string> names;
   for (const auto& n : nodes_)
-    if (!names.insert(n.name).second) return "node '" + n.name + "' is described twice";
-  std::string err = CheckExplicit();
-  if (!err.empty()) return err;
+    if (!names.insert(n.name).second)
+      return config_error("node '" + n.name + "' is described twice");
+  Status st = CheckExplicit();
+  if (!st.ok()) return st;
   CollectNodeModels();
   Layouts();
   NodeItems();
@@ -752,19 +754,19 @@ std::string Deriver::Run(ClusterSpec* out) {
   }
   notes_.AppendTo(&report_->notes);
   *out = std::move(spec);
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace
 
-std::string derive_cluster(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
-                           const ClusterSpec& explicit_spec, ClusterSpec* out,
-                           DeriveReport* report) {
+Status derive_cluster(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
+                      const ClusterSpec& explicit_spec, ClusterSpec* out, DeriveReport* report) {
   DeriveReport r;
   Deriver d(nodes, topology, explicit_spec, &r);
-  std::string err = d.Run(out);
-  if (err.empty()) *report = std::move(r);
-  return err;
+  Status st = d.Run(out);
+  if (!st.ok()) return st;
+  *report = std::move(r);
+  return Status::Ok();
 }
 
 }  // namespace topo

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/spec.h"
 #include "topo/facts.h"
 
@@ -46,11 +47,10 @@ struct DeriveReport {
 };
 
 // *out = explicit_spec plus derived types and cells for every node with GPUs that
-// explicit_spec's physicalCells do not name; explicit_spec's VCs are kept. Returns ""
-// or a hard error (two nodes of one name, hived.conf cell types that form no chain).
-std::string derive_cluster(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
-                           const ClusterSpec& explicit_spec, ClusterSpec* out,
-                           DeriveReport* report);
+// explicit_spec's physicalCells do not name; explicit_spec's VCs are kept. A kConfig
+// error is a hard one (two nodes of one name, hived.conf cell types that form no chain).
+Status derive_cluster(const std::vector<NodeFacts>& nodes, const TopologyFacts& topology,
+                      const ClusterSpec& explicit_spec, ClusterSpec* out, DeriveReport* report);
 
 // The GPU model name a leaf gets: the gres Type, or "gpu" when untyped.
 std::string leaf_model(const std::string& gres_type);

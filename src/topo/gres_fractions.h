@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "topo/parse.h"
 
 namespace hived {
@@ -14,8 +15,8 @@ namespace topo {
 
 // A MIG slice line: a slice of the GPU its first file names, which joins n's GPUs the
 // first time one of its slices is seen. `by_file`: device -> position in n->gpus.
-std::string add_mig_slice(const GresGpuRecord& r, int index, NodeFacts* n,
-                          std::map<std::string, size_t>* by_file);
+Status add_mig_slice(const GresGpuRecord& r, int index, NodeFacts* n,
+                     std::map<std::string, size_t>* by_file);
 
 // slurm.conf counts slices (configured_mig), not the GPUs in MIG mode: checks that the
 // two files agree.

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <map>
 
+#include "topo/conf_lines.h"
+
 namespace hived {
 namespace topo {
 namespace {
@@ -15,9 +17,6 @@ bool all_digits(const std::string& s) {
     if (!isdigit(static_cast<unsigned char>(c))) return false;
   return true;
 }
-
-// Host lists and Cores= lists come from Slurm's files.
-Status Bad(std::string msg) { return Status::Err(Code::kConfig, std::move(msg)); }
 
 std::string pad(long v, size_t width) {
   std::string s = std::to_string(v);
@@ -52,9 +51,9 @@ Status for_each_range(const std::string& text, F f) {
     std::string lo = item.substr(0, dash);
     std::string hi = dash == std::string::npos ? lo : item.substr(dash + 1);
     if (!all_digits(lo) || !all_digits(hi))
-      return Bad("'" + item + "' is not a number or a range of numbers");
+      return config_error("'" + item + "' is not a number or a range of numbers");
     long a = std::stol(lo), b = std::stol(hi);
-    if (b < a) return Bad("range '" + item + "' runs backwards");
+    if (b < a) return config_error("range '" + item + "' runs backwards");
     Status st = f(item, lo, a, b);
     if (!st.ok() || comma == std::string::npos) return st;
     start = comma + 1;
@@ -67,9 +66,9 @@ Status expand_bracket(const std::string& body, std::vector<std::string>* out) {
   return for_each_range(
       body, [&](const std::string& item, const std::string& lo, long a, long b) -> Status {
         if (static_cast<size_t>(b - a) >= kMaxHostlistNames)
-          return Bad("range '" + item + "' is too large");
+          return config_error("range '" + item + "' is too large");
         for (long v = a; v <= b; v++) out->push_back(pad(v, lo.size()));
-        if (out->size() > kMaxHostlistNames) return Bad("more than a million names");
+        if (out->size() > kMaxHostlistNames) return config_error("more than a million names");
         return Status::Ok();
       });
 }
@@ -81,15 +80,16 @@ Status expand_item(const std::string& item, std::vector<std::string>* out) {
   while (i < item.size()) {
     size_t open = item.find('[', i);
     std::string lit = item.substr(i, open == std::string::npos ? std::string::npos : open - i);
-    if (lit.find(']') != std::string::npos) return Bad("']' without '['");
+    if (lit.find(']') != std::string::npos) return config_error("']' without '['");
     for (auto& a : acc) a += lit;
     if (open == std::string::npos) break;
     size_t close = item.find(']', open);
-    if (close == std::string::npos) return Bad("'[' without ']'");
+    if (close == std::string::npos) return config_error("'[' without ']'");
     std::vector<std::string> vals;
     Status st = expand_bracket(item.substr(open + 1, close - open - 1), &vals);
     if (!st.ok()) return st;
-    if (acc.size() * vals.size() > kMaxHostlistNames) return Bad("more than a million names");
+    if (acc.size() * vals.size() > kMaxHostlistNames)
+      return config_error("more than a million names");
     std::vector<std::string> next;
     next.reserve(acc.size() * vals.size());
     for (const auto& a : acc)
@@ -98,7 +98,7 @@ Status expand_item(const std::string& item, std::vector<std::string>* out) {
     i = close + 1;
   }
   for (auto& a : acc) {
-    if (a.empty()) return Bad("empty name");
+    if (a.empty()) return config_error("empty name");
     out->push_back(std::move(a));
   }
   return Status::Ok();
@@ -114,22 +114,22 @@ Status expand_hostlist(const std::string& text, std::vector<std::string>* out) {
   for (size_t i = 0; i <= text.size(); i++) {
     char c = i < text.size() ? text[i] : ',';
     if (c == '[') {
-      if (++depth > 1) return Bad("nested '[' in host list '" + text + "'");
+      if (++depth > 1) return config_error("nested '[' in host list '" + text + "'");
     } else if (c == ']') {
-      if (--depth < 0) return Bad("']' without '[' in host list '" + text + "'");
+      if (--depth < 0) return config_error("']' without '[' in host list '" + text + "'");
     } else if (c == ',' && depth == 0) {
       std::string item = text.substr(start, i - start);
       start = i + 1;
-      if (item.empty()) return Bad("empty name in host list '" + text + "'");
+      if (item.empty()) return config_error("empty name in host list '" + text + "'");
       Status st = expand_item(item, out);
-      if (!st.ok()) return Bad(st.msg + " in host list '" + text + "'");
+      if (!st.ok()) return config_error(st.msg + " in host list '" + text + "'");
       if (out->size() - before > kMaxHostlistNames)
-        return Bad("more than a million names in host list '" + text + "'");
+        return config_error("more than a million names in host list '" + text + "'");
     } else if (isspace(static_cast<unsigned char>(c))) {
-      return Bad("space in host list '" + text + "'");
+      return config_error("space in host list '" + text + "'");
     }
   }
-  if (depth != 0) return Bad("'[' without ']' in host list '" + text + "'");
+  if (depth != 0) return config_error("'[' without ']' in host list '" + text + "'");
   return Status::Ok();
 }
 
@@ -198,14 +198,14 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
 }
 
 Status parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out) {
-  if (text.empty()) return Bad("empty list");
-  return for_each_range(text,
-                        [&](const std::string& item, const std::string&, long a, long b) -> Status {
-                          if (b > max_value)
-                            return Bad("'" + item + "' is above " + std::to_string(max_value));
-                          for (long v = a; v <= b; v++) out->push_back(static_cast<int>(v));
-                          return Status::Ok();
-                        });
+  if (text.empty()) return config_error("empty list");
+  return for_each_range(
+      text, [&](const std::string& item, const std::string&, long a, long b) -> Status {
+        if (b > max_value)
+          return config_error("'" + item + "' is above " + std::to_string(max_value));
+        for (long v = a; v <= b; v++) out->push_back(static_cast<int>(v));
+        return Status::Ok();
+      });
 }
 
 std::string format_int_ranges(std::vector<int> values) {

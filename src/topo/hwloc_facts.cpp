@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "topo/hwloc_facts.h"
+#include "topo/conf_lines.h"
 
 #include <hwloc.h>
 
@@ -37,15 +38,16 @@ class Topology {
   ~Topology() {
     if (ok_) hwloc_topology_destroy(t_);
   }
-  std::string Load(const std::string& xml) {
-    if (hwloc_topology_init(&t_) != 0) return "hwloc: cannot initialise a topology";
+  Status Load(const std::string& xml) {
+    if (hwloc_topology_init(&t_) != 0) return config_error("hwloc: cannot initialise a topology");
     ok_ = true;
     hwloc_topology_set_io_types_filter(t_, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     if (!xml.empty() && hwloc_topology_set_xml(t_, xml.c_str()) != 0)
-      return xml + ": hwloc cannot read it as topology XML";
+      return config_error(xml + ": hwloc cannot read it as topology XML");
     if (hwloc_topology_load(t_) != 0)
-      return (xml.empty() ? std::string("hwloc") : xml) + ": loading the topology failed";
-    return "";
+      return config_error((xml.empty() ? std::string("hwloc") : xml) +
+                          ": loading the topology failed");
+    return Status::Ok();
   }
   hwloc_topology_t get() const { return t_; }
 
@@ -93,10 +95,10 @@ std::string gpu_type_from_model(const std::string& model) {
   return out.empty() ? "gpu" : out;
 }
 
-std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
+Status read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
   Topology topo;
-  std::string err = topo.Load(opts.xml_path);
-  if (!err.empty()) return err;
+  Status st = topo.Load(opts.xml_path);
+  if (!st.ok()) return st;
   hwloc_topology_t t = topo.get();
   HwlocNode r;
   NodeFacts& n = r.facts;
@@ -198,7 +200,7 @@ std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out) {
         "adds the links)");
   }
   *out = std::move(r);
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace topo

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "topo/facts.h"
 
 namespace hived {
@@ -25,7 +26,7 @@ struct HwlocNode {
   std::vector<std::string> notes;
 };
 
-std::string read_hwloc_node(const HwlocOptions& opts, HwlocNode* out);
+Status read_hwloc_node(const HwlocOptions& opts, HwlocNode* out);
 
 // "NVIDIA A100-SXM4-40GB" -> "a100", "Tesla V100-PCIE-16GB" -> "v100",
 // "NVIDIA GeForce RTX 3090" -> "rtx_3090": the short names sites write in gres.conf

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "topo/mig.h"
+#include "topo/conf_lines.h"
 
 #include <cctype>
 
@@ -28,14 +29,14 @@ bool is_mig_type(const std::string& type) {
          p[n + 1] == '.';
 }
 
-std::string parse_mig_type(const std::string& type, MigProfile* out) {
+Status parse_mig_type(const std::string& type, MigProfile* out) {
   std::string p = profile_part(type);
   std::string lower;
   for (char c : p) lower += static_cast<char>(tolower(static_cast<unsigned char>(c)));
-  const std::string why = "'" + type +
-                          "' is not a MIG profile select/hived knows (1g, 2g, 3g, 4g or 7g of " +
-                          std::to_string(kMigSlots) + " compute slots, then the memory: e.g. " +
-                          "a100_3g.20gb or 1g.10gb+me)";
+  const Status why = config_error(
+      "'" + type + "' is not a MIG profile select/hived knows (1g, 2g, 3g, 4g or 7g of " +
+      std::to_string(kMigSlots) + " compute slots, then the memory: e.g. " +
+      "a100_3g.20gb or 1g.10gb+me)");
   size_t n = digits(lower, 0);
   if (n == 0 || n > 2) return why;
   int slots = std::stoi(lower.substr(0, n));
@@ -50,7 +51,7 @@ std::string parse_mig_type(const std::string& type, MigProfile* out) {
   r.profile = p;
   r.slots = slots;
   *out = r;
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace topo

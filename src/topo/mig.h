@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "core/error.h"
+
 namespace hived {
 namespace topo {
 
@@ -20,9 +22,9 @@ struct MigProfile {
 
 // Whether `type` names a MIG slice: its last '_'-separated part (or the whole type)
 // starts "<digits>g.". Such a type must be a known profile: 1g, 2g, 3g, 4g or 7g,
-// then memory "<digits>gb" and an optional "+me"; *err says why it is not.
+// then memory "<digits>gb" and an optional "+me"; the kConfig error says why not.
 bool is_mig_type(const std::string& type);
-std::string parse_mig_type(const std::string& type, MigProfile* out);
+Status parse_mig_type(const std::string& type, MigProfile* out);
 
 }  // namespace topo
 }  // namespace hived

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "topo/facts.h"
 #include "topo/mig.h"
 
@@ -17,8 +18,8 @@ namespace topo {
 // slurm.conf: the NodeName lines (NodeName=DEFAULT lines set defaults for the lines
 // after them). Fills name, sockets, cores, threads and `configured` GPUs from Gres=;
 // gpus stays empty with gpus_known = false until combine_node_facts().
-std::string parse_slurm_conf_nodes(const std::string& text, const std::string& file,
-                                   std::vector<NodeFacts>* nodes, std::vector<std::string>* notes);
+Status parse_slurm_conf_nodes(const std::string& text, const std::string& file,
+                              std::vector<NodeFacts>* nodes, std::vector<std::string>* notes);
 
 // One gres.conf line with Name=gpu.
 struct GresGpuRecord {
@@ -50,32 +51,31 @@ struct GresConf {
   std::string autodetect_where;
 };
 
-std::string parse_gres_conf(const std::string& text, const std::string& file, GresConf* out,
-                            std::vector<std::string>* notes);
+Status parse_gres_conf(const std::string& text, const std::string& file, GresConf* out,
+                       std::vector<std::string>* notes);
 
 // topology.conf: SwitchName lines. Checks that child switches exist, that no switch has
 // two parents and that there is no cycle.
-std::string parse_topology_conf(const std::string& text, const std::string& file,
-                                TopologyFacts* out);
+Status parse_topology_conf(const std::string& text, const std::string& file, TopologyFacts* out);
 
 // Gives each node its GPUs from gres.conf: records in file order, File= ranges expanded;
 // indices follow that order, or the position of -1 in Links= when every GPU of the node
 // has a Links= row (Slurm orders GPUs that way). Nodes without gres.conf lines keep
 // gpus_known = false. MIG slice lines become slices of the GPU their first file names
 // (one GPU however many slices); shards are counted per GPU (see gres_shards()).
-std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nodes,
-                               std::vector<std::string>* notes);
+Status combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nodes,
+                          std::vector<std::string>* notes);
 
 // Shards per GPU of one node from gres.conf's Name=shard lines (per GPU with File=, else
 // spread over the node's GPUs the way Slurm does: in index order each GPU gets what is
 // left divided by the GPUs left), or from slurm.conf Gres=shard:N when no line names the
 // node. Every GPU's count must be a power of two (0 with File=: not shared).
-std::string assign_shards(const std::vector<GresShardRecord>& shards, NodeFacts* n);
+Status assign_shards(const std::vector<GresShardRecord>& shards, NodeFacts* n);
 
 // Gres= of a node line ("gpu:a100:8,gpu:t4:2(S:0-1),mps:100") -> GPUs per type;
 // *shards (if given) += shard:N.
-std::string parse_node_gres(const std::string& value, std::map<std::string, int>* gpus,
-                            int* shards = nullptr);
+Status parse_node_gres(const std::string& value, std::map<std::string, int>* gpus,
+                       int* shards = nullptr);
 
 }  // namespace topo
 }  // namespace hived

@@ -16,26 +16,28 @@ namespace topo {
 namespace {
 
 // Name=shard: Count= per node, or per GPU with File= (Slurm ignores Type= and Cores=).
-std::string parse_shard_line(const GresGpuRecord& line, const std::string& files_text,
-                             const std::string& count_text, std::vector<GresShardRecord>* out) {
+Status parse_shard_line(const GresGpuRecord& line, const std::string& files_text,
+                        const std::string& count_text, std::vector<GresShardRecord>* out) {
   GresShardRecord s;
   s.nodes = line.nodes;
   s.where = line.where;
   long long c;
   if (count_text.empty() || !parse_count(count_text, 1000000, &c))
-    return line.where + ": Count: a shard line needs Count=<shards>, got '" + count_text + "'";
+    return config_error(line.where + ": Count: a shard line needs Count=<shards>, got '" +
+                        count_text + "'");
   s.count = static_cast<int>(c);
   if (!files_text.empty()) {
     std::vector<std::string> files;
     Status st = expand_hostlist(files_text, &files);
-    if (!st.ok()) return line.where + ": File: " + st.msg;
+    if (!st.ok()) return config_error(line.where + ": File: " + st.msg);
     if (files.size() != 1)
-      return line.where + ": File: a shard line with File= gives the shards of one GPU, but " +
-             "it names " + std::to_string(files.size()) + " devices";
+      return config_error(line.where +
+                          ": File: a shard line with File= gives the shards of one GPU, but " +
+                          "it names " + std::to_string(files.size()) + " devices");
     s.file = files[0];
   }
   out->push_back(std::move(s));
-  return "";
+  return Status::Ok();
 }
 
 std::string lower(std::string s) {
@@ -43,7 +45,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string parse_links(const std::string& value, std::vector<int>* out) {
+Status parse_links(const std::string& value, std::vector<int>* out) {
   size_t start = 0;
   int self = 0;
   for (;;) {
@@ -57,19 +59,20 @@ std::string parse_links(const std::string& value, std::vector<int>* out) {
     } else if (parse_count(item, 1000, &v)) {
       out->push_back(static_cast<int>(v));
     } else {
-      return "'" + item + "' is not a link count (-1, 0 or a positive number)";
+      return config_error("'" + item + "' is not a link count (-1, 0 or a positive number)");
     }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  if (self != 1) return "needs exactly one -1 (the GPU itself), got " + std::to_string(self);
-  return "";
+  if (self != 1)
+    return config_error("needs exactly one -1 (the GPU itself), got " + std::to_string(self));
+  return Status::Ok();
 }
 
 }  // namespace
 
-std::string parse_gres_conf(const std::string& text, const std::string& file, GresConf* out,
-                            std::vector<std::string>* notes) {
+Status parse_gres_conf(const std::string& text, const std::string& file, GresConf* out,
+                       std::vector<std::string>* notes) {
   for (const ConfLine& cl : split_conf_lines(text)) {
     std::string where = where_of(file, cl.line);
     GresGpuRecord r;
@@ -77,10 +80,10 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
     std::string name, autodetect, files_text, count_text, cores_text, links_text;
     bool has_nodes = false, multiple = false;
     for (const ConfToken& t : cl.tokens) {
-      if (!t.has_value) return where + ": '" + t.key + "' is not Key=Value";
+      if (!t.has_value) return config_error(where + ": '" + t.key + "' is not Key=Value");
       if (key_is(t.key, "NodeName")) {
         Status st = expand_hostlist(t.value, &r.nodes);
-        if (!st.ok()) return where + ": NodeName: " + st.msg;
+        if (!st.ok()) return config_error(where + ": NodeName: " + st.msg);
         has_nodes = true;
       } else if (key_is(t.key, "Name")) {
         name = t.value;
@@ -100,11 +103,12 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
         autodetect = lower(t.value);
         if (autodetect != "off" && autodetect != "nvml" && autodetect != "rsmi" &&
             autodetect != "oneapi")
-          return where + ": AutoDetect: must be off, nvml, rsmi or oneapi, got '" + t.value + "'";
+          return config_error(where + ": AutoDetect: must be off, nvml, rsmi or oneapi, got '" +
+                              t.value + "'");
       } else if (key_is(t.key, "Flags")) {
         // Environment flags only; no bearing on cells.
       } else {
-        return where + ": " + t.key + ": unknown gres.conf key";
+        return config_error(where + ": " + t.key + ": unknown gres.conf key");
       }
     }
     if (!autodetect.empty()) {
@@ -115,71 +119,74 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
       for (const auto& n : r.nodes) out->autodetect[n] = autodetect;
     }
     if (name.empty()) {
-      if (autodetect.empty()) return where + ": Name: required key is missing";
+      if (autodetect.empty()) return config_error(where + ": Name: required key is missing");
       continue;
     }
     if (key_is(name, "shard")) {
-      std::string err = parse_shard_line(r, files_text, count_text, &out->shards);
-      if (!err.empty()) return err;
+      Status err = parse_shard_line(r, files_text, count_text, &out->shards);
+      if (!err.ok()) return err;
       continue;
     }
     if (!key_is(name, "gpu")) continue;  // mps, nic: not cells
     std::string file_key = multiple ? "MultipleFiles" : "File";
     if (!files_text.empty()) {
       Status st = expand_hostlist(files_text, &r.files);
-      if (!st.ok()) return where + ": " + file_key + ": " + st.msg;
+      if (!st.ok()) return config_error(where + ": " + file_key + ": " + st.msg);
       std::set<std::string> uniq(r.files.begin(), r.files.end());
       if (uniq.size() != r.files.size())
-        return where + ": " + file_key + ": a device is listed twice";
+        return config_error(where + ": " + file_key + ": a device is listed twice");
     }
     r.multiple_files = multiple;
     bool caps = false;
     for (const auto& f : r.files) caps = caps || f.find("/nvidia-caps/") != std::string::npos;
     if (is_mig_type(r.type) || (multiple && caps)) {
-      std::string err = parse_mig_type(r.type, &r.mig);
-      if (!err.empty()) return where + ": Type: " + err;
+      Status err = parse_mig_type(r.type, &r.mig);
+      if (!err.ok()) return config_error(where + ": Type: " + err.msg);
       if (!multiple)
-        return where + ": MultipleFiles: the MIG slice " + r.type +
-               " needs MultipleFiles=<GPU device>,<MIG capability devices> (the first names "
-               "the GPU it is part of)";
+        return config_error(
+            where + ": MultipleFiles: the MIG slice " + r.type +
+            " needs MultipleFiles=<GPU device>,<MIG capability devices> (the first names "
+            "the GPU it is part of)");
     }
     // MultipleFiles= is one GRES however many files it names (one GPU, or one slice).
     if (multiple) {
       if (!count_text.empty() && count_text != "1")
-        return where + ": Count: MultipleFiles= describes one GRES, got Count=" + count_text;
+        return config_error(where +
+                            ": Count: MultipleFiles= describes one GRES, got Count=" + count_text);
       r.count = 1;
     } else if (!count_text.empty()) {
       long long c;
       if (!parse_count(count_text, 100000, &c) || c == 0)
-        return where + ": Count: must be a positive integer, got '" + count_text + "'";
+        return config_error(where + ": Count: must be a positive integer, got '" + count_text +
+                            "'");
       if (!r.files.empty() && static_cast<size_t>(c) != r.files.size())
-        return where + ": Count: is " + count_text + " but File= names " +
-               std::to_string(r.files.size()) + " devices";
+        return config_error(where + ": Count: is " + count_text + " but File= names " +
+                            std::to_string(r.files.size()) + " devices");
       r.count = static_cast<int>(c);
     } else if (!r.files.empty()) {
       r.count = static_cast<int>(r.files.size());
     } else {
-      return where + ": File: a GPU line needs File= (or Count=)";
+      return config_error(where + ": File: a GPU line needs File= (or Count=)");
     }
     if (!cores_text.empty()) {
       Status st = parse_int_ranges(cores_text, 1 << 20, &r.cores);
-      if (!st.ok()) return where + ": Cores: " + st.msg;
+      if (!st.ok()) return config_error(where + ": Cores: " + st.msg);
     }
     if (!links_text.empty()) {
       if (r.count != 1)
-        return where + ": Links: a Links= row describes one GPU, but this line has " +
-               std::to_string(r.count);
-      std::string err = parse_links(links_text, &r.links);
-      if (!err.empty()) return where + ": Links: " + err;
+        return config_error(where + ": Links: a Links= row describes one GPU, but this line has " +
+                            std::to_string(r.count));
+      Status err = parse_links(links_text, &r.links);
+      if (!err.ok()) return config_error(where + ": Links: " + err.msg);
     }
     out->gpus.push_back(std::move(r));
   }
   (void)notes;
-  return "";
+  return Status::Ok();
 }
 
-std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nodes,
-                               std::vector<std::string>* notes) {
+Status combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nodes,
+                          std::vector<std::string>* notes) {
   std::map<std::string, size_t> by_name;
   for (size_t i = 0; i < nodes->size(); i++) by_name[(*nodes)[i].name] = i;
   std::vector<std::vector<const GresGpuRecord*>> recs(nodes->size());
@@ -232,8 +239,8 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
     int gres_index = 0;                     // Slurm's: one per whole GPU and per slice
     for (const GresGpuRecord* r : recs[i]) {
       if (r->mig.slots > 0) {
-        std::string err = add_mig_slice(*r, gres_index++, &n, &by_file);
-        if (!err.empty()) return err;
+        Status err = add_mig_slice(*r, gres_index++, &n, &by_file);
+        if (!err.ok()) return err;
         all_links = false;
         continue;
       }
@@ -249,9 +256,9 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
         if (!g.file.empty()) {
           auto f = by_file.emplace(g.file, n.gpus.size());
           if (!f.second && !n.gpus[f.first->second].mig.empty())
-            return r->where + ": File: " + g.file + " of node '" + n.name +
-                   "' is in MIG mode (its slices start at " + n.gpus[f.first->second].where +
-                   "): it cannot also be a whole GPU";
+            return config_error(r->where + ": File: " + g.file + " of node '" + n.name +
+                                "' is in MIG mode (its slices start at " +
+                                n.gpus[f.first->second].where + "): it cannot also be a whole GPU");
         }
         n.gpus.push_back(std::move(g));
       }
@@ -262,12 +269,14 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
       GpuFact& g = n.gpus[k];
       for (int c : g.cores)
         if (c >= max_core)
-          return g.where + ": Cores: core " + std::to_string(c) + " does not exist on node '" +
-                 n.name + "' (" + std::to_string(n.sockets) + " sockets x " +
-                 std::to_string(n.cores_per_socket) + " cores)";
+          return config_error(g.where + ": Cores: core " + std::to_string(c) +
+                              " does not exist on node '" + n.name + "' (" +
+                              std::to_string(n.sockets) + " sockets x " +
+                              std::to_string(n.cores_per_socket) + " cores)");
       if (!g.links.empty() && g.links.size() != n.gpus.size())
-        return g.where + ": Links: has " + std::to_string(g.links.size()) + " entries but node '" +
-               n.name + "' has " + std::to_string(n.gpus.size()) + " GPUs";
+        return config_error(g.where + ": Links: has " + std::to_string(g.links.size()) +
+                            " entries but node '" + n.name + "' has " +
+                            std::to_string(n.gpus.size()) + " GPUs");
     }
     if (all_links) {
       std::vector<int> seen(n.gpus.size(), 0);
@@ -275,8 +284,8 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
         int self =
             static_cast<int>(std::find(g.links.begin(), g.links.end(), -1) - g.links.begin());
         if (seen[self]++)
-          return g.where + ": Links: two GPUs of node '" + n.name + "' put -1 at position " +
-                 std::to_string(self);
+          return config_error(g.where + ": Links: two GPUs of node '" + n.name +
+                              "' put -1 at position " + std::to_string(self));
         g.index = self;
       }
       std::sort(n.gpus.begin(), n.gpus.end(),
@@ -284,8 +293,8 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
     }
   }
   for (auto& n : *nodes) {
-    std::string err = assign_shards(gres.shards, &n);
-    if (!err.empty()) return err;
+    Status err = assign_shards(gres.shards, &n);
+    if (!err.ok()) return err;
   }
   if (!from_slurm_conf.empty())
     notes->push_back("no gres.conf lines for " + compress_hostlist(from_slurm_conf) +
@@ -293,7 +302,7 @@ std::string combine_node_facts(const GresConf& gres, std::vector<NodeFacts>* nod
   if (!autodetected.empty())
     notes->push_back("GPUs of " + compress_hostlist(autodetected) +
                      " are autodetected by slurmd: the files give no core or link data for them");
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace topo

@@ -18,12 +18,13 @@ struct NodeKeys {
   bool gres_set = false;
 };
 
-std::string set_number(const ConfToken& t, const std::string& where, long long* out) {
+Status set_number(const ConfToken& t, const std::string& where, long long* out) {
   long long v;
   if (!parse_count(t.value, 1000000, &v) || v == 0)
-    return where + ": " + t.key + ": must be a positive integer, got '" + t.value + "'";
+    return config_error(where + ": " + t.key + ": must be a positive integer, got '" + t.value +
+                        "'");
   *out = v;
-  return "";
+  return Status::Ok();
 }
 
 // Slurm's rules for a node's socket count when Sockets= is absent (read_config.c).
@@ -38,8 +39,7 @@ int sockets_of(const NodeKeys& k, int cores, int threads) {
 
 }  // namespace
 
-std::string parse_node_gres(const std::string& value, std::map<std::string, int>* gpus,
-                            int* shards) {
+Status parse_node_gres(const std::string& value, std::map<std::string, int>* gpus, int* shards) {
   // Split at commas outside parentheses ("gpu:a100:2(S:0,1)").
   std::vector<std::string> items;
   int depth = 0;
@@ -58,7 +58,7 @@ std::string parse_node_gres(const std::string& value, std::map<std::string, int>
   for (std::string item : items) {
     size_t paren = item.find('(');
     if (paren != std::string::npos) item.erase(paren);
-    if (item.empty()) return "empty GRES in '" + value + "'";
+    if (item.empty()) return config_error("empty GRES in '" + value + "'");
     std::vector<std::string> parts;
     size_t start = 0;
     for (;;) {
@@ -71,7 +71,7 @@ std::string parse_node_gres(const std::string& value, std::map<std::string, int>
     if (shards && key_is(parts[0], "shard") && parts.size() > 1) {
       long long v;
       if (!parse_count(parts.back(), 1000000, &v))
-        return "'" + item + "': '" + parts.back() + "' is not a shard count";
+        return config_error("'" + item + "': '" + parts.back() + "' is not a shard count");
       *shards += static_cast<int>(v);
       continue;
     }
@@ -91,19 +91,19 @@ std::string parse_node_gres(const std::string& value, std::map<std::string, int>
     }
     for (size_t i = 1; i < last; i++) {
       if (key_is(parts[i], "no_consume")) continue;
-      if (!type.empty()) return "'" + item + "' has more than one GPU type";
+      if (!type.empty()) return config_error("'" + item + "' has more than one GPU type");
       type = parts[i];
     }
-    if (count > 100000) return "'" + item + "': too many GPUs";
+    if (count > 100000) return config_error("'" + item + "': too many GPUs");
     (*gpus)[type] += static_cast<int>(count);
   }
-  return "";
+  return Status::Ok();
 }
 
 constexpr size_t kMaxSlurmConfNodes = 100000;
 
-std::string parse_slurm_conf_nodes(const std::string& text, const std::string& file,
-                                   std::vector<NodeFacts>* nodes, std::vector<std::string>* notes) {
+Status parse_slurm_conf_nodes(const std::string& text, const std::string& file,
+                              std::vector<NodeFacts>* nodes, std::vector<std::string>* notes) {
   NodeKeys defaults;
   std::map<std::string, std::string> seen;  // node -> where
   for (const auto& n : *nodes) seen[n.name] = n.where;
@@ -116,13 +116,14 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
       continue;
     }
     if (!key_is(first.key, "NodeName")) continue;
-    if (!first.has_value || first.value.empty()) return where + ": NodeName: needs a value";
+    if (!first.has_value || first.value.empty())
+      return config_error(where + ": NodeName: needs a value");
     bool is_default = key_is(first.value, "DEFAULT");
     NodeKeys k = defaults;
     for (size_t i = 1; i < cl.tokens.size(); i++) {
       const ConfToken& t = cl.tokens[i];
-      if (!t.has_value) return where + ": '" + t.key + "' is not Key=Value";
-      std::string err;
+      if (!t.has_value) return config_error(where + ": '" + t.key + "' is not Key=Value");
+      Status err;
       if (key_is(t.key, "Sockets"))
         err = set_number(t, where, &k.sockets);
       else if (key_is(t.key, "SocketsPerBoard"))
@@ -137,7 +138,7 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
         err = set_number(t, where, &k.cpus);
       else if (key_is(t.key, "Gres"))
         k.gres = t.value, k.gres_set = true;
-      if (!err.empty()) return err;
+      if (!err.ok()) return err;
     }
     if (is_default) {
       defaults = k;
@@ -146,8 +147,8 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
     std::map<std::string, int> gpus, mig;
     int shards = 0;
     if (k.gres_set) {
-      std::string err = parse_node_gres(k.gres, &gpus, &shards);
-      if (!err.empty()) return where + ": Gres: " + err;
+      Status err = parse_node_gres(k.gres, &gpus, &shards);
+      if (!err.ok()) return config_error(where + ": Gres: " + err.msg);
     }
     // A MIG slice is a part of a GPU: which GPU, only gres.conf says.
     for (auto it = gpus.begin(); it != gpus.end();) {
@@ -156,26 +157,27 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
         continue;
       }
       MigProfile p;
-      std::string err = parse_mig_type(it->first, &p);
-      if (!err.empty()) return where + ": Gres: " + err;
+      Status err = parse_mig_type(it->first, &p);
+      if (!err.ok()) return config_error(where + ": Gres: " + err.msg);
       mig[it->first] += it->second;
       it = gpus.erase(it);
     }
     std::vector<std::string> names;
     Status st = expand_hostlist(first.value, &names);
-    if (!st.ok()) return where + ": NodeName: " + st.msg;
+    if (!st.ok()) return config_error(where + ": NodeName: " + st.msg);
     // Each name costs a NodeFacts and a map entry, so a few lines of large ranges
     // would take gigabytes of slurmctld's memory; no Slurm cluster comes close.
     if (nodes->size() + names.size() > kMaxSlurmConfNodes)
-      return where + ": NodeName: more than " + std::to_string(kMaxSlurmConfNodes) + " nodes in " +
-             file;
+      return config_error(where + ": NodeName: more than " + std::to_string(kMaxSlurmConfNodes) +
+                          " nodes in " + file);
     int cores = k.cores > 0 ? static_cast<int>(k.cores) : 1;
     int threads = k.threads > 0 ? static_cast<int>(k.threads) : 1;
     int sockets = sockets_of(k, cores, threads);
     for (const auto& name : names) {
       auto ins = seen.emplace(name, where);
       if (!ins.second)
-        return where + ": NodeName: node '" + name + "' is already defined at " + ins.first->second;
+        return config_error(where + ": NodeName: node '" + name + "' is already defined at " +
+                            ins.first->second);
       NodeFacts n;
       n.name = name;
       n.sockets = sockets;
@@ -189,7 +191,7 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
       nodes->push_back(std::move(n));
     }
   }
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace topo

@@ -14,7 +14,7 @@
 namespace hived {
 namespace topo {
 
-std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>* out) {
+Status parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>* out) {
   std::map<std::string, bool> seen;
   size_t start = 0;
   while (start <= grptres.size()) {
@@ -24,7 +24,7 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
     start = comma == std::string::npos ? grptres.size() + 1 : comma + 1;
     if (item.empty()) continue;
     size_t eq = item.find('=');
-    if (eq == std::string::npos) return "GrpTRES: '" + item + "' is not TRES=count";
+    if (eq == std::string::npos) return config_error("GrpTRES: '" + item + "' is not TRES=count");
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     bool shard =
         strncasecmp(name.c_str(), "gres/shard", 10) == 0 && (name.size() == 10 || name[10] == ':');
@@ -36,17 +36,17 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
     t.shards = shard;
     t.type = name.size() > base ? name.substr(base + 1) : "";
     if (name.size() > base && t.type.empty())
-      return "GrpTRES: '" + item + "' has an empty GPU type";
+      return config_error("GrpTRES: '" + item + "' has an empty GPU type");
     if (!parse_count(value, 100000000, &t.count))
-      return "GrpTRES: " + name + ": '" + value + "' is not a " + (shard ? "shard" : "GPU") +
-             " count";
+      return config_error("GrpTRES: " + name + ": '" + value + "' is not a " +
+                          (shard ? "shard" : "GPU") + " count");
     std::string key = (shard ? "/shard:" : "") + t.type;
     for (char& c : key) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
-    if (seen[key]) return "GrpTRES: " + name + " is given twice";
+    if (seen[key]) return config_error("GrpTRES: " + name + " is given twice");
     seen[key] = true;
     out->push_back(t);
   }
-  return "";
+  return Status::Ok();
 }
 
 namespace {
@@ -60,9 +60,9 @@ struct Want {
 
 // gres/shard:<model>=N for that model, gres/shard=N (minus the typed limits) for the one
 // model with shards and no typed limit.
-std::string shard_wants(const std::vector<GpuTres>& tres, const std::vector<std::string>& sharded,
-                        const std::function<std::string(const std::string&)>& model_of,
-                        std::vector<Want>* want) {
+Status shard_wants(const std::vector<GpuTres>& tres, const std::vector<std::string>& sharded,
+                   const std::function<std::string(const std::string&)>& model_of,
+                   std::vector<Want>* want) {
   std::string list;
   for (const auto& m : sharded) list += (list.empty() ? "" : ", ") + m;
   long long total = -1, typed = 0;
@@ -75,32 +75,33 @@ std::string shard_wants(const std::vector<GpuTres>& tres, const std::vector<std:
     }
     std::string m = model_of(x.type);
     if (m.empty() || std::find(sharded.begin(), sharded.end(), m) == sharded.end())
-      return "GrpTRES gres/shard:" + x.type + ": GPU model '" + x.type +
-             "' has no shards (fractional cells); models with shards: " +
-             (list.empty() ? "none" : list);
+      return config_error("GrpTRES gres/shard:" + x.type + ": GPU model '" + x.type +
+                          "' has no shards (fractional cells); models with shards: " +
+                          (list.empty() ? "none" : list));
     if (x.count > 0) want->push_back({m, x.count, true});
     typed += x.count;
     named.push_back(m);
   }
-  if (total < 0) return "";
+  if (total < 0) return Status::Ok();
   std::string what = "GrpTRES gres/shard=" + std::to_string(total);
-  if (total < typed) return what + " is less than its typed limits (" + std::to_string(typed) + ")";
+  if (total < typed)
+    return config_error(what + " is less than its typed limits (" + std::to_string(typed) + ")");
   std::vector<std::string> open;
   for (const auto& m : sharded)
     if (std::find(named.begin(), named.end(), m) == named.end()) open.push_back(m);
-  if (total - typed == 0) return "";
+  if (total - typed == 0) return Status::Ok();
   if (open.empty())
-    return what + ": " +
-           (sharded.empty() ? std::string("no GPU model has shards (fractional cells)")
-                            : "no model with shards is left for it");
+    return config_error(what + ": " +
+                        (sharded.empty() ? std::string("no GPU model has shards (fractional cells)")
+                                         : "no model with shards is left for it"));
   if (open.size() > 1) {
     std::string o;
     for (const auto& m : open) o += (o.empty() ? "" : ", ") + m;
-    return what + ": several GPU models have shards (" + o +
-           "): give gres/shard:<model>=N for each";
+    return config_error(what + ": several GPU models have shards (" + o +
+                        "): give gres/shard:<model>=N for each");
   }
   want->push_back({open[0], total - typed, true});
-  return "";
+  return Status::Ok();
 }
 
 // Virtual cells of one chain already promised, per level.
@@ -124,19 +125,19 @@ int64_t need_at(const ChainInfo& ch, const ChainDemand& d, int l) {
 
 }  // namespace
 
-std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
-                        const std::string& grptres, VcSpec* out,
-                        std::vector<std::string>* warnings) {
+Status quota_to_vc(const ClusterSpec& spec, const std::string& account, const std::string& grptres,
+                   VcSpec* out, std::vector<std::string>* warnings) {
   static_cast<void>(warnings);  // no limit warns today; kept for callers and new TRES
   std::string who = "account '" + account + "'";
   for (const auto& vc : spec.vcs)
-    if (vc.name == account) return who + ": already has cells in hived.conf (" + vc.where + ")";
+    if (vc.name == account)
+      return config_error(who + ": already has cells in hived.conf (" + vc.where + ")");
   std::vector<GpuTres> tres;
-  std::string err = parse_grptres_gpus(grptres, &tres);
-  if (!err.empty()) return who + ": " + err;
+  Status err = parse_grptres_gpus(grptres, &tres);
+  if (!err.ok()) return config_error(who + ": " + err.msg);
   ChainTable t;
   err = build_chain_table(spec, &t);
-  if (!err.empty()) return who + ": " + err;
+  if (!err.ok()) return config_error(who + ": " + err.msg);
 
   std::vector<ChainDemand> demand(t.chains.size());
   for (size_t c = 0; c < t.chains.size(); c++) demand[c].cells.assign(t.chains[c].levels.size(), 0);
@@ -144,7 +145,7 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
     for (const auto& v : vc.virtual_cells) {
       int chain, level;
       err = resolve_cell_path(t, v.cell_type, &chain, &level);
-      if (!err.empty()) return v.where + ".cellType: " + err;
+      if (!err.ok()) return config_error(v.where + ".cellType: " + err.msg);
       demand[chain].cells[level] += v.count;
     }
 
@@ -181,8 +182,9 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       std::string list;
       for (const auto& q : profiles) list += (list.empty() ? "" : ", ") + q;
       if (p.empty())
-        return who + ": GrpTRES gres/gpu:" + x.type + ": no cells are MIG slices of profile '" +
-               x.type + "' (profiles: " + (list.empty() ? "none" : list) + ")";
+        return config_error(who + ": GrpTRES gres/gpu:" + x.type +
+                            ": no cells are MIG slices of profile '" + x.type +
+                            "' (profiles: " + (list.empty() ? "none" : list) + ")");
       if (x.count > 0) want.push_back({p, x.count, false});
       mig += x.count;
       continue;
@@ -195,15 +197,15 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
     std::string list;
     for (const auto& mm : models) list += (list.empty() ? "" : ", ") + mm;
     if (m.empty())
-      return who + ": GrpTRES gres/gpu:" + x.type + ": no cells have GPU model '" + x.type +
-             "' (models: " + (list.empty() ? "none" : list) + ")";
+      return config_error(who + ": GrpTRES gres/gpu:" + x.type + ": no cells have GPU model '" +
+                          x.type + "' (models: " + (list.empty() ? "none" : list) + ")");
     want.push_back({m, x.count, false});
     typed += x.count;
   }
   if (untyped >= 0) {
     if (untyped < typed + mig)
-      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
-             " is less than its typed limits (" + std::to_string(typed + mig) + ")";
+      return config_error(who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
+                          " is less than its typed limits (" + std::to_string(typed + mig) + ")");
     long long rest = untyped - typed - mig;
     std::vector<std::string> open;
     for (const auto& m : models) {
@@ -212,19 +214,20 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
       if (!has) open.push_back(m);
     }
     if (rest > 0 && open.empty() && want.empty())
-      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
-             ": the cluster has no GPU cells";
+      return config_error(who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
+                          ": the cluster has no GPU cells");
     if (rest > 0 && open.size() > 1) {
       std::string list;
       for (const auto& m : open) list += (list.empty() ? "" : ", ") + m;
-      return who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
-             " does not say which GPU model (" + list + "); give gres/gpu:<model>=N for each";
+      return config_error(who + ": GrpTRES gres/gpu=" + std::to_string(untyped) +
+                          " does not say which GPU model (" + list +
+                          "); give gres/gpu:<model>=N for each");
     }
     if (rest > 0 && open.size() == 1) want.push_back({open[0], rest, false});
   }
 
   err = shard_wants(tres, sharded, model_of, &want);
-  if (!err.empty()) return who + ": " + err;
+  if (!err.ok()) return config_error(who + ": " + err.msg);
 
   VcSpec vc;
   vc.name = account;
@@ -281,15 +284,15 @@ std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
     }
     if (left > 0) {
       int64_t unit = w.shards ? 1 : per_gpu;
-      return who + ": GrpTRES asks for " + std::to_string(w.count) + " " + w.model +
-             (w.shards ? " shards" : " GPUs") + " but only " +
-             std::to_string(std::max<int64_t>(free_leaves, 0) / unit) + " of the cluster's " +
-             std::to_string(total_leaves / unit) +
-             " are not yet promised to other VCs (over-commit)";
+      return config_error(who + ": GrpTRES asks for " + std::to_string(w.count) + " " + w.model +
+                          (w.shards ? " shards" : " GPUs") + " but only " +
+                          std::to_string(std::max<int64_t>(free_leaves, 0) / unit) +
+                          " of the cluster's " + std::to_string(total_leaves / unit) +
+                          " are not yet promised to other VCs (over-commit)");
     }
   }
   *out = std::move(vc);
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace topo

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/spec.h"
 
 namespace hived {
@@ -19,13 +20,13 @@ struct GpuTres {
 
 // The gres/gpu and gres/shard entries of a TRES list ("cpu=64,gres/gpu=16,
 // gres/gpu:a100=8,gres/shard=32"); other TRES are skipped. Errors name the entry.
-std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>* out);
+Status parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>* out);
 
 // *out = a VC named `account` whose virtual cells hold exactly the GPUs of `grptres`,
 // largest aligned cells first (on 8-GPU nodes of two 4-GPU sockets, 12 GPUs = one node
 // + one socket), taking only what spec.vcs have not already been promised (the
 // engine's safety rule). A typed limit uses that model's chains; gres/gpu=N (minus the
-// typed limits) uses the one model that has no typed limit. Returns "" or why the
+// typed limits) uses the one model that has no typed limit. A kConfig error says why the
 // limit cannot be expressed: unknown model, several models for an untyped limit, or
 // more GPUs than remain (over-commit).
 // gres/shard:<model>=N and gres/shard=N (minus the typed shard limits, for the one
@@ -34,9 +35,8 @@ std::string parse_grptres_gpus(const std::string& grptres, std::vector<GpuTres>*
 // (gres/gpu:a100_3g.20gb=n) becomes n slice cells of that profile's chains (Slurm
 // counts them in gres/gpu=N as well, so they are taken off it); an untyped limit never
 // goes to slices.
-std::string quota_to_vc(const ClusterSpec& spec, const std::string& account,
-                        const std::string& grptres, VcSpec* out,
-                        std::vector<std::string>* warnings = nullptr);
+Status quota_to_vc(const ClusterSpec& spec, const std::string& account, const std::string& grptres,
+                   VcSpec* out, std::vector<std::string>* warnings = nullptr);
 
 }  // namespace topo
 }  // namespace hived

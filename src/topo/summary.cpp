@@ -39,8 +39,8 @@ void list(const char* title, const std::vector<std::string>& items, std::string*
 std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* report) {
   std::string o;
   ChainTable t;
-  std::string err = build_chain_table(spec, &t);
-  if (!err.empty()) return "cell hierarchy: invalid: " + err + "\n";
+  Status err = build_chain_table(spec, &t);
+  if (!err.ok()) return "cell hierarchy: invalid: " + err.msg + "\n";
   int64_t gpus = 0, slices = 0;
   std::vector<std::string> nodes;
   for (const auto& ch : t.chains) {
@@ -88,10 +88,10 @@ std::string hierarchy_summary(const ClusterSpec& spec, const DeriveReport* repor
       bool mixed = false, slice = false;
       for (const auto& v : vc.virtual_cells) {
         int chain = -1, level = 0;
-        std::string e = resolve_cell_path(t, v.cell_type, &chain, &level);
+        Status e = resolve_cell_path(t, v.cell_type, &chain, &level);
         cells += (cells.empty() ? "" : " + ") + std::to_string(v.count) + " x " + v.cell_type;
-        if (!e.empty()) {
-          cells += " (" + e + ")";
+        if (!e.ok()) {
+          cells += " (" + e.msg + ")";
           continue;
         }
         const ChainInfo& ch = t.chains[chain];

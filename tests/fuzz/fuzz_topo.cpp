@@ -40,11 +40,11 @@ HIVED_FUZZ_TARGET(topo) {
 
   std::vector<std::string> notes;
   std::vector<topo::NodeFacts> nodes;
-  std::string slurm_err =
+  hived::Status slurm_err =
       topo::parse_slurm_conf_nodes(texts.slurm_conf, "slurm.conf", &nodes, &notes);
   topo::GresConf gres;
-  std::string gres_err = topo::parse_gres_conf(texts.gres_conf, "gres.conf", &gres, &notes);
-  if (slurm_err.empty() && gres_err.empty()) (void)topo::combine_node_facts(gres, &nodes, &notes);
+  hived::Status gres_err = topo::parse_gres_conf(texts.gres_conf, "gres.conf", &gres, &notes);
+  if (slurm_err.ok() && gres_err.ok()) (void)topo::combine_node_facts(gres, &nodes, &notes);
   topo::TopologyFacts topology;
   (void)topo::parse_topology_conf(texts.topology_conf, "topology.conf", &topology);
 

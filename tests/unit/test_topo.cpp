@@ -14,6 +14,7 @@
 #include "topo/conf_lines.h"
 #include "topo/derive.h"
 #include "topo/hostlist.h"
+#include "topo/mig.h"
 #include "topo/parse.h"
 #include "topo/quota.h"
 #include "topo/spec_json.h"
@@ -54,8 +55,8 @@ struct Derived {
 
 Derived derive(const Fixture& f, const ClusterSpec& expl = ClusterSpec()) {
   Derived d;
-  std::string err = derive_cluster(f.nodes, f.topology, expl, &d.spec, &d.report);
-  ck_assert_msg(err.empty(), "%s", err.c_str());
+  hived::Status err = derive_cluster(f.nodes, f.topology, expl, &d.spec, &d.report);
+  ck_assert_msg(err.ok(), "%s", err.msg.c_str());
   std::string eng = build_engine(d.spec);
   ck_assert_msg(eng.empty(), "engine rejects the derived spec: %s", eng.c_str());
   return d;
@@ -84,7 +85,7 @@ std::string cells_text(const ClusterSpec& s) {
 
 std::string quota(const ClusterSpec& s, const std::string& tres, std::string* err = nullptr) {
   hived::VcSpec vc;
-  std::string e = quota_to_vc(s, "acct", tres, &vc);
+  std::string e = quota_to_vc(s, "acct", tres, &vc).msg;
   if (err) *err = e;
   if (!e.empty()) return "ERR";
   std::string o;
@@ -138,6 +139,36 @@ START_TEST(hostlist_errors_are_config_status) {
   st = parse_int_ranges("3-1", 100, &c);
   ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
   ck_assert_has(st.msg, "range '3-1' runs backwards");
+}
+END_TEST
+
+// The Slurm-file, MIG, GrpTRES and chain-table helpers fail with config errors too.
+START_TEST(topo_parsers_fail_with_config_status) {
+  std::vector<NodeFacts> n;
+  std::vector<std::string> notes;
+  Status st = parse_slurm_conf_nodes("NodeName=n1 Sockets=two\n", "s.conf", &n, &notes);
+  ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
+  ck_assert_sstr_eq(st.msg, "s.conf:1: Sockets: must be a positive integer, got 'two'");
+  GresConf g;
+  st = parse_gres_conf("Name=gpu File=/dev/nvidia0 Foo=1\n", "g.conf", &g, &notes);
+  ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
+  TopologyFacts t;
+  st = parse_topology_conf("SwitchName=s1 Switches=s9\n", "t.conf", &t);
+  ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
+  MigProfile p;
+  st = parse_mig_type("a100_5g.20gb", &p);
+  ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
+  std::vector<GpuTres> tres;
+  st = parse_grptres_gpus("gres/gpu=x", &tres);
+  ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
+  ck_assert(parse_grptres_gpus("gres/gpu=4", &tres).ok());
+  ClusterSpec spec;
+  spec.physical_cells.push_back(PhysicalCellSpec());
+  spec.physical_cells.back().cell_type = "NOPE";
+  ChainTable ct;
+  st = build_chain_table(spec, &ct);
+  ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
+  ck_assert_has(st.msg, "unknown cell type 'NOPE'");
 }
 END_TEST
 
@@ -915,6 +946,7 @@ Suite* topo_suite() {
   tcase_add_test(parse, hostlist_expand);
   tcase_add_test(parse, hostlist_compress_and_ranges);
   tcase_add_test(parse, hostlist_errors_are_config_status);
+  tcase_add_test(parse, topo_parsers_fail_with_config_status);
   tcase_add_test(parse, conf_line_syntax);
   tcase_add_test(parse, slurm_conf_nodes);
   tcase_add_test(parse, slurm_conf_socket_rules_and_gres);

@@ -327,7 +327,7 @@ END_TEST
 std::string quota(const ClusterSpec& s, const std::string& tres, std::string* err,
                   std::vector<std::string>* warnings = nullptr) {
   hived::VcSpec vc;
-  *err = quota_to_vc(s, "acct", tres, &vc, warnings);
+  *err = quota_to_vc(s, "acct", tres, &vc, warnings).msg;
   if (!err->empty()) return "ERR";
   std::string o;
   for (const auto& v : vc.virtual_cells)

@@ -26,8 +26,8 @@ HwlocNode read_xml(const std::string& name) {
   HwlocOptions o;
   o.xml_path = topo_test::fixture_path("tests/topo/hwloc/" + name);
   HwlocNode n;
-  std::string err = read_hwloc_node(o, &n);
-  ck_assert_msg(err.empty(), "%s", err.c_str());
+  hived::Status err = read_hwloc_node(o, &n);
+  ck_assert_msg(err.ok(), "%s", err.msg.c_str());
   return n;
 }
 
@@ -48,8 +48,8 @@ std::string types_text(const hived::ClusterSpec& s) {
 std::string derived_types(const HwlocNode& n) {
   hived::ClusterSpec spec;
   DeriveReport rep;
-  std::string err = derive_cluster({n.facts}, TopologyFacts(), hived::ClusterSpec(), &spec, &rep);
-  ck_assert_msg(err.empty(), "%s", err.c_str());
+  hived::Status err = derive_cluster({n.facts}, TopologyFacts(), hived::ClusterSpec(), &spec, &rep);
+  ck_assert_msg(err.ok(), "%s", err.msg.c_str());
   if (!spec.physical_cells.empty()) {
     std::string eng = build_engine(spec);
     ck_assert_msg(eng.empty(), "%s", eng.c_str());
@@ -195,7 +195,7 @@ START_TEST(hwloc_options_live_and_errors) {
   // sanitizer build.
   setenv("HWLOC_COMPONENTS", "-pci", 1);
   HwlocNode live;
-  std::string live_err = read_hwloc_node(HwlocOptions(), &live);
+  hived::Status live_err = read_hwloc_node(HwlocOptions(), &live);
   unsetenv("HWLOC_COMPONENTS");
   ck_assert_ok(live_err);
   ck_assert_int_ge(live.facts.sockets, 1);

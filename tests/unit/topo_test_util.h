@@ -90,10 +90,10 @@ inline std::string err_text(const hived::Status& st) { return st.msg; }
 }  // namespace topo_test
 
 // Check's string macros keep only a pointer; copying first keeps temporaries alive.
-#define ck_assert_sstr_eq(a, b)               \
-  do {                                        \
-    const std::string a_ = (a), b_ = (b);     \
-    ck_assert_str_eq(a_.c_str(), b_.c_str()); \
+#define ck_assert_sstr_eq(a, b)                              \
+  do {                                                       \
+    const std::string a_ = topo_test::err_text(a), b_ = (b); \
+    ck_assert_str_eq(a_.c_str(), b_.c_str());                \
   } while (0)
 
 #define ck_assert_has(s, part)                                                                  \
