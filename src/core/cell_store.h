@@ -48,6 +48,11 @@ struct CellStore {
                          int* level) const;
   // A placement unit: a virtual node-level cell, or a whole preassigned cell below one.
   bool IsUnit(VCellId v) const;
+  // The VC's share of `chain`; null: the VC has no cells there.
+  const VcChain* VcChainOf(VcId vc, ChainId chain) const;
+  VcChain* VcChainOf(VcId vc, ChainId chain) {
+    return const_cast<VcChain*>(static_cast<const CellStore*>(this)->VcChainOf(vc, chain));
+  }
 
   std::vector<CellType> types_;
   std::unordered_map<std::string, int> type_index_;

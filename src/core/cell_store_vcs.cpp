@@ -13,13 +13,13 @@ Status Err(const std::string& where, const std::string& what) {
   return Status::Err(Code::kConfig, where + ": " + what);
 }
 
-VcChain* FindVcChain(Vc* vc, ChainId chain) {
-  for (auto& x : vc->chains)
+}  // namespace
+
+const VcChain* CellStore::VcChainOf(VcId vc, ChainId chain) const {
+  for (const auto& x : vcs_[vc].chains)
     if (x.chain == chain) return &x;
   return nullptr;
 }
-
-}  // namespace
 
 Status CellStore::BuildVcs(const ClusterSpec& spec) {
   std::unordered_map<std::string, std::string> pinned_owner;
@@ -46,7 +46,7 @@ Status CellStore::VcCells(const VcSpec& vs, VcId vc) {
     Status st = ResolveCellPath(cs.cell_type, cs.where + ".cellType", &chain, &level);
     if (!st.ok()) return st;
     const Chain& ch = chains_[chain];
-    VcChain* vch = FindVcChain(&vcs_[vc], chain);
+    VcChain* vch = VcChainOf(vc, chain);
     if (!vch) {
       vch = &vcs_[vc].chains.emplace_back();
       vch->chain = chain;
@@ -61,7 +61,7 @@ Status CellStore::VcCells(const VcSpec& vs, VcId vc) {
       return Err(cs.where + ".cellNumber", "too many virtual cells");
     for (int k = 0; k < cs.count; k++) {
       VCellId r = NewVirtualRoot(vc, chain, level, false);
-      VcChain* x = FindVcChain(&vcs_[vc], chain);
+      VcChain* x = VcChainOf(vc, chain);
       x->roots.push_back(r);
       x->leaves += ch.desc[Level(level)][Level(1)];
       vcs_[vc].free_leaves += ch.desc[Level(level)][Level(1)];
@@ -109,7 +109,7 @@ VCellId CellStore::NewVirtualRoot(VcId vc, ChainId chain, int level, bool pinned
 // physical forest's).
 void CellStore::GrowVirtual(VCellId id, int level) {
   const VCell& v = vcells_[id];
-  VcChain* vch = FindVcChain(&vcs_[v.vc], v.chain);
+  VcChain* vch = VcChainOf(v.vc, v.chain);
   if (vch && level >= chains_[v.chain].node_level && !vcells_[v.root].pinned)
     vch->cells_at_level[Level(level)].push_back(id);
   if (level == 1) {

@@ -35,13 +35,6 @@ bool Engine::Compile(const Request& req, ChainId chain, const VcChain* vch, VCel
   return true;
 }
 
-const VcChain* Engine::VcChainOf(VcId vc, ChainId chain) const {
-  const VcChain* vch = nullptr;
-  for (const auto& x : vcs_[vc].chains)
-    if (x.chain == chain) vch = &x;
-  return vch;
-}
-
 VCellId Engine::PinnedRoot(VcId vc, const std::string& pinned_id) const {
   VCellId root = kNone;
   for (const auto& [id, r] : vcs_[vc].pinned)

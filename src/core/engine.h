@@ -209,7 +209,6 @@ class Engine : private CellStore {
   // --- scheduling (schedule.cpp, placement.cpp, constraints.cpp) ---
   bool Compile(const Request& req, ChainId chain, const VcChain* vch, VCellId pinned_root,
                Constraints* out) const;
-  const VcChain* VcChainOf(VcId vc, ChainId chain) const;  // null: the VC has no cells there
   VCellId PinnedRoot(VcId vc, const std::string& pinned_id) const;  // kNone: no such cell
   Status Validate(const Request& req, std::vector<ChainId>* chains, Decision* d) const;
   Status ValidateFields(const Request& req, VcId* vc) const;

@@ -65,6 +65,11 @@ static latency_hist_t job_test_us;
 static latency_hist_t job_test_own_us;
 /* How long the writer held the plugin's lock (the engine copy) each time. */
 static latency_hist_t writer_lock_us;
+/* The own share by phase; names as in the file's timing keys. */
+static latency_hist_t phase_us[HIVED_PHASE_N];
+static const char *const phase_key[HIVED_PHASE_N] = {
+	"Lock", "Sync", "Build", "Engine", "Steer", "Rest"
+};
 static uint64_t n_killed = 0, n_lazy = 0;
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
@@ -173,6 +178,14 @@ extern void hived_status_job_test_time(uint64_t usec, uint64_t own_usec)
 	slurm_mutex_lock(&status_mutex);
 	latency_hist_add(&job_test_us, usec);
 	latency_hist_add(&job_test_own_us, own_usec);
+	slurm_mutex_unlock(&status_mutex);
+}
+
+extern void hived_status_job_test_phases(const uint64_t us[HIVED_PHASE_N])
+{
+	slurm_mutex_lock(&status_mutex);
+	for (int i = 0; i < HIVED_PHASE_N; i++)
+		latency_hist_add(&phase_us[i], us[i]);
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -301,10 +314,7 @@ static char *_compose_plugin(size_t engine_bytes)
 		     ",\"jobTestP99Us\":%"PRIu64",\"jobTestMaxUs\":%"PRIu64
 		     ",\"jobTestOwnMeanUs\":%.1f,\"jobTestOwnP50Us\":%"PRIu64
 		     ",\"jobTestOwnP99Us\":%"PRIu64",\"jobTestOwnMaxUs\":%"PRIu64
-		     ",\"statusLockMeanUs\":%.1f,\"statusLockMaxUs\":%"PRIu64
-		     "},\"counters\":{\"preemptions\":%"
-		     PRIu64",\"lazyPreemptions\":%"PRIu64"},"
-		     "\"memory\":{\"engineBytes\":%zu}}\n",
+		     ",\"statusLockMeanUs\":%.1f,\"statusLockMaxUs\":%"PRIu64,
 		     jt->n, jt->n ? (double) jt->sum / jt->n : 0.0,
 		     latency_hist_quantile(jt, 0.5),
 		     latency_hist_quantile(jt, 0.99), jt->max,
@@ -313,8 +323,21 @@ static char *_compose_plugin(size_t engine_bytes)
 		     latency_hist_quantile(own, 0.99), own->max,
 		     writer_lock_us.n ?
 		     (double) writer_lock_us.sum / writer_lock_us.n : 0.0,
-		     writer_lock_us.max, n_killed,
-		     n_lazy, engine_bytes);
+		     writer_lock_us.max);
+	for (int i = 0; i < HIVED_PHASE_N; i++) {
+		const latency_hist_t *h = &phase_us[i];
+
+		xstrfmtcatat(out, &pos, ",\"phase%sP50Us\":%"PRIu64
+			     ",\"phase%sP99Us\":%"PRIu64
+			     ",\"phase%sMaxUs\":%"PRIu64,
+			     phase_key[i], latency_hist_quantile(h, 0.5),
+			     phase_key[i], latency_hist_quantile(h, 0.99),
+			     phase_key[i], h->max);
+	}
+	xstrfmtcatat(out, &pos, "},\"counters\":{\"preemptions\":%"
+		     PRIu64",\"lazyPreemptions\":%"PRIu64"},"
+		     "\"memory\":{\"engineBytes\":%zu}}\n",
+		     n_killed, n_lazy, engine_bytes);
 	return out;
 }
 

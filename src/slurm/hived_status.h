@@ -43,6 +43,23 @@ extern void hived_status_reload(const char *refused_reason);
  * outside cons_tres (the rest is what cons_tres would take anyway).
  */
 extern void hived_status_job_test_time(uint64_t usec, uint64_t own_usec);
+
+/*
+ * Phases of HiveD's own share of a job_test call (issue 18 item 3: which one
+ * grows with the cluster). REST is the own share less the others.
+ */
+typedef enum {
+	HIVED_PHASE_LOCK,	/* waiting for the plugin's lock */
+	HIVED_PHASE_SYNC,	/* quota refresh and node sync */
+	HIVED_PHASE_BUILD,	/* the request: classify, allowed nodes */
+	HIVED_PHASE_ENGINE,	/* hived_submit, WILL_RUN trials, quota end */
+	HIVED_PHASE_STEER,	/* core steering (22.05) */
+	HIVED_PHASE_REST,
+	HIVED_PHASE_N
+} hived_phase_t;
+
+/* One call's phase times (REST filled in by the caller). */
+extern void hived_status_job_test_phases(const uint64_t us[HIVED_PHASE_N]);
 extern void hived_status_count_preempt(int killed, int lazy);
 
 #endif

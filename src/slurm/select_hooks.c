@@ -6,6 +6,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "src/common/bitstring.h"
@@ -456,6 +457,17 @@ static uint64_t _now_us(void)
  */
 static __thread hived_job_test_f fwd_real;
 static __thread uint64_t fwd_us;
+/* The own share by phase (issue 18 item 3), same serialisation as fwd_us. */
+static __thread uint64_t phase_us[HIVED_PHASE_N];
+
+/* Adds the time since t0 to phase p; returns now, the next phase's t0. */
+static uint64_t _phase_end(hived_phase_t p, uint64_t t0)
+{
+	uint64_t now = _now_us();
+
+	phase_us[p] += now - t0;
+	return now;
+}
 
 static int _fwd_timed(job_record_t *job_ptr, bitstr_t *bitmap,
 		      uint32_t min_nodes, uint32_t max_nodes,
@@ -483,19 +495,24 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       hived_will_run_t *will_run,
 			       hived_job_test_f fwd)
 {
-	uint64_t t0 = _now_us(), total;
+	uint64_t t0 = _now_us(), total, own, named = 0;
 	bool asked = false;
 	int rc;
 
 	fwd_real = fwd;
 	fwd_us = 0;
+	memset(phase_us, 0, sizeof(phase_us));
 	rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 		       mode, preemptee_candidates, preemptee_job_list,
 		       exc, will_run, _fwd_timed, &asked);
 	if (asked) {
 		total = _now_us() - t0;
-		hived_status_job_test_time(total,
-					   (total > fwd_us) ? total - fwd_us : 0);
+		own = (total > fwd_us) ? total - fwd_us : 0;
+		hived_status_job_test_time(total, own);
+		for (int i = 0; i < HIVED_PHASE_REST; i++)
+			named += phase_us[i];
+		phase_us[HIVED_PHASE_REST] = (own > named) ? own - named : 0;
+		hived_status_job_test_phases(phase_us);
 	}
 	return rc;
 }
@@ -518,11 +535,14 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	int rc, cnt;
 	hived_job_kind_t kind;
 	hived_rc submitted;
+	uint64_t t;
 
 	/* job_id 0: a reservation's stand-in job (23.11+), not HiveD's to place. */
 	if (!running_in_slurmctld() || !job_ptr->job_id)
 		goto forward;
+	t = _now_us();
 	hived_ctld_lock();
+	t = _phase_end(HIVED_PHASE_LOCK, t);
 	/*
 	 * A mark speaks only for the job_test right after the RUN_NOW that set
 	 * it; any later one (another pass, backfill) must not see it.
@@ -533,10 +553,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_ctld_unlock();
 		goto forward;
 	}
+	t = _now_us();
 	hived_ctld_refresh_quotas();
 	e = hived_ctld_engine();
 	hived_ctld_sync_nodes();
+	t = _phase_end(HIVED_PHASE_SYNC, t);
 	kind = hived_job_build(job_ptr, bitmap, &ask, &why);
+	t = _phase_end(HIVED_PHASE_BUILD, t);
 	if (kind == HIVED_JOB_NO_GPU || kind == HIVED_JOB_UNMANAGED) {
 		if (why && _verbose())
 			info("select/hived: %pJ: %s", job_ptr, why);
@@ -554,6 +577,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	}
 	*asked = true;
 	submitted = hived_submit(e, &ask.req, 1, &d);
+	_phase_end(HIVED_PHASE_ENGINE, t);
 	if ((submitted != HIVED_OK) && (ask.members[0].fraction_number ||
 					hived_is_mig_profile(e, ask.leaf_type))) {
 		/*
@@ -589,7 +613,11 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 				     "guaranteed", d->reason);
 		if ((mode == SELECT_MODE_WILL_RUN) &&
 		    (d->wait_kind == HIVED_WAIT_VC_QUOTA)) {
-			time_t when = _quota_free_time(e, &ask), now = time(NULL);
+			time_t when, now = time(NULL);
+
+			t = _now_us();
+			when = _quota_free_time(e, &ask);
+			_phase_end(HIVED_PHASE_ENGINE, t);
 
 			hived_job_ask_free(&ask);
 			hived_ctld_unlock();
@@ -623,10 +651,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		}
 		if (mode == SELECT_MODE_WILL_RUN) {
 			/* No end of running jobs makes a VC bigger. */
-			bitstr_t *later = (d->wait_kind == HIVED_WAIT_VC_TOO_SMALL) ?
-				NULL : _will_run_nodes(e, job_ptr, bitmap,
-						 HIVED_WILL_RUN_END(will_run));
+			bitstr_t *later = NULL;
 
+			t = _now_us();
+			if (d->wait_kind != HIVED_WAIT_VC_TOO_SMALL)
+				later = _will_run_nodes(e, job_ptr, bitmap,
+						HIVED_WILL_RUN_END(will_run));
+			_phase_end(HIVED_PHASE_ENGINE, t);
 			hived_ctld_unlock();
 			if (later) {
 				/*
@@ -701,8 +732,10 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	}
 	bit_copybits(bitmap, chosen);
 	rc = SLURM_ERROR;
-	if ((mode == SELECT_MODE_RUN_NOW) &&
-	    (near = hived_core_steer(d, exc))) {
+	t = _now_us();
+	near = (mode == SELECT_MODE_RUN_NOW) ? hived_core_steer(d, exc) : NULL;
+	_phase_end(HIVED_PHASE_STEER, t);
+	if (near) {
 		rc = fwd(job_ptr, bitmap, cnt, (max_nodes < (uint32_t) cnt) ?
 			 (uint32_t) cnt : max_nodes, cnt, mode,
 			 preemptee_candidates, preemptee_job_list, near,

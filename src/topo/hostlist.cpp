@@ -16,6 +16,9 @@ bool all_digits(const std::string& s) {
   return true;
 }
 
+// Host lists and Cores= lists come from Slurm's files.
+Status Bad(std::string msg) { return Status::Err(Code::kConfig, std::move(msg)); }
+
 std::string pad(long v, size_t width) {
   std::string s = std::to_string(v);
   if (s.size() < width) s.insert(0, width - s.size(), '0');
@@ -39,7 +42,7 @@ std::string join_runs(const std::vector<long>& nums, size_t width) {
 // Walks "1-4,7,09-11": f(item, first number's text, first, last) for each item once
 // both ends are numbers in order; the first error (f's or the walk's) is returned.
 template <class F>
-std::string for_each_range(const std::string& text, F f) {
+Status for_each_range(const std::string& text, F f) {
   size_t start = 0;
   for (;;) {
     size_t comma = text.find(',', start);
@@ -49,44 +52,44 @@ std::string for_each_range(const std::string& text, F f) {
     std::string lo = item.substr(0, dash);
     std::string hi = dash == std::string::npos ? lo : item.substr(dash + 1);
     if (!all_digits(lo) || !all_digits(hi))
-      return "'" + item + "' is not a number or a range of numbers";
+      return Bad("'" + item + "' is not a number or a range of numbers");
     long a = std::stol(lo), b = std::stol(hi);
-    if (b < a) return "range '" + item + "' runs backwards";
-    std::string err = f(item, lo, a, b);
-    if (!err.empty() || comma == std::string::npos) return err;
+    if (b < a) return Bad("range '" + item + "' runs backwards");
+    Status st = f(item, lo, a, b);
+    if (!st.ok() || comma == std::string::npos) return st;
     start = comma + 1;
   }
 }
 
 // One bracket body ("1-4,7,09-11") -> its values as text, zero-padded like Slurm does
 // (to the width of the range's first number).
-std::string expand_bracket(const std::string& body, std::vector<std::string>* out) {
+Status expand_bracket(const std::string& body, std::vector<std::string>* out) {
   return for_each_range(
-      body, [&](const std::string& item, const std::string& lo, long a, long b) -> std::string {
+      body, [&](const std::string& item, const std::string& lo, long a, long b) -> Status {
         if (static_cast<size_t>(b - a) >= kMaxHostlistNames)
-          return "range '" + item + "' is too large";
+          return Bad("range '" + item + "' is too large");
         for (long v = a; v <= b; v++) out->push_back(pad(v, lo.size()));
-        if (out->size() > kMaxHostlistNames) return "more than a million names";
-        return "";
+        if (out->size() > kMaxHostlistNames) return Bad("more than a million names");
+        return Status::Ok();
       });
 }
 
 // One top-level item ("rack[1-2]-n[1-4]") -> the cartesian product of its brackets.
-std::string expand_item(const std::string& item, std::vector<std::string>* out) {
+Status expand_item(const std::string& item, std::vector<std::string>* out) {
   std::vector<std::string> acc{""};
   size_t i = 0;
   while (i < item.size()) {
     size_t open = item.find('[', i);
     std::string lit = item.substr(i, open == std::string::npos ? std::string::npos : open - i);
-    if (lit.find(']') != std::string::npos) return "']' without '['";
+    if (lit.find(']') != std::string::npos) return Bad("']' without '['");
     for (auto& a : acc) a += lit;
     if (open == std::string::npos) break;
     size_t close = item.find(']', open);
-    if (close == std::string::npos) return "'[' without ']'";
+    if (close == std::string::npos) return Bad("'[' without ']'");
     std::vector<std::string> vals;
-    std::string err = expand_bracket(item.substr(open + 1, close - open - 1), &vals);
-    if (!err.empty()) return err;
-    if (acc.size() * vals.size() > kMaxHostlistNames) return "more than a million names";
+    Status st = expand_bracket(item.substr(open + 1, close - open - 1), &vals);
+    if (!st.ok()) return st;
+    if (acc.size() * vals.size() > kMaxHostlistNames) return Bad("more than a million names");
     std::vector<std::string> next;
     next.reserve(acc.size() * vals.size());
     for (const auto& a : acc)
@@ -95,15 +98,15 @@ std::string expand_item(const std::string& item, std::vector<std::string>* out) 
     i = close + 1;
   }
   for (auto& a : acc) {
-    if (a.empty()) return "empty name";
+    if (a.empty()) return Bad("empty name");
     out->push_back(std::move(a));
   }
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace
 
-std::string expand_hostlist(const std::string& text, std::vector<std::string>* out) {
+Status expand_hostlist(const std::string& text, std::vector<std::string>* out) {
   // Split at commas outside brackets.
   int depth = 0;
   size_t start = 0;
@@ -111,23 +114,23 @@ std::string expand_hostlist(const std::string& text, std::vector<std::string>* o
   for (size_t i = 0; i <= text.size(); i++) {
     char c = i < text.size() ? text[i] : ',';
     if (c == '[') {
-      if (++depth > 1) return "nested '[' in host list '" + text + "'";
+      if (++depth > 1) return Bad("nested '[' in host list '" + text + "'");
     } else if (c == ']') {
-      if (--depth < 0) return "']' without '[' in host list '" + text + "'";
+      if (--depth < 0) return Bad("']' without '[' in host list '" + text + "'");
     } else if (c == ',' && depth == 0) {
       std::string item = text.substr(start, i - start);
       start = i + 1;
-      if (item.empty()) return "empty name in host list '" + text + "'";
-      std::string err = expand_item(item, out);
-      if (!err.empty()) return err + " in host list '" + text + "'";
+      if (item.empty()) return Bad("empty name in host list '" + text + "'");
+      Status st = expand_item(item, out);
+      if (!st.ok()) return Bad(st.msg + " in host list '" + text + "'");
       if (out->size() - before > kMaxHostlistNames)
-        return "more than a million names in host list '" + text + "'";
+        return Bad("more than a million names in host list '" + text + "'");
     } else if (isspace(static_cast<unsigned char>(c))) {
-      return "space in host list '" + text + "'";
+      return Bad("space in host list '" + text + "'");
     }
   }
-  if (depth != 0) return "'[' without ']' in host list '" + text + "'";
-  return "";
+  if (depth != 0) return Bad("'[' without ']' in host list '" + text + "'");
+  return Status::Ok();
 }
 
 std::string compress_hostlist(const std::vector<std::string>& names) {
@@ -194,14 +197,15 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
   return out;
 }
 
-std::string parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out) {
-  if (text.empty()) return "empty list";
-  return for_each_range(
-      text, [&](const std::string& item, const std::string&, long a, long b) -> std::string {
-        if (b > max_value) return "'" + item + "' is above " + std::to_string(max_value);
-        for (long v = a; v <= b; v++) out->push_back(static_cast<int>(v));
-        return "";
-      });
+Status parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out) {
+  if (text.empty()) return Bad("empty list");
+  return for_each_range(text,
+                        [&](const std::string& item, const std::string&, long a, long b) -> Status {
+                          if (b > max_value)
+                            return Bad("'" + item + "' is above " + std::to_string(max_value));
+                          for (long v = a; v <= b; v++) out->push_back(static_cast<int>(v));
+                          return Status::Ok();
+                        });
 }
 
 std::string format_int_ranges(std::vector<int> values) {

@@ -6,19 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+
 namespace hived {
 namespace topo {
 
-// Appends every name of `text` to *out in order. Returns "" or why the text is not a
-// host list (unbalanced brackets, a bad range, more than kMaxHostlistNames names).
-std::string expand_hostlist(const std::string& text, std::vector<std::string>* out);
+// Appends every name of `text` to *out in order. A kConfig error says why the text is
+// not a host list (unbalanced brackets, a bad range, more than kMaxHostlistNames names).
+Status expand_hostlist(const std::string& text, std::vector<std::string>* out);
 
 // The shortest usual form of `names`: names that differ only in a trailing number are
 // merged into ranges ("node[1-4,7]"); prefixes keep their first-seen order.
 std::string compress_hostlist(const std::vector<std::string>& names);
 
-// Integer list syntax of Cores= ("0-3,8,10-11") both ways.
-std::string parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out);
+// Integer list syntax of Cores= ("0-3,8,10-11") both ways; a bad list is a kConfig error.
+Status parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out);
 std::string format_int_ranges(std::vector<int> values);
 
 constexpr size_t kMaxHostlistNames = 1000000;

@@ -27,8 +27,8 @@ std::string parse_shard_line(const GresGpuRecord& line, const std::string& files
   s.count = static_cast<int>(c);
   if (!files_text.empty()) {
     std::vector<std::string> files;
-    std::string err = expand_hostlist(files_text, &files);
-    if (!err.empty()) return line.where + ": File: " + err;
+    Status st = expand_hostlist(files_text, &files);
+    if (!st.ok()) return line.where + ": File: " + st.msg;
     if (files.size() != 1)
       return line.where + ": File: a shard line with File= gives the shards of one GPU, but " +
              "it names " + std::to_string(files.size()) + " devices";
@@ -79,8 +79,8 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
     for (const ConfToken& t : cl.tokens) {
       if (!t.has_value) return where + ": '" + t.key + "' is not Key=Value";
       if (key_is(t.key, "NodeName")) {
-        std::string err = expand_hostlist(t.value, &r.nodes);
-        if (!err.empty()) return where + ": NodeName: " + err;
+        Status st = expand_hostlist(t.value, &r.nodes);
+        if (!st.ok()) return where + ": NodeName: " + st.msg;
         has_nodes = true;
       } else if (key_is(t.key, "Name")) {
         name = t.value;
@@ -126,8 +126,8 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
     if (!key_is(name, "gpu")) continue;  // mps, nic: not cells
     std::string file_key = multiple ? "MultipleFiles" : "File";
     if (!files_text.empty()) {
-      std::string err = expand_hostlist(files_text, &r.files);
-      if (!err.empty()) return where + ": " + file_key + ": " + err;
+      Status st = expand_hostlist(files_text, &r.files);
+      if (!st.ok()) return where + ": " + file_key + ": " + st.msg;
       std::set<std::string> uniq(r.files.begin(), r.files.end());
       if (uniq.size() != r.files.size())
         return where + ": " + file_key + ": a device is listed twice";
@@ -162,8 +162,8 @@ std::string parse_gres_conf(const std::string& text, const std::string& file, Gr
       return where + ": File: a GPU line needs File= (or Count=)";
     }
     if (!cores_text.empty()) {
-      std::string err = parse_int_ranges(cores_text, 1 << 20, &r.cores);
-      if (!err.empty()) return where + ": Cores: " + err;
+      Status st = parse_int_ranges(cores_text, 1 << 20, &r.cores);
+      if (!st.ok()) return where + ": Cores: " + st.msg;
     }
     if (!links_text.empty()) {
       if (r.count != 1)

@@ -162,8 +162,8 @@ std::string parse_slurm_conf_nodes(const std::string& text, const std::string& f
       it = gpus.erase(it);
     }
     std::vector<std::string> names;
-    std::string err = expand_hostlist(first.value, &names);
-    if (!err.empty()) return where + ": NodeName: " + err;
+    Status st = expand_hostlist(first.value, &names);
+    if (!st.ok()) return where + ": NodeName: " + st.msg;
     // Each name costs a NodeFacts and a map entry, so a few lines of large ranges
     // would take gigabytes of slurmctld's memory; no Slurm cluster comes close.
     if (nodes->size() + names.size() > kMaxSlurmConfNodes)

@@ -26,17 +26,17 @@ std::string parse_topology_conf(const std::string& text, const std::string& file
     for (size_t i = 1; i < cl.tokens.size(); i++) {
       const ConfToken& tok = cl.tokens[i];
       if (!tok.has_value) return where + ": '" + tok.key + "' is not Key=Value";
-      std::string err;
+      Status st;
       if (key_is(tok.key, "Nodes")) {
-        err = expand_hostlist(tok.value, &s.nodes);
+        st = expand_hostlist(tok.value, &s.nodes);
       } else if (key_is(tok.key, "Switches")) {
-        err = expand_hostlist(tok.value, &s.switches);
+        st = expand_hostlist(tok.value, &s.switches);
       } else if (key_is(tok.key, "LinkSpeed")) {
         continue;
       } else {
         return where + ": " + tok.key + ": unknown topology.conf key";
       }
-      if (!err.empty()) return where + ": " + tok.key + ": " + err;
+      if (!st.ok()) return where + ": " + tok.key + ": " + st.msg;
     }
     auto ins = index.emplace(s.name, t.switches.size());
     if (!ins.second)

@@ -219,6 +219,22 @@ static void check_job_test_timing(void)
 	own_p50 = status_number(text, "jobTestOwnP50Us");
 	own_p99 = status_number(text, "jobTestOwnP99Us");
 	own_max = status_number(text, "jobTestOwnMaxUs");
+	/* Each phase is a part of one call's own share: never longer. */
+	for (int i = 0; i < 6; i++) {
+		static const char *const phase[] = {
+			"Lock", "Sync", "Build", "Engine", "Steer", "Rest"
+		};
+		char key[64];
+		double p99_i, max_i;
+
+		snprintf(key, sizeof(key), "phase%sP99Us", phase[i]);
+		p99_i = status_number(text, key);
+		snprintf(key, sizeof(key), "phase%sMaxUs", phase[i]);
+		max_i = status_number(text, key);
+		ck_assert_msg((p99_i >= 0) && (max_i >= 0) && (max_i <= own_max),
+			      "phase %s: p99 %.0f max %.0f (own max %.0f)",
+			      phase[i], p99_i, max_i, own_max);
+	}
 	free(text);
 	ck_assert_msg(calls >= 3, "job_test calls counted: %.0f", calls);
 	ck_assert_msg((p50 >= 0) && (p50 <= p99) && (p99 <= max),

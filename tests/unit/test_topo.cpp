@@ -22,7 +22,9 @@
 #include "../check_run.h"
 
 using hived::ClusterSpec;
+using hived::Code;
 using hived::PhysicalCellSpec;
+using hived::Status;
 using namespace hived::topo;
 using topo_test::build_engine;
 using topo_test::Fixture;
@@ -41,8 +43,8 @@ std::string join(const std::vector<std::string>& v, const char* sep = ",") {
 
 std::string expand(const std::string& text) {
   std::vector<std::string> v;
-  std::string err = expand_hostlist(text, &v);
-  return err.empty() ? join(v) : "ERR " + err;
+  Status st = expand_hostlist(text, &v);
+  return st.ok() ? join(v) : "ERR " + st.msg;
 }
 
 struct Derived {
@@ -122,6 +124,20 @@ START_TEST(hostlist_compress_and_ranges) {
   ck_assert_sstr_eq(format_int_ranges(c), "0-3,8,10-11");
   ck_assert_has(parse_int_ranges("0-200", 100, &c), "above 100");
   ck_assert_has(parse_int_ranges("x", 100, &c), "not a number");
+}
+END_TEST
+
+// Host-list and Cores= failures are config errors whose message names the text.
+START_TEST(hostlist_errors_are_config_status) {
+  std::vector<std::string> v;
+  Status st = expand_hostlist("node[1-", &v);
+  ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
+  ck_assert_has(st.msg, "host list 'node[1-'");
+  ck_assert(expand_hostlist("node[1-2]", &v).code == Code::kOk);
+  std::vector<int> c;
+  st = parse_int_ranges("3-1", 100, &c);
+  ck_assert_int_eq(static_cast<int>(st.code), static_cast<int>(Code::kConfig));
+  ck_assert_has(st.msg, "range '3-1' runs backwards");
 }
 END_TEST
 
@@ -898,6 +914,7 @@ Suite* topo_suite() {
   TCase* parse = tcase_create("parse");
   tcase_add_test(parse, hostlist_expand);
   tcase_add_test(parse, hostlist_compress_and_ranges);
+  tcase_add_test(parse, hostlist_errors_are_config_status);
   tcase_add_test(parse, conf_line_syntax);
   tcase_add_test(parse, slurm_conf_nodes);
   tcase_add_test(parse, slurm_conf_socket_rules_and_gres);

@@ -13,6 +13,7 @@
 // After the C++ headers: check.h defines fail(), which <ios> declares as a member.
 #include <check.h>
 
+#include "core/error.h"
 #include "hived.h"
 #include "topo/cluster.h"
 #include "topo/spec_json.h"
@@ -82,6 +83,10 @@ inline Fixture load(const std::string& dir) {
   return f;
 }
 
+// The asserts take a Status or an old-style string error ("" = ok) alike.
+inline std::string err_text(const std::string& s) { return s; }
+inline std::string err_text(const hived::Status& st) { return st.msg; }
+
 }  // namespace topo_test
 
 // Check's string macros keep only a pointer; copying first keeps temporaries alive.
@@ -93,12 +98,12 @@ inline Fixture load(const std::string& dir) {
 
 #define ck_assert_has(s, part)                                                                  \
   do {                                                                                          \
-    const std::string s_ = (s), p_ = (part);                                                    \
+    const std::string s_ = topo_test::err_text(s), p_ = (part);                                 \
     ck_assert_msg(topo_test::has(s_, p_), "expected \"%s\" in \"%s\"", p_.c_str(), s_.c_str()); \
   } while (0)
 
 #define ck_assert_ok(err)                                          \
   do {                                                             \
-    const std::string e_ = (err);                                  \
+    const std::string e_ = topo_test::err_text(err);               \
     ck_assert_msg(e_.empty(), "unexpected error: %s", e_.c_str()); \
   } while (0)
