@@ -123,13 +123,14 @@ PCellId Binder::GangRack(ChainId chain, const std::vector<VCellId>& vleaves,
 }
 
 bool Binder::BindExact(VCellId vleaf, PCellId pleaf) {
-  std::vector<std::pair<VCellId, PCellId>> done;
   VCellId v = vleaf;
   PCellId p = pleaf;
+  // Undoing walks the same path again from the leaf up to the cell that failed: no list
+  // of the cells bound so far, so no allocation per leaf a WILL_RUN trial puts back.
   auto undo = [&]() {
-    for (auto& [dv, dp] : done) {
+    for (VCellId dv = vleaf; dv != v; dv = e_->vcells_[dv].parent) {
+      e_->pcells_[e_->vcells_[dv].bound].bound = kNone;
       e_->vcells_[dv].bound = kNone;
-      e_->pcells_[dp].bound = kNone;
     }
     return false;
   };
@@ -148,7 +149,6 @@ bool Binder::BindExact(VCellId vleaf, PCellId pleaf) {
     }
     e_->vcells_[v].bound = p;
     e_->pcells_[p].bound = v;
-    done.emplace_back(v, p);
     v = e_->vcells_[v].parent;
     p = e_->pcells_[p].parent;
     if (p == kNone) return undo();

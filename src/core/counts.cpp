@@ -79,7 +79,6 @@ void Engine::ClearLeafJob(PCellId pleaf, bool opportunistic) {
 void Engine::SetVleafJob(VCellId vleaf, int job) {
   vcells_[vleaf].job = job;
   Vc& vc = vcs_[vcells_[vleaf].vc];
-  vc.used_by_priority[jobs_[job].priority]++;
   if (!vcells_[vcells_[vleaf].root].pinned) vc.free_leaves--;
   for (VCellId c = vleaf; c != kNone; c = vcells_[c].parent) {
     int32_t before = vcells_[c].vfree--;
@@ -89,16 +88,22 @@ void Engine::SetVleafJob(VCellId vleaf, int job) {
 
 void Engine::ClearVleafJob(VCellId vleaf) {
   Vc& vc = vcs_[vcells_[vleaf].vc];
-  // A count of 0 stays in the map (its readers skip or add it): a VC's priorities are
-  // few, and erasing would free and reallocate the entry each time a trial ends and
-  // puts back the last job of a priority.
-  vc.used_by_priority.find(jobs_[vcells_[vleaf].job].priority)->second--;
   if (!vcells_[vcells_[vleaf].root].pinned) vc.free_leaves++;
   vcells_[vleaf].job = -1;
   for (VCellId c = vleaf; c != kNone; c = vcells_[c].parent) {
     int32_t before = vcells_[c].vfree++;
     if (IsUnit(c)) NoteIndex(c, before);
   }
+}
+
+// Once per job, not per leaf: a WILL_RUN trial ends and puts back hundreds of jobs,
+// and a map lookup per leaf was a visible part of its cost. A count of 0 stays in the
+// map (its readers skip or add it): a VC's priorities are few, and erasing would free
+// and reallocate the entry each time a trial ends the last job of a priority.
+void Engine::CountVleaves(int slot, int64_t sign) {
+  const Job& j = jobs_[slot];
+  const auto n = static_cast<int64_t>(j.Vleaves().size());
+  if (n != 0) vcs_[j.vc].used_by_priority[j.priority] += sign * n;
 }
 
 int64_t Engine::VcFreeLeaves(const std::string& vc) const {

@@ -196,6 +196,9 @@ class Engine : private CellStore {
   void ClearLeafJob(PCellId pleaf, bool opportunistic);
   void SetVleafJob(VCellId vleaf, int job);
   void ClearVleafJob(VCellId vleaf);
+  // Adds (sign 1) or takes off (-1) the job's virtual leaves in its VC's count for
+  // its priority; Set/ClearVleafJob leave that count to the caller.
+  void CountVleaves(int slot, int64_t sign);
   void UnitUpdate(VCellId vunit, int32_t before, int32_t after);
   void NodeUpdate(PCellId pnode, int32_t before, int32_t after);
   // Best-fit indexes move once per unit per decision, not once per GPU.

@@ -3,6 +3,7 @@
 // O(cells + jobs); tests run it after every step, slurmctld only under a debug switch.
 // One function per invariant; each returns "" or which one broke and where.
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "core/engine.h"
@@ -305,7 +306,18 @@ std::string InvariantCheck::VcTotals() const {
     int64_t free_v = 0, held = 0;
     for (const auto& vch : e.vcs_[v].chains)
       for (VCellId r : vch.roots) free_v += e.vcells_[r].vfree;
-    for (const auto& [prio, n] : e.vcs_[v].used_by_priority) held += n;
+    // Per priority too: the counts change once per job, apart from the leaves.
+    std::map<Priority, int64_t> by_prio;
+    for (const auto& j : e.jobs_)
+      if (j.live && j.vc == v && !j.Vleaves().empty())
+        by_prio[j.priority] += static_cast<int64_t>(j.Vleaves().size());
+    for (const auto& [prio, n] : e.vcs_[v].used_by_priority) {
+      held += n;
+      auto it = by_prio.find(prio);
+      if (n != (it == by_prio.end() ? 0 : it->second))
+        return "virtual leaves held at priority " + std::to_string(prio.v) + " in VC '" +
+               e.vcs_[v].name + "' are out of step";
+    }
     if (free_v != e.vcs_[v].free_leaves || held != used)
       return "free/held virtual leaf totals of VC '" + e.vcs_[v].name + "' are out of step";
   }

@@ -59,6 +59,7 @@ void Preemption::DisplaceVirtual(VcId vc, const std::vector<VCellId>& vleaves, D
 // Gives back the virtual cells and keeps running on the physical ones.
 void Preemption::Demote(int s, VcId vc) {
   Job& j = e_->jobs_[s];
+  e_->CountVleaves(s, -1);
   for (VCellId v : j.Vleaves()) {
     e_->ClearVleafJob(v);
     Binder(e_).UnbindUp(v);

@@ -287,6 +287,7 @@ PCellId Engine::FindGpuCell(int32_t node, int32_t gpu, ChainId chain) const {
 
 void Engine::ReleaseJob(int slot, Job* taken) {
   Job& j = jobs_[slot];
+  if (j.guaranteed()) CountVleaves(slot, -1);
   if (j.guaranteed())
     for (VCellId v : j.Vleaves()) {
       ClearVleafJob(v);
@@ -315,6 +316,7 @@ bool Engine::Reinstate(Job record) {
     }
     SetLeafJob(leaves[i], slot, !j.guaranteed());
   }
+  if (j.guaranteed()) CountVleaves(slot, 1);
   if (j.vc.valid())
     (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += j.leaf_count;
   FlushIndexes();
@@ -490,7 +492,7 @@ bool Engine::BindLeaves(const Constraints& k, ChainId chain, const std::vector<V
       while (a != kNone && pcells_[a].level < above) a = pcells_[a].parent;
       near = a;
     }
-    if (p == kNone) return false;
+    if (p == kNone) break;
     jobs_[slot].AddVleaf(v);
     SetVleafJob(v, slot);
     pleaves.push_back(p);
@@ -498,7 +500,10 @@ bool Engine::BindLeaves(const Constraints& k, ChainId chain, const std::vector<V
       for (size_t k = i + 1; k-- > 0 && pod_of[k] == pod_of[i];)
         if (pcells_[pleaves[k]].node >= 0) pod_allowed[pcells_[pleaves[k]].node] = 0;
   }
-  return true;
+  // The leaves recorded count even when a later one found no GPU: releasing the job
+  // takes off all it holds.
+  CountVleaves(slot, 1);
+  return jobs_[slot].Vleaves().size() == vleaves.size();
 }
 
 // The physical leaves the binding chose keep the request's rules: healthy, allowed,
@@ -962,6 +967,7 @@ bool Engine::BindRunning(const RunningJob& rj, VcId vc, ChainId chain,
     }
     jobs_[slot].ClearVleaves();
   }
+  if (guaranteed) CountVleaves(slot, 1);
   return guaranteed;
 }
 
