@@ -66,6 +66,10 @@ typedef struct {
 	size_t n_members;
 	/* NULL, or hived_node_count() bytes; 0 = the job must not use that node */
 	const uint8_t *allowed_nodes;
+	/* > 1: the job asked for a GPU count only (no node count). A guaranteed job whose
+	 * shape cannot be bound now may then run as up to this many smaller pods on
+	 * distinct nodes in its VC's free cells. 0 or 1: never split. */
+	int32_t split_max_pods;
 } hived_job_request;
 
 typedef enum {
@@ -331,6 +335,8 @@ typedef struct {
 	int priority_scale;           /* >= 1 */
 	/* "jobsLargerThanVc": 1 refuses a HIVED_WAIT_VC_TOO_SMALL job, 0 lets it wait */
 	int larger_than_vc_reject;
+	/* "splitCountOnlyJobs": 1 sets split_max_pods on jobs that gave a GPU count only */
+	int split_count_only_jobs;
 	char **allow_removing_vcs;    /* for hived_reconfigure_ex's removable_vcs */
 	size_t n_allow_removing_vcs;
 } hived_settings;

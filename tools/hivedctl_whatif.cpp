@@ -202,6 +202,7 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
       return bad("must be an integer 0..1000 (the engine's priority)");
   } else if (name == "-N" || name == "--nodes") {
     if (!ParseCount(val, 1, &ask->nodes)) return bad("must be a node count of at least 1");
+    ask->nodes_given = true;
   } else if (name == "--gpus-per-node") {
     if (!ParseGpus(val, false, &ask->gpu_type, &ask->gpus_per_node))
       return bad("must be [TYPE:]N with N at least 1");
@@ -307,6 +308,7 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
     opp_qos = opp_qos || !strcasecmp(s->opportunistic_qos[i], ask.qos.c_str());
   const int scale = s && s->priority_scale > 0 ? s->priority_scale : 1;
   const bool reject_no_vc = s && s->accounts_without_cells_reject;
+  const bool split = !s || s->split_count_only_jobs;
   hived_settings_free(s);
   const char* vc = nullptr;
   for (size_t i = 0; i < hived_vc_count(e); i++)
@@ -347,6 +349,8 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
     }
     if (ask.gpus / per) members[req.n_members++] = {ask.gpus / per, per};
     if (ask.gpus % per) members[req.n_members++] = {1, ask.gpus % per};
+    // A GPU count without -N: any number of nodes, as hived_job.c asks it.
+    if (split && !ask.nodes_given) req.split_max_pods = static_cast<int32_t>(hived_node_count(e));
   } else {
     *err = "whatif needs GPUs: --gpus-per-node=N, --gres=gpu:N or --gpus=N";
     return 1;

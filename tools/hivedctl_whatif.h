@@ -20,6 +20,7 @@ struct WhatifAsk {
   std::string account, qos;
   int priority = -2;           // engine priority 0..1000; -2: from the QOS (else 0)
   int nodes = 1;               // -N
+  bool nodes_given = false;    // -N was given: a --gpus job is never split
   int gpus_per_node = 0;       // --gpus-per-node / --gres=gpu:K
   int gpus = 0;                // --gpus (per job)
   std::string gpu_type;        // --gres=gpu:TYPE:K / --gpus=TYPE:N

@@ -46,6 +46,7 @@ bool IsKnownKey(const char *key, RequestKind kind) {
                                         "podWithinCellType",
                                         "lazyPreemptionEnable",
                                         "distinctNodes",
+                                        "splitMaxPods",
                                         "allowedNodes",
                                         "members"};
   for (const char *k : kCommon) {
@@ -103,6 +104,9 @@ std::string JobRequest::Parse(const json_t *event, const hived_engine *engine, R
     if ((v = json_object_get(event, o.field)) != nullptr) {
       if (!(err = ReadBool(v, o.field, o.value)).empty()) return err;
     }
+  }
+  if ((v = json_object_get(event, "splitMaxPods")) != nullptr) {
+    if (!(err = ReadInt32(v, "splitMaxPods", &split_max_pods_)).empty()) return err;
   }
   if ((v = json_object_get(event, "members")) == nullptr) return "members: missing";
   if (!(err = ParseMembers(v)).empty()) return err;
@@ -243,6 +247,7 @@ void JobRequest::Link() {
   req_.pod_within_cell_type = has_pod_within_cell_type_ ? pod_within_cell_type_.c_str() : nullptr;
   req_.lazy_preemption = lazy_preemption_ ? 1 : 0;
   req_.distinct_nodes = distinct_nodes_ ? 1 : 0;
+  req_.split_max_pods = split_max_pods_;
   req_.members = members_.empty() ? nullptr : members_.data();
   req_.n_members = members_.size();
   req_.allowed_nodes = has_allowed_nodes_ ? allowed_nodes_.data() : nullptr;

@@ -36,6 +36,7 @@ class JobRequest {
   bool has_vc_ = false, has_leaf_cell_type_ = false, has_pinned_cell_id_ = false,
        has_within_cell_type_ = false, has_pod_within_cell_type_ = false, has_allowed_nodes_ = false;
   int32_t priority_ = 0;
+  int32_t split_max_pods_ = 0;
   bool lazy_preemption_ = false, distinct_nodes_ = false, dry_run_ = false;
   std::vector<hived_member> members_;
   std::vector<uint8_t> allowed_nodes_;

@@ -84,6 +84,7 @@ Status ToRequest(const hived_engine* e, const hived_job_request* r, hived::Reque
   q->pod_within_type = r->pod_within_cell_type ? r->pod_within_cell_type : "";
   q->lazy = r->lazy_preemption != 0;
   q->distinct_nodes = r->distinct_nodes != 0;
+  q->split_max_pods = r->split_max_pods;
   if (r->n_members && !r->members) return Missing("members");
   if (r->n_members > 100000) return Status::Err(Code::kInval, "members: too many");
   for (size_t i = 0; i < r->n_members; i++)
@@ -616,6 +617,7 @@ Status FillSettings(const hived::SlurmSettings& ss, hived_settings* s) {
   s->verbose_cell_trace = ss.verbose_cell_trace;
   s->priority_scale = ss.priority_scale;
   s->larger_than_vc_reject = ss.reject_larger_than_vc;
+  s->split_count_only_jobs = ss.split_count_only_jobs;
   Status st = DupList(ss.opportunistic_qos, &s->opportunistic_qos, &s->n_opportunistic_qos);
   if (st.ok())
     st = DupList(ss.allow_removing_vcs, &s->allow_removing_vcs, &s->n_allow_removing_vcs);

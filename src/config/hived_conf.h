@@ -25,6 +25,9 @@ struct SlurmSettings {
   // "jobsLargerThanVc": "wait" (default: the job waits, its VC's quota may grow) or
   // "reject" (refused at submit) for a guaranteed job its VC's cells can never hold.
   bool reject_larger_than_vc = false;
+  // "splitCountOnlyJobs": a guaranteed job that gave a GPU count only (--gpus=K, no -N)
+  // may run as smaller pods on several nodes when its compact shape cannot be bound now.
+  bool split_count_only_jobs = true;
   // "quotaFromSacctmgr": an account hived.conf gives no cells gets cells from its
   // GrpTRES gres/gpu=N.
   bool quota_from_sacctmgr = true;

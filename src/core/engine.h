@@ -35,6 +35,10 @@ struct Request {
   std::string pod_within_type;  // empty: none; each pod inside one cell of this type
   bool lazy = false;
   bool distinct_nodes = false;
+  // > 1: the job asked for a GPU count only (Slurm --gpus=K without a node count). When
+  // its shape cannot be bound now, a guaranteed job may take the same GPUs as up to
+  // this many smaller pods on distinct nodes in its VC's free cells (split.cpp).
+  int split_max_pods = 0;
   std::vector<Member> members;
   std::vector<uint8_t> allowed;  // empty: every node allowed
   // Set by the engine only (ShapeFor): members are then in leaf cells of one chain and
@@ -252,6 +256,11 @@ class Engine : private CellStore {
   bool SubmitOpportunistic(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                            int* slot);
   std::vector<Request> RackTries(const Request& req, const Constraints& k, ChainId chain) const;
+  // --- a count-only job split over its VC's free cells (split.cpp) ---
+  bool SubmitSplit(const Request& req, const std::vector<ChainId>& chains, Decision* d,
+                   JobSnapshot* undo, int* slot);
+  std::vector<int> SplitSizes(const Request& req, VcId vc, ChainId chain, int64_t gpus,
+                              int min_pod) const;
   bool TryCommit(const Request& t, VcId vc, ChainId chain, VCellId pinned_root, bool preempt,
                  const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
   std::vector<int> Spans(int slot) const;

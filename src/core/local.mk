@@ -23,6 +23,7 @@ libhived_la_SOURCES += \
 	src/core/preemption.h \
 	src/core/preemption.cpp \
 	src/core/schedule.cpp \
+	src/core/split.cpp \
 	src/core/job_index.h \
 	src/core/job_table.h \
 	src/core/job_table.cpp \

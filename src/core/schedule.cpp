@@ -55,6 +55,9 @@ Status Engine::ValidateFields(const Request& req, VcId* vc) const {
   if (req.priority < -1 || req.priority > 1000)
     return inval("priority: must be -1 (opportunistic) or 0..1000, got " +
                  std::to_string(req.priority));
+  if (req.split_max_pods < 0 || req.split_max_pods > 100000)
+    return inval("splitMaxPods: must be 0..100000 (0 or 1: never split), got " +
+                 std::to_string(req.split_max_pods));
   Status st = ValidateMembers(req);
   if (!st.ok()) return st;
   if (!req.allowed.empty() && req.allowed.size() != node_names_.size())
@@ -669,6 +672,8 @@ bool Engine::SubmitGuaranteed(const Request& req, const std::vector<ChainId>& ch
       }
       if (placed) break;
     }
+  // A count-only job splits only where the compact shape would have waited.
+  if (!placed) placed = SubmitSplit(req, chains, d, undo, slot);
   if (!placed && no_reason_) d->wait = Wait::kNoCell;
   if (!placed && !no_reason_) WaitReason(req, vc, pinned_root, chains, found_virtual, d);
   return placed;

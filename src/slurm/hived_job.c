@@ -182,6 +182,26 @@ static int32_t _max_node_gpus(hived_engine *e)
 }
 
 /*
+ * --gpus=K without -N leaves the node count to the scheduler (cons_tres spreads
+ * such a job too): with "splitCountOnlyJobs" the engine may then run it as up to
+ * this many pods, one per node, when its compact shape cannot be bound now.
+ * Slurm 22.05 keeps details->max_nodes 0 when no node count was given; -N1 (and
+ * any -N n) sets it to n, -N 1-3 to 3.
+ */
+static int32_t _split_max_pods(job_record_t *job_ptr, const hived_settings *s,
+			       hived_engine *e)
+{
+	uint32_t max = job_ptr->details ? job_ptr->details->max_nodes : 1;
+	size_t n = hived_node_count(e);
+
+	if ((s && !s->split_count_only_jobs) || (max == 1))
+		return 0;
+	if (!max || (max > n))
+		max = n;
+	return (max > INT32_MAX) ? INT32_MAX : (int32_t) max;
+}
+
+/*
  * The socket cell type for --gres-flags=enforce-binding: the cells below the
  * node holding a socket's share of its GPUs (gres.conf gives each socket the
  * same number in the clusters HiveD models). NULL when the biggest pod does not
@@ -411,6 +431,7 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 			c->members[c->n_members].pod_number = 1;
 			c->members[c->n_members++].leaf_cell_number = rest;
 		}
+		c->split_max_pods = _split_max_pods(job_ptr, s, e);
 	} else {
 		*why = xstrdup("GPUs per socket or per task are placed by cons_tres");
 		return c->kind;
@@ -457,6 +478,7 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 	ask->req.n_members = c.n_members;
 	ask->req.members = ask->members;
 	ask->req.distinct_nodes = 1;
+	ask->req.split_max_pods = c.split_max_pods;
 	snprintf(ask->name, sizeof(ask->name), "%u", job_ptr->job_id);
 	ask->req.job = ask->name;
 

@@ -49,6 +49,8 @@ typedef struct {
 	hived_member members[2];
 	size_t n_members;
 	int64_t gpus;		/* all of them (ASK, REFUSE); 0 with shards */
+	/* > 1: a GPU count without a node count, see hived_job_request */
+	int32_t split_max_pods;
 	const char *vc;		/* the engine's spelling; NULL: no cells */
 	bool opportunistic;	/* ASK: by QOS, --hived-opportunistic or no VC */
 } hived_job_class_t;

@@ -462,6 +462,66 @@ START_TEST(test_restart_keeps_cells)
 END_TEST
 
 /*
+ * --gpus=8 without -N (a GPU count only, hived.conf's "splitCountOnlyJobs" on by
+ * default): vc1's two node cells each half held by its own 4-GPU jobs. A -N1
+ * --gpus=8 job waits for a whole node cell; the count-only job starts at once as
+ * 4 + 4 GPUs on vc1's two nodes, on the GPUs its jobs left, and a slurmctld
+ * restart keeps it on both.
+ */
+START_TEST(test_count_only_split)
+{
+	int small[4], one_node, count, i, k;
+	char freed[2][32] = { "", "" };
+	int freed_gpu[2] = { -1, -1 };
+	alloc_t a, s;
+
+	for (i = 0; i < 4; i++)
+		small[i] = submit("-A vc1 -N1 --gres=gpu:4");
+	for (i = 0; i < 4; i++)
+		ck_assert(wait_job(small[i], "JobState=RUNNING", 180));
+	/* One 4-GPU job off each of vc1's two nodes. */
+	for (i = 0, k = 0; i < 4 && k < 2; i++) {
+		job_alloc(small[i], &s);
+		if (k && !strcmp(s.node[0], freed[0]))
+			continue;
+		snprintf(freed[k], sizeof(freed[k]), "%s", s.node[0]);
+		freed_gpu[k++] = s.gpus[0][0];
+		ck_assert_int_eq(run(NULL, "scancel %d", small[i]), 0);
+		ck_assert(wait_job(small[i], "JobState=CANCELLED", 60));
+	}
+	ck_assert_msg(k == 2, "vc1's four 4-GPU jobs are not on two nodes");
+	one_node = submit("-A vc1 -N1 --gpus=8");
+	ck_assert_msg(wait_job(one_node, "not in cells of that shape", 60),
+		      "-N1 --gpus=8 job %d does not wait for a whole node cell", one_node);
+	ck_assert_int_eq(run(NULL, "scancel %d", one_node), 0);
+	count = submit("-A vc1 --gpus=8");
+	ck_assert_msg(wait_job(count, "JobState=RUNNING", 120),
+		      "--gpus=8 job %d did not start on vc1's 4 + 4 free GPUs", count);
+	job_alloc(count, &a);
+	ck_assert_int_eq(a.n, 2);
+	ck_assert_int_eq(a.cnt[0], 4);
+	ck_assert_int_eq(a.cnt[1], 4);
+	for (i = 0; i < 2; i++) {
+		bool ours = !strcmp(a.node[i], freed[0]) || !strcmp(a.node[i], freed[1]);
+		int want = !strcmp(a.node[i], freed[0]) ? freed_gpu[0] : freed_gpu[1];
+
+		ck_assert_msg(ours, "--gpus=8 job on %s, not on vc1's nodes %s, %s", a.node[i],
+			      freed[0], freed[1]);
+		ck_assert_msg(a.gpus[i][0] == want, "on %s GPUs from %d, the freed ones are from %d",
+			      a.node[i], a.gpus[i][0], want);
+	}
+	ck_assert_msg(e2e_wait_jobs_saved(count), "slurmctld did not save its job state in 2 min");
+	e2e_ctld_kill9();
+	e2e_ctld_start();
+	ck_assert(wait_job(count, "JobState=RUNNING", 120));
+	for (i = 0; i < 2; i++)
+		ck_assert_msg(status_has_job_on(count, a.node[i], 20),
+			      "after restart the engine does not hold job %d on %s", count, a.node[i]);
+	cancel_all();
+}
+END_TEST
+
+/*
  * A job Slurm cannot give the GPUs HiveD chose is not started without them
  * (issue 17): here hived.conf numbers node4's GPUs 8-15 while its slurmd has
  * 0-7, so the GPU indices of a job HiveD puts there do not exist in Slurm's
@@ -593,6 +653,7 @@ int main(void)
 	tcase_add_test(tc, test_cores_and_enforce_binding);
 	tcase_add_test(tc, test_node_down_and_back);
 	tcase_add_test(tc, test_restart_keeps_cells);
+	tcase_add_test(tc, test_count_only_split);
 	tcase_add_test(tc, test_no_gpus_stays_pending);
 	tcase_add_test(tc, test_reconfigure_bad_conf);
 	tcase_add_test(tc, test_derived_cells_and_sacctmgr);

@@ -190,7 +190,7 @@ START_TEST(slurm_section) {
   std::string err = parse_hived_conf(slurm(R"("opportunisticQos": ["Scavenger", "low"],
       "accountsWithoutCells": "reject", "quotaFromSacctmgr": false, "checkInvariants": true,
       "verboseCellTrace": true, "stateFile": "/var/spool/hived.json", "priorityScale": 100,
-      "jobsLargerThanVc": "reject")"),
+      "jobsLargerThanVc": "reject", "splitCountOnlyJobs": false)"),
                                      &c)
                         .msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
@@ -203,9 +203,11 @@ START_TEST(slurm_section) {
   ck_assert_sstr_eq(c.slurm.state_file.c_str(), "/var/spool/hived.json");
   ck_assert_int_eq(c.slurm.priority_scale, 100);
   ck_assert(c.slurm.reject_larger_than_vc);
-  Config d;  // the default: jobs larger than their VC wait
+  ck_assert(!c.slurm.split_count_only_jobs);
+  Config d;  // the defaults: jobs larger than their VC wait, count-only jobs may split
   ck_assert(parse_hived_conf(slurm(R"("jobsLargerThanVc": "wait")"), &d).msg.empty());
   ck_assert(!d.slurm.reject_larger_than_vc);
+  ck_assert(d.slurm.split_count_only_jobs);
   // A single QOS without brackets.
   err = parse_hived_conf(slurm(R"("opportunisticQos": "scavenger")"), &c).msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
@@ -418,6 +420,8 @@ START_TEST(err_bool) {
       "physicalCluster.cellTypes.N.isNodeLevel: must be true or false, got \"true\"");
   ck_assert_has(err_of(slurm(R"("checkInvariants": 1)")),
                 "slurm.checkInvariants: must be true or false, got 1");
+  ck_assert_has(err_of(slurm(R"("splitCountOnlyJobs": "yes")")),
+                "slurm.splitCountOnlyJobs: must be true or false, got \"yes\"");
 }
 END_TEST
 

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A guaranteed job that asked for a GPU count only (Request::split_max_pods) and whose
+// compact shape cannot be bound now: its VC's own smaller jobs hold a GPU or two in
+// every cell of that shape, while enough of the VC's GPUs are free in other cells.
+// Such a job does not care where its GPUs are, so rather than wait for a whole cell
+// to drain it takes the same GPUs as a few smaller pods, one per node, in the fewest
+// of its VC's free cells. Only a decision that would have been "wait" changes: the
+// compact shape is always tried first, preemption included.
+#include <algorithm>
+
+#include "core/engine.h"
+
+namespace hived {
+
+// Pod sizes for `gpus` GPUs in the VC's free placement units of `chain`: the fullest
+// units first (fewest pods), the last pod in the unit that fits it best; at most one
+// unit per node, since the pods go to distinct nodes. Empty when no split of at most
+// req.split_max_pods pods fits.
+std::vector<int> Engine::SplitSizes(const Request& req, VcId vc, ChainId chain, int64_t gpus,
+                                    int min_pod) const {
+  const VcChain* vch = VcChainOf(vc, chain);
+  if (!vch) return {};
+  // Free GPUs per usable unit; of a node's bound units only the freest counts.
+  std::vector<int> free;
+  std::vector<std::pair<int32_t, size_t>> on_node;  // node -> index in free
+  for (size_t f = 1; f < vch->unit_by_free.size(); f++)
+    for (VCellId u : vch->unit_by_free[f]) {
+      const PCellId p = vcells_[u].bound;
+      const int32_t n = p == kNone ? -1 : pcells_[p].node;
+      if (n >= 0 && (node_bad_[n] || (!req.allowed.empty() && !req.allowed[n]))) continue;
+      auto it = std::find_if(on_node.begin(), on_node.end(),
+                             [&](const auto& x) { return n >= 0 && x.first == n; });
+      if (it != on_node.end()) {
+        free[it->second] = std::max(free[it->second], static_cast<int>(f));
+        continue;
+      }
+      if (n >= 0) on_node.emplace_back(n, free.size());
+      free.push_back(static_cast<int>(f));
+    }
+  std::sort(free.begin(), free.end(), std::greater<int>());
+  std::vector<int> sizes;
+  int64_t left = gpus;
+  size_t next = 0;  // the fullest unit not taken yet
+  while (left > 0 && next < free.size() && static_cast<int>(sizes.size()) < req.split_max_pods) {
+    // The smallest remaining unit that holds the rest ends the split.
+    size_t fit = free.size();
+    for (size_t i = next; i < free.size(); i++)
+      if (free[i] >= left) fit = i;
+    if (fit < free.size()) {
+      sizes.push_back(static_cast<int>(left));
+      left = 0;
+      break;
+    }
+    // Leave the rest at least min_pod; a unit too small for a pod ends the search.
+    const int64_t take = left - free[next] < min_pod ? left - min_pod : free[next];
+    if (take < min_pod) break;
+    sizes.push_back(static_cast<int>(take));
+    left -= take;
+    next++;
+  }
+  if (left > 0) return {};
+  return sizes;
+}
+
+bool Engine::SubmitSplit(const Request& req, const std::vector<ChainId>& chains, Decision* d,
+                         JobSnapshot* undo, int* slot) {
+  if (req.split_max_pods < 2 || !req.pinned_id.empty() || !req.within_type.empty() ||
+      !req.pod_within_type.empty())
+    return false;
+  int64_t gpus = 0;
+  for (const auto& m : req.members) {
+    if (m.fractions) return false;  // a fraction of one GPU has nothing to split
+    gpus += int64_t{m.pods} * m.leaves;
+  }
+  const VcId vc = vc_index_.at(req.vc);
+  if (vcs_[vc].free_leaves < gpus) return false;
+  for (ChainId c : chains) {
+    // Whole GPUs are leaf cells only in a chain without fractional levels or MIG slices.
+    if (chains_[c].gpu_level != 1 || chains_[c].mig) continue;
+    // A job smaller than a node splits into pods of 2 GPUs or more only: a 1-2 GPU
+    // job never splits (its cell drains soon, the buddy allocator packs small jobs).
+    const int min_pod = gpus < chains_[c].desc[Level(chains_[c].node_level)][Level(1)] ? 2 : 1;
+    const std::vector<int> sizes = SplitSizes(req, vc, c, gpus, min_pod);
+    if (sizes.size() < 2) continue;
+    Request t = req;
+    t.split_max_pods = 0;
+    t.distinct_nodes = true;
+    t.members.clear();
+    for (int s : sizes) t.members.push_back({1, s, 0});
+    std::vector<VCellId> vleaves;
+    if (!PlaceVirtual(t, vc, c, kNone, false, &vleaves)) continue;
+    if (TryCommit(t, vc, c, kNone, false, vleaves, d, undo, slot)) return true;
+  }
+  return false;
+}
+
+}  // namespace hived
