@@ -7,6 +7,7 @@
 // of its VC's free cells. Only a decision that would have been "wait" changes: the
 // compact shape is always tried first, preemption included.
 #include <algorithm>
+#include <unordered_map>
 
 #include "core/engine.h"
 
@@ -22,19 +23,17 @@ std::vector<int> Engine::SplitSizes(const Request& req, VcId vc, ChainId chain, 
   if (!vch) return {};
   // Free GPUs per usable unit; of a node's bound units only the freest counts.
   std::vector<int> free;
-  std::vector<std::pair<int32_t, size_t>> on_node;  // node -> index in free
+  std::unordered_map<int32_t, size_t> on_node;  // node -> index in free
   for (size_t f = 1; f < vch->unit_by_free.size(); f++)
     for (VCellId u : vch->unit_by_free[f]) {
       const PCellId p = vcells_[u].bound;
       const int32_t n = p == kNone ? -1 : pcells_[p].node;
       if (n >= 0 && (node_bad_[n] || (!req.allowed.empty() && !req.allowed[n]))) continue;
-      auto it = std::find_if(on_node.begin(), on_node.end(),
-                             [&](const auto& x) { return n >= 0 && x.first == n; });
-      if (it != on_node.end()) {
-        free[it->second] = std::max(free[it->second], static_cast<int>(f));
+      if (n >= 0 && !on_node.emplace(n, free.size()).second) {
+        // Buckets run from the least free up: this unit is the node's freest so far.
+        free[on_node[n]] = static_cast<int>(f);
         continue;
       }
-      if (n >= 0) on_node.emplace_back(n, free.size());
       free.push_back(static_cast<int>(f));
     }
   std::sort(free.begin(), free.end(), std::greater<int>());
