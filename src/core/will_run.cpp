@@ -16,7 +16,10 @@
 // other VCs in chains the request cannot use do not end at all: a decision reads only
 // the cells of its chains and its own VC's counters, so the answer is the same.
 #include <algorithm>
+#include <cstring>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "core/engine.h"
 #include "core/fit_bound.h"
@@ -44,9 +47,12 @@ struct EndKey {
   size_t at;
 };
 
-bool Later(const EndKey& a, const EndKey& b) {
-  return a.end != b.end ? a.end > b.end : a.at > b.at;
-}
+// A function object, not a function pointer, so that the heap's comparisons inline.
+struct Later {
+  bool operator()(const EndKey& a, const EndKey& b) const {
+    return a.end != b.end ? a.end > b.end : a.at > b.at;
+  }
+};
 
 // The caller's end times as a heap, earliest first; ends of 0 or less and unnamed jobs
 // are left out.
@@ -55,7 +61,7 @@ std::vector<EndKey> EndHeap(const std::vector<Engine::JobEnd>& ends) {
   heap.reserve(ends.size());
   for (size_t i = 0; i < ends.size(); i++)
     if (ends[i].end > 0 && ends[i].job) heap.push_back({ends[i].end, i});
-  std::make_heap(heap.begin(), heap.end(), Later);
+  std::make_heap(heap.begin(), heap.end(), Later());
   return heap;
 }
 
@@ -80,8 +86,101 @@ void Engine::PutBack(std::vector<Job>* ended) {
   ended->clear();
 }
 
+namespace {
+
+// Everything of a request a decision reads, its name aside (the name only decides
+// whether the request is refused, which is checked before the memo is).
+std::string ShapeKey(const Request& req) {
+#if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
+  // Fails when Request gains a field (on the ABI the project builds for): the memo
+  // would answer for a request that differs only in it.
+  static_assert(sizeof(Request) == 264,
+                "a new Request field: add it to ShapeKey, or the memo answers wrongly");
+#endif
+  std::string k;
+  auto text = [&](const std::string& s) {
+    k += std::to_string(s.size());
+    k += ':';
+    k += s;
+  };
+  auto num = [&](int64_t v) {
+    k += std::to_string(v);
+    k += ',';
+  };
+  text(req.vc);
+  num(req.priority);
+  text(req.leaf_type);
+  text(req.pinned_id);
+  text(req.within_type);
+  text(req.pod_within_type);
+  num(req.lazy);
+  num(req.distinct_nodes);
+  num(req.grain);
+  num(static_cast<int64_t>(req.members.size()));
+  for (const Member& m : req.members) {
+    num(m.pods);
+    num(m.leaves);
+    num(m.fractions);
+  }
+  num(static_cast<int64_t>(req.allowed.size()));
+  k.append(req.allowed.begin(), req.allowed.end());
+  return k;
+}
+
+}  // namespace
+
+bool Engine::MemoSameEnds(const std::vector<JobEnd>& ends) const {
+  if (ends.size() != memo_.ends.size()) return false;
+  for (size_t i = 0; i < ends.size(); i++)
+    if (ends[i].end != memo_.ends[i].second || !ends[i].job ||
+        std::strcmp(memo_.ends[i].first.c_str(), ends[i].job) != 0)
+      return false;
+  return true;
+}
+
+// The memo: backfill asks of one unchanged state, with one list of end times, about
+// many pending jobs of few shapes (job arrays); the same shape gets the same answer.
+// It holds while the job table has not changed (every job started, ended, demoted or
+// moved changes it; the trial's own ends and put-backs happen inside this call, which
+// restores the state) and no node's health has; reconfiguring builds a new engine.
 Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
                        int64_t* start) {
+  if (memo_.changes != jobs_.Changes() || memo_.node_bad != node_bad_) {
+    memo_.answers.clear();
+    memo_.ends.clear();
+    memo_.node_bad = node_bad_;
+  }
+  // With no end times the question is one dry run: nothing worth keeping.
+  const bool keep = !ends.empty() && !req.job.empty() && jobs_.Find(req.job) < 0;
+  std::string key;
+  if (keep) {
+    if (!MemoSameEnds(ends)) {
+      memo_.answers.clear();
+      memo_.ends.clear();
+      memo_.ends.reserve(ends.size());
+      for (const JobEnd& e : ends) memo_.ends.emplace_back(e.job ? e.job : "", e.end);
+    }
+    key = ShapeKey(req);
+    auto it = memo_.answers.find(key);
+    if (it != memo_.answers.end()) {
+      *out = it->second.first;
+      *start = it->second.second;
+      memo_.changes = jobs_.Changes();
+      return Status::Ok();
+    }
+  }
+  Status st = WillRunTrial(req, ends, out, start);
+  if (st.ok() && keep) {
+    // Bounded: a pass of backfill asks about a few hundred shapes at most.
+    if (memo_.answers.size() >= 4096) memo_.answers.clear();
+    memo_.answers.emplace(std::move(key), std::make_pair(*out, *start));
+  }
+  memo_.changes = jobs_.Changes();
+  return st;
+}
+
+Status Engine::WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
+                            int64_t* start) {
   *start = -1;
   std::vector<EndKey> heap = EndHeap(ends);
 
@@ -118,7 +217,7 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
       at = heap.front().end;
       size_t added = 0;
       while (!heap.empty() && heap.front().end == at) {
-        std::pop_heap(heap.begin(), heap.end(), Later);
+        std::pop_heap(heap.begin(), heap.end(), Later());
         const int slot = jobs_.Find(ends[heap.back().at].job);
         heap.pop_back();
         if (slot < 0 || noted[slot]) continue;  // not held, or named twice
