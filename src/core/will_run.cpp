@@ -15,6 +15,12 @@
 // it sees exactly the state a decision after every end time would have seen. Jobs of
 // other VCs in chains the request cannot use do not end at all: a decision reads only
 // the cells of its chains and its own VC's counters, so the answer is the same.
+//
+// Answers are kept per request shape (WillRun's memo, below) while the job table,
+// the nodes' health and the end times are unchanged: backfill asks of one state
+// about many jobs of few shapes. Kept trial state (ending only the difference from
+// the last question) was measured not to pay: questions come in no time order, so
+// it would move about as many jobs as a fresh trial ends (doc/bench.md, sixth round).
 #include <algorithm>
 #include <cstring>
 #include <memory>
