@@ -23,6 +23,7 @@
 // it would move about as many jobs as a fresh trial ends (doc/bench.md, sixth round).
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -46,30 +47,46 @@ class FlagScope {
   bool* flag_;
 };
 
-// An end time and its place in the caller's list: equal end times end together, in
-// the caller's order.
-struct EndKey {
-  int64_t end;
-  size_t at;
-};
+using EndKey = std::pair<int64_t, size_t>;  // an end time, its place in the caller's list
+// Equal end times end together, in the caller's order: pairs compare that way.
+using Later = std::greater<EndKey>;
 
-// A function object, not a function pointer, so that the heap's comparisons inline.
-struct Later {
-  bool operator()(const EndKey& a, const EndKey& b) const {
-    return a.end != b.end ? a.end > b.end : a.at > b.at;
-  }
-};
-
-// The caller's end times as a heap, earliest first; ends of 0 or less and unnamed jobs
-// are left out.
-std::vector<EndKey> EndHeap(const std::vector<Engine::JobEnd>& ends) {
-  std::vector<EndKey> heap;
-  heap.reserve(ends.size());
+// The caller's end times, none read yet; ends of 0 or less and unnamed jobs are left
+// out.
+void BuildOrder(const std::vector<Engine::JobEnd>& ends, Engine::EndOrder* order) {
+  order->sorted.clear();
+  order->heap.clear();
+  order->heap.reserve(ends.size());
   for (size_t i = 0; i < ends.size(); i++)
-    if (ends[i].end > 0 && ends[i].job) heap.push_back({ends[i].end, i});
-  std::make_heap(heap.begin(), heap.end(), Later());
-  return heap;
+    if (ends[i].end > 0 && ends[i].job) order->heap.emplace_back(ends[i].end, i);
+  std::make_heap(order->heap.begin(), order->heap.end(), Later());
+  // Room for all of them: reading the order never allocates during a trial.
+  order->sorted.reserve(order->heap.size());
 }
+
+// Reads an EndOrder from its start, sorting from the heap only what no earlier trial
+// read.
+class EndCursor {
+ public:
+  explicit EndCursor(Engine::EndOrder* order) : o_(order) {}
+  size_t Total() const { return o_->sorted.size() + o_->heap.size(); }
+  bool Done() const { return pos_ >= o_->sorted.size() && o_->heap.empty(); }
+  const EndKey& Peek() const {
+    return pos_ < o_->sorted.size() ? o_->sorted[pos_] : o_->heap.front();
+  }
+  EndKey Take() {
+    if (pos_ >= o_->sorted.size()) {
+      std::pop_heap(o_->heap.begin(), o_->heap.end(), Later());
+      o_->sorted.push_back(o_->heap.back());
+      o_->heap.pop_back();
+    }
+    return o_->sorted[pos_++];
+  }
+
+ private:
+  Engine::EndOrder* o_;
+  size_t pos_ = 0;
+};
 
 }  // namespace
 
@@ -145,15 +162,16 @@ bool Engine::MemoSameEnds(const std::vector<JobEnd>& ends) const {
 }
 
 // The memo: backfill asks of one unchanged state, with one list of end times, about
-// many pending jobs of few shapes (job arrays); the same shape gets the same answer.
+// many pending jobs of few shapes (job arrays); the same shape gets the same answer,
+// and the end times a trial has put in order stay in order for the next one.
 // It holds while the job table has not changed (every job started, ended, demoted or
 // moved changes it; the trial's own ends and put-backs happen inside this call, which
 // restores the state) and no node's health has; reconfiguring builds a new engine.
 Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
                        int64_t* start) {
+  // The end times and their order depend on the caller's list alone: they stay.
   if (memo_.changes != jobs_.Changes() || memo_.node_bad != node_bad_) {
     memo_.answers.clear();
-    memo_.ends.clear();
     memo_.node_bad = node_bad_;
   }
   // With no end times the question is one dry run: nothing worth keeping.
@@ -165,6 +183,7 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
       memo_.ends.clear();
       memo_.ends.reserve(ends.size());
       for (const JobEnd& e : ends) memo_.ends.emplace_back(e.job ? e.job : "", e.end);
+      BuildOrder(ends, &memo_.order);
     }
     key = ShapeKey(req);
     auto it = memo_.answers.find(key);
@@ -175,7 +194,13 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
       return Status::Ok();
     }
   }
-  Status st = WillRunTrial(req, ends, out, start);
+  EndOrder fresh;
+  EndOrder* order = &fresh;
+  if (keep)
+    order = &memo_.order;
+  else
+    BuildOrder(ends, &fresh);
+  Status st = WillRunTrial(req, ends, order, out, start);
   if (st.ok() && keep) {
     // Bounded: a pass of backfill asks about a few hundred shapes at most.
     if (memo_.answers.size() >= 4096) memo_.answers.clear();
@@ -185,22 +210,22 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   return st;
 }
 
-Status Engine::WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
-                            int64_t* start) {
+Status Engine::WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, EndOrder* order,
+                            Decision* out, int64_t* start) {
   *start = -1;
-  std::vector<EndKey> heap = EndHeap(ends);
+  EndCursor next(order);
 
   FlagScope trial(&trial_);
   // Reserved up front so that putting the jobs back cannot fail for want of memory
   // in what this function owns: records move, slots return to a list with room.
   std::vector<Job> ended;
-  ended.reserve(heap.size());
+  ended.reserve(next.Total());
   std::vector<int> pending;  // will have ended by `at`, not ended yet (see FitBound)
-  pending.reserve(heap.size());
+  pending.reserve(next.Total());
   std::vector<uint8_t> noted(jobs_.size(), 0);
   // The dry runs insert and erase the asked job (one empty place at most, its
   // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
-  jobs_.Reserve(heap.size(), 2);
+  jobs_.Reserve(next.Total(), 2);
   // Everything released comes back, even when a decision throws (out of memory).
   try {
     no_reason_ = true;
@@ -212,7 +237,7 @@ Status Engine::WillRunTrial(const Request& req, const std::vector<JobEnd>& ends,
     VcId vc = kNone;
     // A rejected job and one larger than its VC fit after no end of running jobs.
     while (st.ok() && d.outcome == Outcome::kWaiting && d.wait != Wait::kVcTooSmall &&
-           !heap.empty()) {
+           !next.Done()) {
       if (!bound) {
         Decision v;
         Validate(req, &chains, &v);
@@ -220,12 +245,10 @@ Status Engine::WillRunTrial(const Request& req, const std::vector<JobEnd>& ends,
         auto it = vc_index_.find(req.vc);
         vc = it == vc_index_.end() ? VcId(kNone) : it->second;
       }
-      at = heap.front().end;
+      at = next.Peek().first;
       size_t added = 0;
-      while (!heap.empty() && heap.front().end == at) {
-        std::pop_heap(heap.begin(), heap.end(), Later());
-        const int slot = jobs_.Find(ends[heap.back().at].job);
-        heap.pop_back();
+      while (!next.Done() && next.Peek().first == at) {
+        const int slot = jobs_.Find(ends[next.Take().second].job);
         if (slot < 0 || noted[slot]) continue;  // not held, or named twice
         // A job of another VC in a chain the request cannot use changes nothing the
         // decision reads (its chain's cells, its VC's counters): it need not end.
