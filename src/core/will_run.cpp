@@ -9,7 +9,8 @@
 // reinstated exactly (Reinstate: the same physical and virtual leaves, so the same
 // bindings) - the machinery preemption's rollback already relies on. The end times
 // are a heap, so only the jobs that end are ordered and looked up: O(n) to build it,
-// then O(log n) per job ended. A decision is asked only at an end time where enough of
+// then O(log n) per job ended; the part ordered stays ordered for the next question
+// asked with the same list. A decision is asked only at an end time where enough of
 // the cells the job needs could be free (FitBound, counted from the ended jobs' leaves
 // without ending them); jobs end for real, in end order, just before that decision, so
 // it sees exactly the state a decision after every end time would have seen. Jobs of
