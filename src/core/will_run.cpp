@@ -180,11 +180,16 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   std::string key;
   if (keep) {
     if (!MemoSameEnds(ends)) {
+      // Built aside and then swapped in: running out of memory midway leaves no list
+      // that matches the caller's with an order that does not.
+      std::vector<std::pair<std::string, int64_t>> copy;
+      copy.reserve(ends.size());
+      for (const JobEnd& e : ends) copy.emplace_back(e.job ? e.job : "", e.end);
+      EndOrder order;
+      BuildOrder(ends, &order);
       memo_.answers.clear();
-      memo_.ends.clear();
-      memo_.ends.reserve(ends.size());
-      for (const JobEnd& e : ends) memo_.ends.emplace_back(e.job ? e.job : "", e.end);
-      BuildOrder(ends, &memo_.order);
+      memo_.ends.swap(copy);
+      std::swap(memo_.order, order);
     }
     key = ShapeKey(req);
     auto it = memo_.answers.find(key);
