@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/engine.h"
@@ -112,15 +113,31 @@ void Engine::PutBack(std::vector<Job>* ended) {
 
 namespace {
 
+// The number of fields of an aggregate: the most initializers it takes.
+struct AnyField {
+  template <class U>
+  operator U() const;
+};
+template <class T, class Seq, class = void>
+struct Takes : std::false_type {};
+template <class T, size_t... I>
+struct Takes<T, std::index_sequence<I...>, std::void_t<decltype(T{(void(I), AnyField{})...})>>
+    : std::true_type {};
+template <class T, size_t N = 0>
+constexpr size_t FieldCount() {
+  if constexpr (Takes<T, std::make_index_sequence<N + 1>>::value)
+    return FieldCount<T, N + 1>();
+  else
+    return N;
+}
+
 // Everything of a request a decision reads, its name aside (the name only decides
 // whether the request is refused, which is checked before the memo is).
 std::string ShapeKey(const Request& req) {
-#if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
-  // Fails when Request gains a field (on the ABI the project builds for): the memo
-  // would answer for a request that differs only in it.
-  static_assert(sizeof(Request) == 264,
+  // Fails when Request gains a field: the memo would answer for a request that
+  // differs only in it.
+  static_assert(FieldCount<Request>() == 12,
                 "a new Request field: add it to ShapeKey, or the memo answers wrongly");
-#endif
   std::string k;
   auto text = [&](const std::string& s) {
     k += std::to_string(s.size());
