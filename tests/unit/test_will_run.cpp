@@ -252,6 +252,13 @@ START_TEST(sequence) {
     }
     ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "step %d: %s", n, err);
   }
+  // A shape answered just before, asked under a running job's name: refused, as a
+  // submit of that name would be, not answered from what was kept.
+  hived_member m;
+  hived_job_request q = Request({"a1", "A", 0, "V100", 3, 4, 0}, &m);
+  int64_t start = 0;
+  const hived_decision* d = nullptr;
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_EEXIST);
 }
 END_TEST
 
