@@ -136,7 +136,7 @@ constexpr size_t FieldCount() {
 std::string ShapeKey(const Request& req) {
   // Fails when Request gains a field: the memo would answer for a request that
   // differs only in it.
-  static_assert(FieldCount<Request>() == 12,
+  static_assert(FieldCount<Request>() == 13,
                 "a new Request field: add it to ShapeKey, or the memo answers wrongly");
   std::string k;
   auto text = [&](const std::string& s) {
@@ -156,6 +156,7 @@ std::string ShapeKey(const Request& req) {
   text(req.pod_within_type);
   num(req.lazy);
   num(req.distinct_nodes);
+  num(req.split_max_pods);
   num(req.grain);
   num(static_cast<int64_t>(req.members.size()));
   for (const Member& m : req.members) {
