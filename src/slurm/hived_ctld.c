@@ -26,11 +26,6 @@ extern void hived_ctld_lock(void)
 	slurm_mutex_lock(&engine_mutex);
 }
 
-extern bool hived_ctld_trylock(void)
-{
-	return !pthread_mutex_trylock(&engine_mutex);
-}
-
 extern void hived_ctld_unlock(void)
 {
 	slurm_mutex_unlock(&engine_mutex);

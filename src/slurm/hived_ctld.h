@@ -21,8 +21,6 @@
 #include "hived.h"
 
 extern void hived_ctld_lock(void);
-/* The lock if it is free now, without waiting: true if taken. */
-extern bool hived_ctld_trylock(void);
 extern void hived_ctld_unlock(void);
 
 /* --- hived_ctld.c ------------------------------------------------------ */

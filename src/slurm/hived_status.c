@@ -4,13 +4,11 @@
  *
  * Lock order: hived_ctld_lock() before status_mutex, everywhere.
  */
-#define _GNU_SOURCE	/* SCHED_BATCH */
 #include "src/common/slurm_xlator.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -459,35 +457,8 @@ out:
 	xfree(path);
 }
 
-/*
- * The plugin's lock without ever waiting in the mutex: a waiter there is woken
- * by job_test's unlock, and the kernel then preempts slurmctld's scheduling
- * thread for the woken writer. On the loaded 2-core test host that cost the
- * scheduling thread 20-58 ms off its core, 9 of the 10 job_test calls over
- * 20 ms in a 512-node run (doc/compare.md, "Scale"). The writer polls instead
- * and blocks only if the lock stays busy for ~100 ms.
- */
-static void _lock_without_waking(void)
-{
-	for (int i = 0; i < 100; i++) {
-		if (hived_ctld_trylock())
-			return;
-		usleep(1000);
-	}
-	hived_ctld_lock();
-}
-
 static void *_writer(void *arg)
 {
-	struct sched_param batch = { .sched_priority = 0 };
-
-	/*
-	 * Nor may its own timer wake-ups (once a second, each poll above)
-	 * preempt the scheduling thread: a SCHED_BATCH thread waits for the
-	 * next tick instead.
-	 */
-	if (pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch))
-		debug("select/hived: status thread stays SCHED_OTHER");
 	for (;;) {
 		struct timespec ts, t0, t1;
 		char *text = NULL, *state = NULL, *state_path = NULL;
@@ -523,7 +494,7 @@ static void *_writer(void *arg)
 		 * Under our lock only a copy of the engine: its JSON, and the
 		 * state file's, are built from the copy while job_test runs on.
 		 */
-		_lock_without_waking();
+		hived_ctld_lock();
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		e = hived_ctld_engine();
 		if (e && (hived_engine_clone(e, &copy) != HIVED_OK))
