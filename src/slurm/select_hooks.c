@@ -494,6 +494,8 @@ static __thread stamp_t fwd_spent;
  * CPU time for the engine phase only.
  */
 static __thread uint64_t phase_us[HIVED_PHASE_N], engine_cpu_us;
+/* Of the engine phase, hived_submit's share (the rest: WILL_RUN's). */
+static __thread uint64_t submit_us, submit_cpu_us;
 static __thread stamp_t phase_t0;
 
 static void _phase_start(void)
@@ -569,8 +571,12 @@ static void _slow_job_test(job_record_t *job_ptr, uint16_t mode,
 				    t->own_usec, t->own_cpu_usec,
 				    t->engine_cpu_usec, t->ivcsw, vcsw);
 
-	for (int i = 0; i < HIVED_PHASE_N; i++)
+	for (int i = 0; i < HIVED_PHASE_N; i++) {
 		xstrfmtcat(text, " %s %"PRIu64, phase[i], t->phase_usec[i]);
+		if (i == HIVED_PHASE_ENGINE)
+			xstrfmtcat(text, " (hived_submit %"PRIu64", CPU %"PRIu64")",
+				   submit_us, submit_cpu_us);
+	}
 	xstrfmtcat(text, "; cons_tres %"PRIu64" us wall, %"PRIu64" us CPU",
 		   t->usec - t->own_usec, fwd_spent.cpu);
 	if (_verbose())
@@ -602,7 +608,7 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	fwd_real = fwd;
 	memset(&fwd_spent, 0, sizeof(fwd_spent));
 	memset(phase_us, 0, sizeof(phase_us));
-	engine_cpu_us = 0;
+	engine_cpu_us = submit_us = submit_cpu_us = 0;
 	rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 		       mode, preemptee_candidates, preemptee_job_list,
 		       exc, will_run, _fwd_timed, &asked);
@@ -692,6 +698,8 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	_engine_start();
 	submitted = hived_submit(e, &ask.req, 1, &d);
 	_phase_end(HIVED_PHASE_ENGINE);
+	submit_us = phase_us[HIVED_PHASE_ENGINE];
+	submit_cpu_us = engine_cpu_us;
 	if ((submitted != HIVED_OK) && (ask.members[0].fraction_number ||
 					hived_is_mig_profile(e, ask.leaf_type))) {
 		/*
