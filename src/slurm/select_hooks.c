@@ -457,7 +457,7 @@ static uint64_t _clock_us(clockid_t clock)
 /*
  * A wall time long against its CPU time is the thread waiting: for a core on
  * a loaded host (involuntary switches), or for a lock or the disk. Reading
- * the thread's CPU clock is a system call (3 us on the 2-core test VM), so it
+ * the thread's CPU clock is a system call (0.5-3 us on the 2-core test VM), so it
  * is read around the call, cons_tres's share and the engine only.
  */
 typedef struct {
