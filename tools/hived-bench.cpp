@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <set>
 #include <random>
 #include <sstream>
 #include <string>
@@ -268,8 +269,9 @@ class Churn {
 // through hived_will_run and, for up to 200 of them, the way the plugin answered
 // before: a copy of the engine on which the jobs end for real.
 struct WillRunStats {
-  long asked = 0, later = 0, never = 0, quota = 0, mismatches = 0;
+  long asked = 0, later = 0, never = 0, quota = 0, mismatches = 0, repeated = 0;
   std::vector<uint32_t> trial_ns, copy_ns;
+  std::vector<uint32_t> first_cpu_ns;  // CPU time of questions of a shape not asked before
   // The same calls in the thread's CPU time: on a shared machine a wall-clock tail
   // of milliseconds is mostly time spent descheduled.
   std::vector<uint32_t> trial_cpu_ns, copy_cpu_ns;
@@ -310,8 +312,15 @@ int64_t CopyAnswer(const hived_engine *e, const hived_job_request *req,
   return start;
 }
 
+// Everything of a mix job's request but its name.
+std::string ShapeOf(const Job &j) {
+  return j.vc + "/" + std::to_string(j.priority) + "/" + (j.lazy ? "lazy" : "") + "/" +
+         std::to_string(j.member.pod_number) + "x" + std::to_string(j.member.leaf_cell_number);
+}
+
 WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
   WillRunStats w;
+  std::set<std::string> shapes;
   // Slurm's view: every running job ends at its start + time limit, up to a day away.
   const std::vector<std::string> &names = churn->running();
   std::uniform_int_distribution<int64_t> end(1, 86400);
@@ -343,6 +352,12 @@ WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
     w.trial_cpu_ns.push_back(CpuNs(u0, u1));
     w.asked++;
     (d->outcome == HIVED_PLACED ? w.later : w.never)++;
+    // The same shape asked again of the same state has the same answer: how much a
+    // memo of answers could save, and what the questions it could not save cost.
+    if (shapes.insert(ShapeOf(j)).second)
+      w.first_cpu_ns.push_back(CpuNs(u0, u1));
+    else
+      w.repeated++;
     if (w.copy_ns.size() < 200) {
       std::string mine, theirs;
       for (size_t p = 0; p < d->n_pods; p++) mine += std::to_string(d->pods[p].node) + ",";
@@ -487,6 +502,8 @@ int RunSize(const Options &opt, int size) {
     num("will_run_cpu_p50_us", Percentile(w.trial_cpu_ns, 0.50));
     num("will_run_cpu_p99_us", Percentile(w.trial_cpu_ns, 0.99));
     num("will_run_cpu_max_us", Max(w.trial_cpu_ns));
+    integer("willRunRepeated", w.repeated);
+    num("will_run_first_cpu_p99_us", Percentile(w.first_cpu_ns, 0.99));
     integer("willRunCopyAsked", static_cast<long>(w.copy_ns.size()));
     num("copy_p50_us", Percentile(w.copy_ns, 0.50));
     num("copy_p99_us", Percentile(w.copy_ns, 0.99));

@@ -106,6 +106,12 @@ class Engine : private CellStore {
   };
   Status WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
                  int64_t* start);
+  // The end times (end, place in the caller's list) in end order, read lazily: the
+  // ones a trial has read are sorted, the rest stay a heap (will_run.cpp).
+  struct EndOrder {
+    std::vector<std::pair<int64_t, size_t>> sorted;
+    std::vector<std::pair<int64_t, size_t>> heap;  // earliest on top
+  };
   // GPUs of the placement the config does not have (an unknown node or GPU index) are
   // left out and the job is demoted; each is named in *dropped (may be null). Only a job
   // with no known GPU at all is refused.
@@ -295,6 +301,19 @@ class Engine : private CellStore {
   JobTable jobs_;
   std::map<std::string, VcId> waiting_;  // job -> VC, see WaitingJobs()
   bool trial_ = false;                   // inside WillRun: decisions leave no waiting marks
+  // WillRun's answers (will_run.cpp) for the state and the end times they were asked
+  // with, by the request's shape (everything but its name).
+  struct WillRunMemo {
+    uint64_t changes = 0;           // jobs_.Changes() when they were right
+    std::vector<uint8_t> node_bad;  // node_bad_ then
+    std::vector<std::pair<std::string, int64_t>> ends;
+    std::unordered_map<std::string, std::pair<Decision, int64_t>> answers;
+    EndOrder order;  // of `ends`, kept for the next question's trial
+  };
+  WillRunMemo memo_;
+  bool MemoSameEnds(const std::vector<JobEnd>& ends) const;
+  Status WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, EndOrder* order,
+                      Decision* out, int64_t* start);
   // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,
   // preemption included); only the last decision, if it waits, is asked with one.
   bool no_reason_ = false;

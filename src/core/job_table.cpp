@@ -41,6 +41,7 @@ void Job::ClearVleaves() {
 }
 
 int JobTable::NewSlot() {
+  changes_++;
   if (!free_.empty()) {
     int s = free_.back();
     free_.pop_back();
@@ -54,6 +55,7 @@ int JobTable::NewSlot() {
 }
 
 void JobTable::Free(int slot, Job* taken) {
+  changes_++;
   Job& j = jobs_[static_cast<size_t>(slot)];
   Unindex(j.name);
   if (taken) *taken = std::move(j);

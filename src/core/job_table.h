@@ -21,20 +21,34 @@ class JobTable {
  public:
   // Every slot, live or free (a free slot holds an empty record, live false).
   size_t size() const { return jobs_.size(); }
-  Job& operator[](int slot) { return jobs_[static_cast<size_t>(slot)]; }
+  // Writable access counts as a change (see Changes).
+  Job& operator[](int slot) {
+    changes_++;
+    return jobs_[static_cast<size_t>(slot)];
+  }
   const Job& operator[](int slot) const { return jobs_[static_cast<size_t>(slot)]; }
   std::vector<Job>::const_iterator begin() const { return jobs_.begin(); }
   std::vector<Job>::const_iterator end() const { return jobs_.end(); }
 
   // An empty record's slot (a freed one first). The caller fills it and calls Index.
   int NewSlot();
+  // Grows on every way the table can change (a slot taken or freed, a record written,
+  // the index or the slots rearranged): WillRun's memo holds its answers only while
+  // this is where it was.
+  uint64_t Changes() const { return changes_; }
   // The record goes (moved to *taken when not null), its name leaves the index and
   // its slot is reused. Allocates nothing when Reserve(n) preceded n frees.
   void Free(int slot, Job* taken = nullptr);
   // The live job of that name, -1 if none.
   int Find(std::string_view name) const { return index_.Find(name, NameOf{&jobs_}); }
-  void Index(int slot) { index_.Insert(slot, NameOf{&jobs_}); }
-  void Unindex(std::string_view name) { index_.Erase(name, NameOf{&jobs_}); }
+  void Index(int slot) {
+    changes_++;
+    index_.Insert(slot, NameOf{&jobs_});
+  }
+  void Unindex(std::string_view name) {
+    changes_++;
+    index_.Erase(name, NameOf{&jobs_});
+  }
   size_t IndexSize() const { return index_.size(); }
   // Room for `frees` slots to be freed and `inserts` new names without allocating
   // (WillRun ends and puts back jobs under slurmctld's locks, and must not fail midway).
@@ -66,6 +80,7 @@ class JobTable {
   };
   std::vector<Job> jobs_;
   std::vector<int> free_;
+  uint64_t changes_ = 0;
   JobIndex index_;
   std::vector<std::string> strings_{std::string()};  // StrId -> text; 0 is ""
   std::unordered_map<std::string, StrId> string_ids_;
@@ -73,6 +88,7 @@ class JobTable {
 
 template <class Moved>
 void JobTable::Compact(Moved moved) {
+  changes_++;
   std::sort(free_.begin(), free_.end());
   int last = static_cast<int>(jobs_.size()) - 1;
   for (size_t h = 0;; h++) {

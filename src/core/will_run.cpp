@@ -9,14 +9,26 @@
 // reinstated exactly (Reinstate: the same physical and virtual leaves, so the same
 // bindings) - the machinery preemption's rollback already relies on. The end times
 // are a heap, so only the jobs that end are ordered and looked up: O(n) to build it,
-// then O(log n) per job ended. A decision is asked only at an end time where enough of
+// then O(log n) per job ended; the part ordered stays ordered for the next question
+// asked with the same list. A decision is asked only at an end time where enough of
 // the cells the job needs could be free (FitBound, counted from the ended jobs' leaves
 // without ending them); jobs end for real, in end order, just before that decision, so
 // it sees exactly the state a decision after every end time would have seen. Jobs of
 // other VCs in chains the request cannot use do not end at all: a decision reads only
 // the cells of its chains and its own VC's counters, so the answer is the same.
+//
+// Answers are kept per request shape (WillRun's memo, below) while the job table,
+// the nodes' health and the end times are unchanged: backfill asks of one state
+// about many jobs of few shapes. Kept trial state (ending only the difference from
+// the last question) was measured not to pay: questions come in no time order, so
+// it would move about as many jobs as a fresh trial ends (doc/bench.md, sixth round).
 #include <algorithm>
+#include <cstring>
+#include <functional>
 #include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
 
 #include "core/engine.h"
 #include "core/fit_bound.h"
@@ -37,27 +49,46 @@ class FlagScope {
   bool* flag_;
 };
 
-// An end time and its place in the caller's list: equal end times end together, in
-// the caller's order.
-struct EndKey {
-  int64_t end;
-  size_t at;
-};
+using EndKey = std::pair<int64_t, size_t>;  // an end time, its place in the caller's list
+// Equal end times end together, in the caller's order: pairs compare that way.
+using Later = std::greater<EndKey>;
 
-bool Later(const EndKey& a, const EndKey& b) {
-  return a.end != b.end ? a.end > b.end : a.at > b.at;
-}
-
-// The caller's end times as a heap, earliest first; ends of 0 or less and unnamed jobs
-// are left out.
-std::vector<EndKey> EndHeap(const std::vector<Engine::JobEnd>& ends) {
-  std::vector<EndKey> heap;
-  heap.reserve(ends.size());
+// The caller's end times, none read yet; ends of 0 or less and unnamed jobs are left
+// out.
+void BuildOrder(const std::vector<Engine::JobEnd>& ends, Engine::EndOrder* order) {
+  order->sorted.clear();
+  order->heap.clear();
+  order->heap.reserve(ends.size());
   for (size_t i = 0; i < ends.size(); i++)
-    if (ends[i].end > 0 && ends[i].job) heap.push_back({ends[i].end, i});
-  std::make_heap(heap.begin(), heap.end(), Later);
-  return heap;
+    if (ends[i].end > 0 && ends[i].job) order->heap.emplace_back(ends[i].end, i);
+  std::make_heap(order->heap.begin(), order->heap.end(), Later());
+  // Room for all of them: reading the order never allocates during a trial.
+  order->sorted.reserve(order->heap.size());
 }
+
+// Reads an EndOrder from its start, sorting from the heap only what no earlier trial
+// read.
+class EndCursor {
+ public:
+  explicit EndCursor(Engine::EndOrder* order) : o_(order) {}
+  size_t Total() const { return o_->sorted.size() + o_->heap.size(); }
+  bool Done() const { return pos_ >= o_->sorted.size() && o_->heap.empty(); }
+  const EndKey& Peek() const {
+    return pos_ < o_->sorted.size() ? o_->sorted[pos_] : o_->heap.front();
+  }
+  EndKey Take() {
+    if (pos_ >= o_->sorted.size()) {
+      std::pop_heap(o_->heap.begin(), o_->heap.end(), Later());
+      o_->sorted.push_back(o_->heap.back());
+      o_->heap.pop_back();
+    }
+    return o_->sorted[pos_++];
+  }
+
+ private:
+  Engine::EndOrder* o_;
+  size_t pos_ = 0;
+};
 
 }  // namespace
 
@@ -80,22 +111,144 @@ void Engine::PutBack(std::vector<Job>* ended) {
   ended->clear();
 }
 
+namespace {
+
+// The number of fields of an aggregate: the most initializers it takes.
+struct AnyField {
+  template <class U>
+  operator U() const;
+};
+template <class T, class Seq, class = void>
+struct Takes : std::false_type {};
+template <class T, size_t... I>
+struct Takes<T, std::index_sequence<I...>, std::void_t<decltype(T{(void(I), AnyField{})...})>>
+    : std::true_type {};
+template <class T, size_t N = 0>
+constexpr size_t FieldCount() {
+  if constexpr (Takes<T, std::make_index_sequence<N + 1>>::value)
+    return FieldCount<T, N + 1>();
+  else
+    return N;
+}
+
+// Everything of a request a decision reads, its name aside (the name only decides
+// whether the request is refused, which is checked before the memo is).
+std::string ShapeKey(const Request& req) {
+  // Fails when Request gains a field: the memo would answer for a request that
+  // differs only in it.
+  static_assert(FieldCount<Request>() == 12,
+                "a new Request field: add it to ShapeKey, or the memo answers wrongly");
+  std::string k;
+  auto text = [&](const std::string& s) {
+    k += std::to_string(s.size());
+    k += ':';
+    k += s;
+  };
+  auto num = [&](int64_t v) {
+    k += std::to_string(v);
+    k += ',';
+  };
+  text(req.vc);
+  num(req.priority);
+  text(req.leaf_type);
+  text(req.pinned_id);
+  text(req.within_type);
+  text(req.pod_within_type);
+  num(req.lazy);
+  num(req.distinct_nodes);
+  num(req.grain);
+  num(static_cast<int64_t>(req.members.size()));
+  for (const Member& m : req.members) {
+    num(m.pods);
+    num(m.leaves);
+    num(m.fractions);
+  }
+  num(static_cast<int64_t>(req.allowed.size()));
+  k.append(req.allowed.begin(), req.allowed.end());
+  return k;
+}
+
+}  // namespace
+
+bool Engine::MemoSameEnds(const std::vector<JobEnd>& ends) const {
+  if (ends.size() != memo_.ends.size()) return false;
+  for (size_t i = 0; i < ends.size(); i++)
+    if (ends[i].end != memo_.ends[i].second || !ends[i].job ||
+        std::strcmp(memo_.ends[i].first.c_str(), ends[i].job) != 0)
+      return false;
+  return true;
+}
+
+// The memo: backfill asks of one unchanged state, with one list of end times, about
+// many pending jobs of few shapes (job arrays); the same shape gets the same answer,
+// and the end times a trial has put in order stay in order for the next one.
+// It holds while the job table has not changed (every job started, ended, demoted or
+// moved changes it; the trial's own ends and put-backs happen inside this call, which
+// restores the state) and no node's health has; reconfiguring builds a new engine.
 Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
                        int64_t* start) {
+  // The end times and their order depend on the caller's list alone: they stay.
+  if (memo_.changes != jobs_.Changes() || memo_.node_bad != node_bad_) {
+    memo_.answers.clear();
+    memo_.node_bad = node_bad_;
+  }
+  // With no end times the question is one dry run: nothing worth keeping.
+  const bool keep = !ends.empty() && !req.job.empty() && jobs_.Find(req.job) < 0;
+  std::string key;
+  if (keep) {
+    if (!MemoSameEnds(ends)) {
+      // Built aside and then swapped in: running out of memory midway leaves no list
+      // that matches the caller's with an order that does not.
+      std::vector<std::pair<std::string, int64_t>> copy;
+      copy.reserve(ends.size());
+      for (const JobEnd& e : ends) copy.emplace_back(e.job ? e.job : "", e.end);
+      EndOrder order;
+      BuildOrder(ends, &order);
+      memo_.answers.clear();
+      memo_.ends.swap(copy);
+      std::swap(memo_.order, order);
+    }
+    key = ShapeKey(req);
+    auto it = memo_.answers.find(key);
+    if (it != memo_.answers.end()) {
+      *out = it->second.first;
+      *start = it->second.second;
+      memo_.changes = jobs_.Changes();
+      return Status::Ok();
+    }
+  }
+  EndOrder fresh;
+  EndOrder* order = &fresh;
+  if (keep)
+    order = &memo_.order;
+  else
+    BuildOrder(ends, &fresh);
+  Status st = WillRunTrial(req, ends, order, out, start);
+  if (st.ok() && keep) {
+    // Bounded: a pass of backfill asks about a few hundred shapes at most.
+    if (memo_.answers.size() >= 4096) memo_.answers.clear();
+    memo_.answers.emplace(std::move(key), std::make_pair(*out, *start));
+  }
+  memo_.changes = jobs_.Changes();
+  return st;
+}
+
+Status Engine::WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, EndOrder* order,
+                            Decision* out, int64_t* start) {
   *start = -1;
-  std::vector<EndKey> heap = EndHeap(ends);
+  EndCursor next(order);
 
   FlagScope trial(&trial_);
   // Reserved up front so that putting the jobs back cannot fail for want of memory
   // in what this function owns: records move, slots return to a list with room.
   std::vector<Job> ended;
-  ended.reserve(heap.size());
+  ended.reserve(next.Total());
   std::vector<int> pending;  // will have ended by `at`, not ended yet (see FitBound)
-  pending.reserve(heap.size());
+  pending.reserve(next.Total());
   std::vector<uint8_t> noted(jobs_.size(), 0);
   // The dry runs insert and erase the asked job (one empty place at most, its
   // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
-  jobs_.Reserve(heap.size(), 2);
+  jobs_.Reserve(next.Total(), 2);
   // Everything released comes back, even when a decision throws (out of memory).
   try {
     no_reason_ = true;
@@ -107,7 +260,7 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
     VcId vc = kNone;
     // A rejected job and one larger than its VC fit after no end of running jobs.
     while (st.ok() && d.outcome == Outcome::kWaiting && d.wait != Wait::kVcTooSmall &&
-           !heap.empty()) {
+           !next.Done()) {
       if (!bound) {
         Decision v;
         Validate(req, &chains, &v);
@@ -115,12 +268,10 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
         auto it = vc_index_.find(req.vc);
         vc = it == vc_index_.end() ? VcId(kNone) : it->second;
       }
-      at = heap.front().end;
+      at = next.Peek().first;
       size_t added = 0;
-      while (!heap.empty() && heap.front().end == at) {
-        std::pop_heap(heap.begin(), heap.end(), Later);
-        const int slot = jobs_.Find(ends[heap.back().at].job);
-        heap.pop_back();
+      while (!next.Done() && next.Peek().first == at) {
+        const int slot = jobs_.Find(ends[next.Take().second].job);
         if (slot < 0 || noted[slot]) continue;  // not held, or named twice
         // A job of another VC in a chain the request cannot use changes nothing the
         // decision reads (its chain's cells, its VC's counters): it need not end.
