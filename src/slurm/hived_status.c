@@ -70,6 +70,19 @@ static latency_hist_t phase_us[HIVED_PHASE_N];
 static const char *const phase_key[HIVED_PHASE_N] = {
 	"Lock", "Sync", "Build", "Engine", "Steer", "Rest"
 };
+/* CPU time of the own share and of the engine; involuntary switches a call. */
+static latency_hist_t job_test_own_cpu_us, engine_cpu_us, job_test_ivcsw;
+/*
+ * Calls whose own share passed the 1 ms target, and for each phase those in
+ * which it was the longest: a p99 of the sum above every phase's p99 means
+ * the phases' slow calls are different calls.
+ */
+#define OVER_US 1000
+static uint64_t n_over, n_over_by[HIVED_PHASE_N];
+/* The last slow calls, as logged. */
+#define SLOW_KEPT 16
+static char *slow[SLOW_KEPT];
+static int slow_next = 0;
 static uint64_t n_killed = 0, n_lazy = 0;
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
@@ -173,19 +186,34 @@ extern void hived_status_reload(const char *refused_reason)
 	slurm_mutex_unlock(&status_mutex);
 }
 
-extern void hived_status_job_test_time(uint64_t usec, uint64_t own_usec)
+extern void hived_status_job_test(const hived_job_test_time_t *t)
 {
 	slurm_mutex_lock(&status_mutex);
-	latency_hist_add(&job_test_us, usec);
-	latency_hist_add(&job_test_own_us, own_usec);
+	latency_hist_add(&job_test_us, t->usec);
+	latency_hist_add(&job_test_own_us, t->own_usec);
+	latency_hist_add(&job_test_own_cpu_us, t->own_cpu_usec);
+	latency_hist_add(&engine_cpu_us, t->engine_cpu_usec);
+	latency_hist_add(&job_test_ivcsw, t->ivcsw);
+	for (int i = 0; i < HIVED_PHASE_N; i++)
+		latency_hist_add(&phase_us[i], t->phase_usec[i]);
+	if (t->own_usec > OVER_US) {
+		int top = 0;
+
+		for (int i = 1; i < HIVED_PHASE_N; i++)
+			if (t->phase_usec[i] > t->phase_usec[top])
+				top = i;
+		n_over++;
+		n_over_by[top]++;
+	}
 	slurm_mutex_unlock(&status_mutex);
 }
 
-extern void hived_status_job_test_phases(const uint64_t us[HIVED_PHASE_N])
+extern void hived_status_slow_job_test(const char *text)
 {
 	slurm_mutex_lock(&status_mutex);
-	for (int i = 0; i < HIVED_PHASE_N; i++)
-		latency_hist_add(&phase_us[i], us[i]);
+	xfree(slow[slow_next]);
+	slow[slow_next] = xstrdup(text);
+	slow_next = (slow_next + 1) % SLOW_KEPT;
 	slurm_mutex_unlock(&status_mutex);
 }
 
@@ -269,6 +297,17 @@ static void _json_str_at(char **out, char **pos, const char *s)
 	xstrcatat(*out, pos, "\"");
 }
 
+/* ,"<name>P50<unit>":..,"<name>P99<unit>":..,"<name>Max<unit>":.. */
+static void _hist_at(char **out, char **pos, const char *name,
+		     const latency_hist_t *h, const char *unit)
+{
+	xstrfmtcatat(*out, pos, ",\"%sP50%s\":%"PRIu64",\"%sP99%s\":%"PRIu64
+		     ",\"%sMax%s\":%"PRIu64,
+		     name, unit, latency_hist_quantile(h, 0.5),
+		     name, unit, latency_hist_quantile(h, 0.99),
+		     name, unit, h->max);
+}
+
 /* The plugin's own part of the file. Caller holds status_mutex. */
 static char *_compose_plugin(size_t engine_bytes)
 {
@@ -324,17 +363,31 @@ static char *_compose_plugin(size_t engine_bytes)
 		     writer_lock_us.n ?
 		     (double) writer_lock_us.sum / writer_lock_us.n : 0.0,
 		     writer_lock_us.max);
+	_hist_at(&out, &pos, "jobTestOwnCpu", &job_test_own_cpu_us, "Us");
+	_hist_at(&out, &pos, "jobTestIvcsw", &job_test_ivcsw, "");
+	xstrfmtcatat(out, &pos, ",\"jobTestOwnOver1msCalls\":%"PRIu64, n_over);
 	for (int i = 0; i < HIVED_PHASE_N; i++) {
-		const latency_hist_t *h = &phase_us[i];
+		char name[32];
 
-		xstrfmtcatat(out, &pos, ",\"phase%sP50Us\":%"PRIu64
-			     ",\"phase%sP99Us\":%"PRIu64
-			     ",\"phase%sMaxUs\":%"PRIu64,
-			     phase_key[i], latency_hist_quantile(h, 0.5),
-			     phase_key[i], latency_hist_quantile(h, 0.99),
-			     phase_key[i], h->max);
+		snprintf(name, sizeof(name), "phase%s", phase_key[i]);
+		_hist_at(&out, &pos, name, &phase_us[i], "Us");
+		xstrfmtcatat(out, &pos, ",\"%sOver1msCalls\":%"PRIu64, name,
+			     n_over_by[i]);
 	}
-	xstrfmtcatat(out, &pos, "},\"counters\":{\"preemptions\":%"
+	_hist_at(&out, &pos, "phaseEngineCpu", &engine_cpu_us, "Us");
+	xstrcatat(out, &pos, "},\"slowJobTests\":[");
+	/* Oldest first, as in refused. */
+	for (int k = 0, first = 1; k < SLOW_KEPT; k++) {
+		int i = (slow_next + k) % SLOW_KEPT;
+
+		if (!slow[i])
+			continue;
+		xstrcatat(out, &pos, first ? "" : ",");
+		_json_str_at(&out, &pos, slow[i]);
+		first = 0;
+	}
+	xstrcatat(out, &pos, "]");
+	xstrfmtcatat(out, &pos, ",\"counters\":{\"preemptions\":%"
 		     PRIu64",\"lazyPreemptions\":%"PRIu64"},"
 		     "\"memory\":{\"engineBytes\":%zu}}\n",
 		     n_killed, n_lazy, engine_bytes);
@@ -525,6 +578,9 @@ extern void hived_status_stop(void)
 	}
 	xfree(pending);
 	n_pending = 0;
+	for (int i = 0; i < SLOW_KEPT; i++)
+		xfree(slow[i]);
+	slow_next = 0;
 	for (int i = 0; i < REFUSED_KEPT; i++) {
 		xfree(refused[i].vc);
 		xfree(refused[i].reason);

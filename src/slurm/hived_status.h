@@ -39,12 +39,6 @@ extern bool hived_status_refused(uint32_t job_id, const char *vc,
 extern void hived_status_reload(const char *refused_reason);
 
 /*
- * One select_p_job_test call handled by HiveD took `usec`, of which own_usec
- * outside cons_tres (the rest is what cons_tres would take anyway).
- */
-extern void hived_status_job_test_time(uint64_t usec, uint64_t own_usec);
-
-/*
  * Phases of HiveD's own share of a job_test call (issue 18 item 3: which one
  * grows with the cluster). REST is the own share less the others.
  */
@@ -58,8 +52,25 @@ typedef enum {
 	HIVED_PHASE_N
 } hived_phase_t;
 
-/* One call's phase times (REST filled in by the caller). */
-extern void hived_status_job_test_phases(const uint64_t us[HIVED_PHASE_N]);
+/*
+ * One select_p_job_test call handled by HiveD. Wall clock (CLOCK_MONOTONIC)
+ * and the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID): on a loaded
+ * host a long wall time with little CPU is the thread waiting to run, not work.
+ */
+typedef struct {
+	uint64_t usec;		/* the whole call, cons_tres's share included */
+	uint64_t own_usec;	/* HiveD's own share: less cons_tres's */
+	uint64_t own_cpu_usec;	/* the thread's CPU time in that share */
+	uint64_t phase_usec[HIVED_PHASE_N];	/* wall; REST: own less the rest */
+	uint64_t engine_cpu_usec;	/* the thread's CPU time in the engine */
+	uint64_t ivcsw;		/* involuntary context switches in the call */
+} hived_job_test_time_t;
+
+extern void hived_status_job_test(const hived_job_test_time_t *t);
+
+/* One line on a slow call (the last few are kept in the file). */
+extern void hived_status_slow_job_test(const char *text);
+
 extern void hived_status_count_preempt(int killed, int lazy);
 
 #endif

@@ -3,10 +3,13 @@
  * select_hooks.c - the HiveD side of select/hived: which select calls ask the
  * engine, and what Slurm is told back.
  */
+#define _GNU_SOURCE	/* RUSAGE_THREAD */
 #include "src/common/slurm_xlator.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "src/common/bitstring.h"
@@ -443,12 +446,41 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		     hived_job_test_f fwd,
 		     bool *asked);
 
-static uint64_t _now_us(void)
+static uint64_t _clock_us(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * A wall time long against its CPU time is the thread waiting: for a core on
+ * a loaded host (involuntary switches), or for a lock or the disk. Reading
+ * the thread's CPU clock is a system call (0.5-3 us on the 2-core test VM), so it
+ * is read around the call, cons_tres's share and the engine only.
+ */
+typedef struct {
+	uint64_t wall, cpu;
+} stamp_t;
+
+static stamp_t _stamp(void)
+{
+	stamp_t s = { _clock_us(CLOCK_MONOTONIC),
+		      _clock_us(CLOCK_THREAD_CPUTIME_ID) };
+
+	return s;
+}
+
+static void _thread_switches(uint64_t *ivcsw, uint64_t *vcsw)
+{
+	struct rusage ru;
+
+	*ivcsw = *vcsw = 0;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return;
+	*ivcsw = ru.ru_nivcsw;
+	*vcsw = ru.ru_nvcsw;
 }
 
 /*
@@ -456,17 +488,36 @@ static uint64_t _now_us(void)
  * job_test calls, the thread-local keeps a stray concurrent one apart.
  */
 static __thread hived_job_test_f fwd_real;
-static __thread uint64_t fwd_us;
-/* The own share by phase (issue 18 item 3), same serialisation as fwd_us. */
-static __thread uint64_t phase_us[HIVED_PHASE_N];
+static __thread stamp_t fwd_spent;
+/*
+ * The own share by phase (issue 18 item 3), same serialisation as fwd_spent;
+ * CPU time for the engine phase only.
+ */
+static __thread uint64_t phase_us[HIVED_PHASE_N], engine_cpu_us;
+/* Of the engine phase, hived_submit's share (the rest: WILL_RUN's). */
+static __thread uint64_t submit_us, submit_cpu_us;
+static __thread stamp_t phase_t0;
 
-/* Adds the time since t0 to phase p; returns now, the next phase's t0. */
-static uint64_t _phase_end(hived_phase_t p, uint64_t t0)
+static void _phase_start(void)
 {
-	uint64_t now = _now_us();
+	phase_t0.wall = _clock_us(CLOCK_MONOTONIC);
+}
 
-	phase_us[p] += now - t0;
-	return now;
+static void _engine_start(void)
+{
+	phase_t0 = _stamp();
+}
+
+/* Adds the time since the phase's start or the last end to phase p. */
+static void _phase_end(hived_phase_t p)
+{
+	uint64_t now = _clock_us(CLOCK_MONOTONIC);
+
+	phase_us[p] += now - phase_t0.wall;
+	if (p == HIVED_PHASE_ENGINE)
+		engine_cpu_us += _clock_us(CLOCK_THREAD_CPUTIME_ID) -
+				 phase_t0.cpu;
+	phase_t0.wall = now;
 }
 
 static int _fwd_timed(job_record_t *job_ptr, bitstr_t *bitmap,
@@ -476,13 +527,64 @@ static int _fwd_timed(job_record_t *job_ptr, bitstr_t *bitmap,
 		      list_t **preemptee_job_list, hived_exc_t *exc,
 		      hived_will_run_t *will_run)
 {
-	uint64_t t0 = _now_us();
+	stamp_t t0 = _stamp(), t1;
 	int rc = fwd_real(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 			  mode, preemptee_candidates, preemptee_job_list,
 			  exc, will_run);
 
-	fwd_us += _now_us() - t0;
+	t1 = _stamp();
+	fwd_spent.wall += t1.wall - t0.wall;
+	fwd_spent.cpu += t1.cpu - t0.cpu;
 	return rc;
+}
+
+static uint64_t _minus(uint64_t a, uint64_t b)
+{
+	return (a > b) ? a - b : 0;
+}
+
+static const char *_mode_str(uint16_t mode)
+{
+	switch (mode) {
+	case SELECT_MODE_RUN_NOW:
+		return "RUN_NOW";
+	case SELECT_MODE_TEST_ONLY:
+		return "TEST_ONLY";
+	case SELECT_MODE_WILL_RUN:
+		return "WILL_RUN";
+	default:
+		return "mode?";
+	}
+}
+
+/* A call whose own share passes this goes to the log and the status file. */
+#define SLOW_JOB_TEST_US 20000
+
+static void _slow_job_test(job_record_t *job_ptr, uint16_t mode,
+			   const hived_job_test_time_t *t, uint64_t vcsw)
+{
+	static const char *const phase[HIVED_PHASE_N] = {
+		"lock", "sync", "build", "engine", "steer", "rest"
+	};
+	char *text = xstrdup_printf("JobId=%u %s: own share %"PRIu64" us wall, %"PRIu64" us CPU (engine %"PRIu64" us CPU); %"PRIu64" involuntary, %"PRIu64" voluntary switches; wall us:",
+				    job_ptr->job_id, _mode_str(mode),
+				    t->own_usec, t->own_cpu_usec,
+				    t->engine_cpu_usec, t->ivcsw, vcsw);
+
+	for (int i = 0; i < HIVED_PHASE_N; i++) {
+		xstrfmtcat(text, " %s %"PRIu64, phase[i], t->phase_usec[i]);
+		if (i == HIVED_PHASE_ENGINE)
+			xstrfmtcat(text, " (hived_submit %"PRIu64", CPU %"PRIu64")",
+				   submit_us, submit_cpu_us);
+	}
+	xstrfmtcat(text, "; cons_tres %"PRIu64" us wall, %"PRIu64" us CPU",
+		   t->usec - t->own_usec, fwd_spent.cpu);
+	if (_verbose())
+		info("select/hived: slow job_test: %s", text);
+	else
+		debug("select/hived: slow job_test: %s", text);
+	hived_status_slow_job_test(text);
+	xfree(text);
 }
 
 /* Timed: what the scheduler pays per call for jobs HiveD decides. */
@@ -495,25 +597,43 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			       hived_will_run_t *will_run,
 			       hived_job_test_f fwd)
 {
-	uint64_t t0 = _now_us(), total, own, named = 0;
+	stamp_t t0, t1;
+	uint64_t ivcsw0, vcsw0, ivcsw1, vcsw1, named = 0;
+	hived_job_test_time_t t;
 	bool asked = false;
 	int rc;
 
+	_thread_switches(&ivcsw0, &vcsw0);
+	t0 = _stamp();
 	fwd_real = fwd;
-	fwd_us = 0;
+	memset(&fwd_spent, 0, sizeof(fwd_spent));
 	memset(phase_us, 0, sizeof(phase_us));
+	engine_cpu_us = submit_us = submit_cpu_us = 0;
 	rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 		       mode, preemptee_candidates, preemptee_job_list,
 		       exc, will_run, _fwd_timed, &asked);
-	if (asked) {
-		total = _now_us() - t0;
-		own = (total > fwd_us) ? total - fwd_us : 0;
-		hived_status_job_test_time(total, own);
-		for (int i = 0; i < HIVED_PHASE_REST; i++)
-			named += phase_us[i];
-		phase_us[HIVED_PHASE_REST] = (own > named) ? own - named : 0;
-		hived_status_job_test_phases(phase_us);
+	if (!asked)
+		return rc;
+	t1 = _stamp();
+	_thread_switches(&ivcsw1, &vcsw1);
+	memset(&t, 0, sizeof(t));
+	t.usec = t1.wall - t0.wall;
+	t.own_usec = _minus(t.usec, fwd_spent.wall);
+	t.own_cpu_usec = _minus(t1.cpu - t0.cpu, fwd_spent.cpu);
+	t.ivcsw = _minus(ivcsw1, ivcsw0);
+	/*
+	 * The phases tile the own share: REST is whatever the named ones do
+	 * not cover, so the own share is exactly their sum, call by call.
+	 */
+	for (int i = 0; i < HIVED_PHASE_REST; i++) {
+		t.phase_usec[i] = phase_us[i];
+		named += phase_us[i];
 	}
+	t.phase_usec[HIVED_PHASE_REST] = _minus(t.own_usec, named);
+	t.engine_cpu_usec = engine_cpu_us;
+	hived_status_job_test(&t);
+	if (t.own_usec > SLOW_JOB_TEST_US)
+		_slow_job_test(job_ptr, mode, &t, _minus(vcsw1, vcsw0));
 	return rc;
 }
 
@@ -535,14 +655,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	int rc, cnt;
 	hived_job_kind_t kind;
 	hived_rc submitted;
-	uint64_t t;
 
 	/* job_id 0: a reservation's stand-in job (23.11+), not HiveD's to place. */
 	if (!running_in_slurmctld() || !job_ptr->job_id)
 		goto forward;
-	t = _now_us();
+	_phase_start();
 	hived_ctld_lock();
-	t = _phase_end(HIVED_PHASE_LOCK, t);
+	_phase_end(HIVED_PHASE_LOCK);
 	/*
 	 * A mark speaks only for the job_test right after the RUN_NOW that set
 	 * it; any later one (another pass, backfill) must not see it.
@@ -553,13 +672,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_ctld_unlock();
 		goto forward;
 	}
-	t = _now_us();
+	_phase_start();
 	hived_ctld_refresh_quotas();
 	e = hived_ctld_engine();
 	hived_ctld_sync_nodes();
-	t = _phase_end(HIVED_PHASE_SYNC, t);
+	_phase_end(HIVED_PHASE_SYNC);
 	kind = hived_job_build(job_ptr, bitmap, &ask, &why);
-	t = _phase_end(HIVED_PHASE_BUILD, t);
+	_phase_end(HIVED_PHASE_BUILD);
 	if (kind == HIVED_JOB_NO_GPU || kind == HIVED_JOB_UNMANAGED) {
 		if (why && _verbose())
 			info("select/hived: %pJ: %s", job_ptr, why);
@@ -576,8 +695,11 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	*asked = true;
+	_engine_start();
 	submitted = hived_submit(e, &ask.req, 1, &d);
-	_phase_end(HIVED_PHASE_ENGINE, t);
+	_phase_end(HIVED_PHASE_ENGINE);
+	submit_us = phase_us[HIVED_PHASE_ENGINE];
+	submit_cpu_us = engine_cpu_us;
 	if ((submitted != HIVED_OK) && (ask.members[0].fraction_number ||
 					hived_is_mig_profile(e, ask.leaf_type))) {
 		/*
@@ -615,9 +737,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		    (d->wait_kind == HIVED_WAIT_VC_QUOTA)) {
 			time_t when, now = time(NULL);
 
-			t = _now_us();
+			_engine_start();
 			when = _quota_free_time(e, &ask);
-			_phase_end(HIVED_PHASE_ENGINE, t);
+			_phase_end(HIVED_PHASE_ENGINE);
 
 			hived_job_ask_free(&ask);
 			hived_ctld_unlock();
@@ -653,11 +775,11 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			/* No end of running jobs makes a VC bigger. */
 			bitstr_t *later = NULL;
 
-			t = _now_us();
+			_engine_start();
 			if (d->wait_kind != HIVED_WAIT_VC_TOO_SMALL)
 				later = _will_run_nodes(e, job_ptr, bitmap,
 						HIVED_WILL_RUN_END(will_run));
-			_phase_end(HIVED_PHASE_ENGINE, t);
+			_phase_end(HIVED_PHASE_ENGINE);
 			hived_ctld_unlock();
 			if (later) {
 				/*
@@ -732,9 +854,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	}
 	bit_copybits(bitmap, chosen);
 	rc = SLURM_ERROR;
-	t = _now_us();
+	_phase_start();
 	near = (mode == SELECT_MODE_RUN_NOW) ? hived_core_steer(d, exc) : NULL;
-	_phase_end(HIVED_PHASE_STEER, t);
+	_phase_end(HIVED_PHASE_STEER);
 	if (near) {
 		rc = fwd(job_ptr, bitmap, cnt, (max_nodes < (uint32_t) cnt) ?
 			 (uint32_t) cnt : max_nodes, cnt, mode,
