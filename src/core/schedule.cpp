@@ -1025,9 +1025,13 @@ bool Engine::JobMatches(const std::string& name, const std::vector<PlacedPod>& p
   return mine == theirs;
 }
 
+// Names only: building every job's RunningJob (pods, leaves) made backfill's per-call
+// job list cost far more than the names.
 std::vector<std::string> Engine::JobNames() const {
   std::vector<std::string> out;
-  for (const RunningJob& rj : RunningJobs()) out.push_back(rj.req.job);
+  const std::vector<int> slots = jobs_.InSubmissionOrder();
+  out.reserve(slots.size());
+  for (int s : slots) out.push_back(jobs_[s].name);
   return out;
 }
 

@@ -21,6 +21,7 @@
 #include "core_steer.h"
 #include "ctld_symbols.h"
 #include "hived_ctld.h"
+#include "hived_ends.h"
 #include "hived_fractions.h"
 #include "hived_job.h"
 #include "hived_status.h"
@@ -102,8 +103,6 @@ static bool _preempt_seen(uint32_t job_id)
 	return false;
 }
 
-static void _releases_free(void);
-
 static bool _verbose(void)
 {
 	const hived_settings *s = hived_ctld_settings();
@@ -160,7 +159,7 @@ extern void hived_hook_fini(void)
 	hived_status_stop();	/* before our lock: the writer takes it */
 	hived_ctld_lock();
 	FREE_NULL_LIST(pending);
-	_releases_free();
+	hived_ends_free();
 	hived_ctld_unload();
 	hived_ctld_unlock();
 }
@@ -204,12 +203,11 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 				 bitstr_t *bitmap, time_t horizon)
 {
 	hived_job_ask_t ask;
-	const char *const *names = NULL;
 	const hived_decision *d = NULL;
-	hived_job_end *ends;
+	const hived_job_end *ends;
 	bitstr_t *out = NULL;
 	char *why = NULL;
-	size_t n, m = 0;
+	size_t m = 0;
 	int64_t start = -1;
 
 	if (!find_job_record ||
@@ -218,18 +216,7 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 		hived_job_ask_free(&ask);
 		return NULL;
 	}
-	n = hived_job_list(e, &names);
-	ends = xcalloc(n ? n : 1, sizeof(hived_job_end));
-	for (size_t k = 0; k < n; k++) {
-		job_record_t *j = find_job_record(strtoul(names[k], NULL, 10));
-
-		if (!j || !j->end_time || (j->end_time == INFINITE) ||
-		    (horizon && (j->end_time > horizon)))
-			continue;	/* never ends as far as backfill can see */
-		ends[m].job = names[k];
-		ends[m].end = j->end_time;
-		m++;
-	}
+	ends = hived_ends_by(e, horizon, &m);
 	if ((hived_will_run(e, &ask.req, ends, m, &start, &d) == HIVED_OK) &&
 	    (d->outcome == HIVED_PLACED)) {
 		out = bit_alloc(bit_size(bitmap));
@@ -239,114 +226,8 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 				bit_set(out, idx);
 		}
 	}
-	xfree(ends);
 	hived_job_ask_free(&ask);
 	return out;
-}
-
-typedef struct {
-	time_t end;
-	int64_t leaves;
-} release_t;
-
-static int _cmp_release(const void *a, const void *b)
-{
-	time_t x = ((const release_t *) a)->end, y = ((const release_t *) b)->end;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * Each VC's running jobs by end time, as _quota_free_time reads them. Backfill
- * asks for every quota-blocked job in its queue; one pass over all running
- * jobs for each of them made a call O(cluster). Built once, kept while nothing
- * it was built from can have changed: the same engine and hived.conf, no
- * change the status file counts (job start and end, health, reload), and
- * Slurm's last_job_update (end times) older than the second it was built in,
- * since that clock counts seconds.
- */
-typedef struct {
-	char *vc;
-	release_t *rel;
-	size_t n;
-} vc_releases_t;
-
-static struct {
-	bool valid;
-	hived_engine *engine;
-	uint64_t accepted, status;
-	time_t job_update;
-	vc_releases_t *vcs;
-	size_t n_vcs;
-} releases;
-
-static void _releases_free(void)
-{
-	for (size_t i = 0; i < releases.n_vcs; i++) {
-		xfree(releases.vcs[i].vc);
-		xfree(releases.vcs[i].rel);
-	}
-	xfree(releases.vcs);
-	releases.n_vcs = 0;
-	releases.valid = false;
-}
-
-static vc_releases_t *_releases_vc(const char *vc)
-{
-	vc_releases_t *v;
-
-	for (size_t i = 0; i < releases.n_vcs; i++)
-		if (!xstrcmp(releases.vcs[i].vc, vc))
-			return &releases.vcs[i];
-	xrecalloc(releases.vcs, releases.n_vcs + 1, sizeof(vc_releases_t));
-	v = &releases.vcs[releases.n_vcs++];
-	v->vc = xstrdup(vc);
-	return v;
-}
-
-static const vc_releases_t *_releases_of(hived_engine *e, const char *vc)
-{
-	const char *const *names = NULL;
-	const char *jvc;
-	uint64_t accepted = hived_ctld_accepted_generation();
-	uint64_t status = hived_status_generation();
-	time_t job_update = last_job_update;
-	size_t n;
-
-	if (!releases.valid || (releases.engine != e) ||
-	    (releases.accepted != accepted) || (releases.status != status) ||
-	    (releases.job_update != job_update)) {
-		_releases_free();
-		n = hived_job_list(e, &names);
-		for (size_t k = 0; k < n; k++) {
-			int64_t held = hived_job_quota_leaves(e, names[k], &jvc);
-			job_record_t *j;
-			vc_releases_t *v;
-
-			if (!held || !jvc)
-				continue;
-			j = find_job_record(strtoul(names[k], NULL, 10));
-			if (!j || !j->end_time)
-				continue;
-			v = _releases_vc(jvc);
-			xrecalloc(v->rel, v->n + 1, sizeof(release_t));
-			v->rel[v->n].end = j->end_time;
-			v->rel[v->n++].leaves = held;
-		}
-		for (size_t i = 0; i < releases.n_vcs; i++)
-			qsort(releases.vcs[i].rel, releases.vcs[i].n,
-			      sizeof(release_t), _cmp_release);
-		releases.engine = e;
-		releases.accepted = accepted;
-		releases.status = status;
-		releases.job_update = job_update;
-		/* A change later in this second would leave the clock as is. */
-		releases.valid = (time(NULL) > job_update);
-	}
-	for (size_t i = 0; i < releases.n_vcs; i++)
-		if (!xstrcmp(releases.vcs[i].vc, vc))
-			return &releases.vcs[i];
-	return NULL;
 }
 
 /*
@@ -357,14 +238,15 @@ static const vc_releases_t *_releases_of(hived_engine *e, const char *vc)
  * node is named: backfill reserves nothing for the job (as for one over its
  * association's GrpTRES) and plans other VCs' jobs on the free cells their own
  * quotas guarantee. Costs a walk over the VC's jobs by end time
- * (_releases_of), not a copy of the engine.
+ * (hived_ends_releases), not a copy of the engine.
  * RET the time, or 0 if the VC's jobs never free enough.
  */
 static time_t _quota_free_time(hived_engine *e, const hived_job_ask_t *ask)
 {
-	const vc_releases_t *v;
+	const hived_release_t *rel;
 	int64_t lack = 0, got = 0, free_leaves;
 	time_t when = 0;
+	size_t n;
 
 	/* In leaf cells, as the engine counts quota: a shard job lacks its fraction. */
 	lack = hived_request_leaves(e, &ask->req);
@@ -372,11 +254,11 @@ static time_t _quota_free_time(hived_engine *e, const hived_job_ask_t *ask)
 	if (!find_job_record || !ask->vc || (free_leaves < 0))
 		return 0;
 	lack -= free_leaves;
-	if (!(v = _releases_of(e, ask->vc)))
+	if (!(rel = hived_ends_releases(e, ask->vc, &n)))
 		return 0;
-	for (size_t k = 0; (k < v->n) && (got < lack); k++) {
-		got += v->rel[k].leaves;
-		when = v->rel[k].end;
+	for (size_t k = 0; (k < n) && (got < lack); k++) {
+		got += rel[k].leaves;
+		when = rel[k].end;
 	}
 	return (got >= lack) ? when : 0;
 }

@@ -335,6 +335,20 @@ START_TEST(test_backfill_estimate)
 	ck_assert_msg(start >= now + 8 * 60,
 		      "backfill expects vc1's job to start in %ld s; its cells free in about 10 min",
 		      start - now);
+	/* The end times backfill reads are kept between calls: a shorter time
+	 * limit must reach the next estimate. */
+	ck_assert_int_eq(run(NULL, "scontrol update JobId=%d TimeLimit=3", run1), 0);
+	for (int i = 0; i < 120 && start >= time(NULL) + 4 * 60; i++) {
+		sleep(1);
+		out = NULL;
+		if (run(&out, "date -d \"$(squeue -h -j %d -o %%S)\" +%%s 2>/dev/null", next) == 0 && out)
+			start = atol(out);
+		free(out);
+	}
+	now = time(NULL);
+	ck_assert_msg(start < now + 4 * 60,
+		      "after job %d's limit became 3 min backfill still expects vc1's job in %ld s",
+		      run1, start - now);
 	check_job_test_timing();
 	cancel_all();
 }
