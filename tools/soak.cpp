@@ -72,6 +72,7 @@ struct Req {
   MJob job;
   std::vector<uint8_t> allowed;  // empty: none
   bool expect_fit = false;       // the model says it must be placed (see MustFit)
+  int32_t split_max_pods = 0;    // WillRun's asks only: the model places compact shapes
   hived_job_request c{};
   const hived_job_request *Fill() {
     c = hived_job_request{};
@@ -87,6 +88,7 @@ struct Req {
     c.members = job.members.empty() ? nullptr : job.members.data();
     c.n_members = job.members.size();
     c.allowed_nodes = allowed.empty() ? nullptr : allowed.data();
+    c.split_max_pods = split_max_pods;
     return &c;
   }
   std::string vc_name;
@@ -907,6 +909,8 @@ class Soak {
       std::string kind = kKinds[U(8)];
       if (opt_.fractions && P(0.3)) kind = "fraction";
       r = MakeReq(kind);
+      // A count-only job may start split before a compact cell drains (FitBound).
+      if (P(0.3)) r.split_max_pods = 2 + U(4);
       const hived_decision *now = nullptr;
       int64_t at = -2;
       if (hived_will_run(engine_, r.Fill(), nullptr, 0, &at, &now) != HIVED_OK || !now ||

@@ -39,6 +39,13 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<ChainI
     pc.chain = c;
     std::map<int, int64_t, std::greater<int>> sizes;
     for (const auto& m : shaped.members) sizes[m.leaves] += m.pods;
+    if (req.split_max_pods >= 2) {
+      // A count-only job may start as smaller pods (split.cpp), of one leaf at the
+      // least: only its leaves in all count.
+      int64_t leaves = 0;
+      for (const auto& [size, n] : sizes) leaves += size * n;
+      sizes = {{1, leaves}};
+    }
     int64_t at_least = 0;
     for (const auto& [size, n] : sizes) pc.pods.emplace_back(size, at_least += n);
     if (vbuckets)

@@ -12,7 +12,9 @@
 // job, the node's idle healthy GPUs. Only a guaranteed job of the same VC and chain
 // (of the asked priority or higher) or any job in the chain (opportunistic asks)
 // changes them when it ends, so the condition is counted per unit from the ended
-// jobs' leaves, and WillRun ends jobs for real only when it holds.
+// jobs' leaves, and WillRun ends jobs for real only when it holds. A count-only job
+// (Request::split_max_pods) may run as pods of any size, so for it only the total of
+// usable leaves counts.
 #pragma once
 
 #include <unordered_map>

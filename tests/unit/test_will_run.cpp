@@ -262,6 +262,49 @@ START_TEST(sequence) {
 }
 END_TEST
 
+// A count-only job (split_max_pods) may start as smaller pods before any one node
+// drains: WILL_RUN must ask a decision at the first end time where its VC has the
+// GPUs anywhere, not only where a whole cell of the compact shape could be free.
+START_TEST(split_count_only) {
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(kSequenceConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<hived_job_end> ends;
+  // Two 2-GPU jobs per node (the buddy allocator packs them); on n0 and n1 one of the
+  // two ends at 10 and 20, the other later.
+  const struct {
+    const char* job;
+    int64_t end;
+  } jobs[] = {{"j1", 10},  {"j2", 30},  {"j3", 20},  {"j4", 40},
+              {"j5", 100}, {"j6", 100}, {"j7", 100}, {"j8", 100}};
+  for (const auto& j : jobs) {
+    hived_member m;
+    hived_job_request r = Request({j.job, "A", 0, "V100", 1, 2, j.end}, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", j.job, d->reason);
+    ends.push_back({j.job, j.end});
+  }
+  for (int split : {0, 4}) {
+    hived_member m;
+    hived_job_request q = Request({"q", "A", 0, "V100", 1, 4, 0}, &m);
+    q.split_max_pods = split;
+    int64_t start = 0;
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+    const std::string got = Text(d, start);
+    const std::string want = CopyAnswer(e, q, ends);
+    ck_assert_msg(got == want, "split %d:\n  will_run %s\n  copy     %s", split, got.c_str(),
+                  want.c_str());
+    // Compact: when j2 ends, n0 is whole; split: when j3 ends, n0 and n1 have 2 each.
+    ck_assert_msg(start == (split ? 20 : 30), "split %d: start %lld", split,
+                  static_cast<long long>(start));
+    ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+  }
+}
+END_TEST
+
 }  // namespace
 
 int main(void) {
@@ -269,6 +312,7 @@ int main(void) {
   TCase* tc = tcase_create("will_run");
   tcase_add_loop_test(tc, rows, 0, sizeof kRows / sizeof kRows[0]);
   tcase_add_test(tc, sequence);
+  tcase_add_test(tc, split_count_only);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
