@@ -261,12 +261,20 @@ class Engine : private CellStore {
                         JobSnapshot* undo, int* slot);
   bool SubmitOpportunistic(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                            int* slot);
+  void OpenOpportunistic(const Request& shaped, VcId vc, ChainId chain,
+                         const std::vector<PCellId>& pleaves, int* slot);
   std::vector<Request> RackTries(const Request& req, const Constraints& k, ChainId chain) const;
   // --- a count-only job split over its VC's free cells (split.cpp) ---
   bool SubmitSplit(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                    JobSnapshot* undo, int* slot);
   std::vector<int> SplitSizes(const Request& req, VcId vc, ChainId chain, int64_t gpus,
                               int min_pod) const;
+  int64_t SplitGpus(const Request& req) const;
+  int SplitMinPod(ChainId chain, int64_t gpus) const;
+  static Request SplitRequest(const Request& req, const std::vector<int>& sizes);
+  bool SubmitOpportunisticSplit(const Request& req, const std::vector<ChainId>& chains, int* slot);
+  std::vector<int> IdleSplitSizes(const Request& req, ChainId chain, int64_t gpus,
+                                  int min_pod) const;
   bool TryCommit(const Request& t, VcId vc, ChainId chain, VCellId pinned_root, bool preempt,
                  const std::vector<VCellId>& vleaves, Decision* d, JobSnapshot* undo, int* slot);
   std::vector<int> Spans(int slot) const;

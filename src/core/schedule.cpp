@@ -740,16 +740,23 @@ bool Engine::SubmitOpportunistic(const Request& req, const std::vector<ChainId>&
     Request shaped;
     std::string why;
     if (!ShapeFor(req, c, &shaped, &why) || !PlacePhysical(shaped, c, &pleaves)) continue;
-    *slot = OpenJob(shaped, vc, c);
-    jobs_[*slot].SetPods(SplitPods(shaped, pleaves, pcells_));
-    for (PCellId p : pleaves) SetLeafJob(p, *slot, true);
-    FlushIndexes();
-    if (vc.valid()) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
+    OpenOpportunistic(shaped, vc, c, pleaves, slot);
     return true;
   }
+  // A count-only job splits only where the compact shape would have waited.
+  if (SubmitOpportunisticSplit(req, chains, slot)) return true;
   d->wait = Wait::kNoCell;
   d->reason = "no idle GPUs of that shape for an opportunistic job";
   return false;
+}
+
+void Engine::OpenOpportunistic(const Request& shaped, VcId vc, ChainId c,
+                               const std::vector<PCellId>& pleaves, int* slot) {
+  *slot = OpenJob(shaped, vc, c);
+  jobs_[*slot].SetPods(SplitPods(shaped, pleaves, pcells_));
+  for (PCellId p : pleaves) SetLeafJob(p, *slot, true);
+  FlushIndexes();
+  if (vc.valid()) vcs_[vc].opp_leaves += static_cast<int64_t>(pleaves.size());
 }
 
 Status Engine::Finish(const std::string& job) {

@@ -540,7 +540,8 @@ END_TEST
  * default): vc1's two node cells each half held by its own 4-GPU jobs. A -N1
  * --gpus=8 job waits for a whole node cell; the count-only job starts at once as
  * 4 + 4 GPUs on vc1's two nodes, on the GPUs its jobs left, and a slurmctld
- * restart keeps it on both.
+ * restart keeps it on both. An opportunistic count-only job splits the same way
+ * over idle GPUs when no node is idle.
  */
 START_TEST(test_count_only_split)
 {
@@ -591,6 +592,29 @@ START_TEST(test_count_only_split)
 	for (i = 0; i < 2; i++)
 		ck_assert_msg(status_has_job_on(count, a.node[i], 20),
 			      "after restart the engine does not hold job %d on %s", count, a.node[i]);
+	/*
+	 * Opportunistic too: with the two other nodes taken whole, an 8-GPU
+	 * count-only scavenger job runs on the 4 + 4 GPUs vc1's jobs leave idle.
+	 */
+	ck_assert_int_eq(run(NULL, "scancel %d", count), 0);
+	ck_assert(wait_job(count, "JobState=CANCELLED", 60));
+	for (i = 0; i < 2; i++) {
+		int whole = submit("-A vc3 --qos=scavenger -N1 --gres=gpu:8");
+
+		ck_assert_msg(wait_job(whole, "JobState=RUNNING", 120),
+			      "opportunistic job %d did not start on an idle node", whole);
+	}
+	count = submit("-A vc3 --qos=scavenger --gpus=8");
+	ck_assert_msg(wait_job(count, "JobState=RUNNING", 120),
+		      "opportunistic --gpus=8 job %d did not start on the 4 + 4 idle GPUs", count);
+	job_alloc(count, &a);
+	ck_assert_int_eq(a.n, 2);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(a.cnt[i], 4);
+		ck_assert_msg(!strcmp(a.node[i], freed[0]) || !strcmp(a.node[i], freed[1]),
+			      "opportunistic --gpus=8 job on %s, not beside vc1's jobs on %s, %s",
+			      a.node[i], freed[0], freed[1]);
+	}
 	cancel_all();
 }
 END_TEST
