@@ -36,8 +36,9 @@ struct Request {
   bool lazy = false;
   bool distinct_nodes = false;
   // > 1: the job asked for a GPU count only (Slurm --gpus=K without a node count). When
-  // its shape cannot be bound now, a guaranteed job may take the same GPUs as up to
-  // this many smaller pods on distinct nodes in its VC's free cells (split.cpp).
+  // its shape cannot be bound now, it may take the same GPUs as up to this many smaller
+  // pods on distinct nodes: in its VC's free cells if guaranteed, on idle GPUs if
+  // opportunistic (split.cpp).
   int split_max_pods = 0;
   std::vector<Member> members;
   std::vector<uint8_t> allowed;  // empty: every node allowed
