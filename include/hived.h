@@ -277,6 +277,13 @@ const char *hived_node_parent_type(const hived_engine *e, size_t node);
 /* The cell type below the node level, in the node's chain, whose cells hold
  * exactly `leaves` GPUs (a socket of a node with 2 sockets), or NULL. */
 const char *hived_node_child_type(const hived_engine *e, size_t node, int32_t leaves);
+/* Chains in configuration order; a chain's name is its top cell type (the
+ * "chain" of the status and topology). Leaf cells in one GPU of the chain: 1,
+ * or in a chain with cell levels below isGpuLevel, its smallest fractions per
+ * GPU (0 for an unknown chain). */
+size_t hived_chain_count(const hived_engine *e);
+const char *hived_chain_name(const hived_engine *e, size_t chain);
+int64_t hived_chain_leaves_per_gpu(const hived_engine *e, size_t chain);
 
 /* --- the config an engine is built from, as a Slurm site has it -------- */
 

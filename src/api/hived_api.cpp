@@ -590,6 +590,18 @@ const char* hived_node_child_type(const hived_engine* e, size_t node, int32_t le
   return t ? t->c_str() : nullptr;
 }
 
+size_t hived_chain_count(const hived_engine* e) { return e ? e->engine->ChainCount() : 0; }
+
+const char* hived_chain_name(const hived_engine* e, size_t chain) {
+  if (!e || chain >= e->engine->ChainCount()) return nullptr;
+  return e->engine->ChainName(chain).c_str();
+}
+
+int64_t hived_chain_leaves_per_gpu(const hived_engine* e, size_t chain) {
+  if (!e || chain >= e->engine->ChainCount()) return 0;
+  return e->engine->ChainLeavesPerGpu(chain);
+}
+
 namespace {
 // malloc()ed copy of v (NULL-terminated) for hived_strings_free / hived_settings_free;
 // on failure nothing is kept.

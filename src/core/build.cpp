@@ -44,6 +44,11 @@ int32_t Engine::NodeLeafCount(size_t node) const {
   return n;
 }
 
+int64_t Engine::ChainLeavesPerGpu(size_t i) const {
+  const Chain& ch = chains_[ChainId(i)];
+  return ch.desc[Level(ch.gpu_level)][Level(1)];
+}
+
 const std::string* Engine::NodeParentType(size_t node) const {
   for (PCellId c : node_cells_[node]) {
     const Chain& ch = chains_[pcells_[c].chain];

@@ -158,6 +158,11 @@ class Engine : private CellStore {
   int32_t NodeLeafCount(size_t node) const;
   const std::string* NodeParentType(size_t node) const;
   const std::string* NodeChildType(size_t node, int32_t leaves) const;
+  size_t ChainCount() const { return chains_.size(); }
+  // The chain's top cell type: its name in the status and topology.
+  const std::string& ChainName(size_t i) const { return chains_[ChainId(i)].top; }
+  // Leaf cells in one GPU: 1, or in a chain with levels below the GPU its fractions.
+  int64_t ChainLeavesPerGpu(size_t i) const;
 
   std::string InspectCluster() const;
   std::string InspectTopology() const;

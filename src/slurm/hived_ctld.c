@@ -70,12 +70,7 @@ extern void hived_ctld_accept_engine(hived_engine *e, char *text)
 		config_text = text;
 	}
 	hived_ctld_map_nodes();
-	/*
-	 * Leaves per GPU come from the whole topology as JSON: 24-51 ms of
-	 * CPU at 512 nodes x 8 GPUs. Lazily, the first WILL_RUN of a job over
-	 * its VC's quota paid it inside job_test (doc/compare.md, "Scale");
-	 * here a load or restore pays it once.
-	 */
+	/* Build the leaves-per-GPU table here, not in the first job_test that asks. */
 	if (engine)
 		(void) hived_leaves_per_gpu_max(engine);
 }

@@ -26,45 +26,23 @@ extern int64_t hived_member_fraction_leaves(const hived_member *m)
 	return cell * m->pod_number;
 }
 
-/*
- * A GPU's entries in the topology are its smallest fractions in a chain with
- * levels below the GPU ("fraction": the slot), adjacent: count the runs.
- */
+/* Only chains with cell levels below the GPU are listed: a reader takes 1 for the rest. */
 static void _rebuild(hived_engine *e)
 {
-	json_t *root, *node, *gpu, *per = json_object();
-	char *topo = NULL;
-	size_t i, k;
+	json_t *per = json_object();
+	size_t n = hived_chain_count(e);
 
 	lpg_max = 1;
-	if (hived_inspect_topology(e, &topo) == HIVED_OK &&
-	    (root = json_loads(topo, 0, NULL))) {
-		json_array_foreach(json_object_get(root, "nodes"), i, node) {
-			const char *chain = json_string_value(
-				json_object_get(node, "chain"));
-			json_t *gpus = json_object_get(node, "gpus");
-			json_int_t run = 0, last = -1;
+	for (size_t i = 0; i < n; i++) {
+		int64_t lpg = hived_chain_leaves_per_gpu(e, i);
 
-			if (!chain ||
-			    !json_object_get(json_array_get(gpus, 0), "fraction"))
-				continue;
-			json_array_foreach(gpus, k, gpu) {
-				json_int_t g = json_integer_value(
-					json_object_get(gpu, "gpu"));
-
-				run = (g == last) ? run + 1 : 1;
-				last = g;
-				if (run > json_integer_value(
-					    json_object_get(per, chain)))
-					json_object_set_new(per, chain,
-							    json_integer(run));
-				if (run > lpg_max)
-					lpg_max = run;
-			}
-		}
-		json_decref(root);
+		if (lpg <= 1)
+			continue;
+		json_object_set_new(per, hived_chain_name(e, i),
+				    json_integer(lpg));
+		if (lpg > lpg_max)
+			lpg_max = lpg;
 	}
-	free(topo);
 	free(lpg_json);
 	lpg_json = json_dumps(per, JSON_COMPACT);
 	json_decref(per);

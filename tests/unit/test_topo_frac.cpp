@@ -97,6 +97,10 @@ START_TEST(mig_slices_are_parts_of_one_gpu) {
   ck_assert_int_eq(hived_is_mig_profile(e, "a100"), 0);
   ck_assert_int_eq(hived_is_mig_profile(e, "a100_7g.40gb"), 0);
   ck_assert_int_eq(hived_is_mig_profile(e, nullptr), 0);
+  // A slice is a leaf of its own: no chain has cells below the GPU.
+  ck_assert_uint_eq(hived_chain_count(e), 5);
+  for (size_t i = 0; i < hived_chain_count(e); i++)
+    ck_assert_int_eq(hived_chain_leaves_per_gpu(e, i), 1);
   hived_engine_free(e);
   ck_assert_int_eq(rep.mig_slices, 6);
   std::string sum = hierarchy_summary(spec, &rep);
@@ -222,6 +226,17 @@ START_TEST(shard_levels_under_the_gpu) {
                 "A100-QUARTER > A100-EIGHTH (leaf)\n  l40s: 4 shards per GPU on s3: l40s > "
                 "L40S-HALF > L40S-QUARTER (leaf)\n");
   engine_takes(spec);
+  // What select/hived counts a whole-GPU job as, in each chain's leaf cells.
+  hived_engine* e = nullptr;
+  ck_assert_ok(build_engine(spec, &e));
+  std::string per;
+  for (size_t i = 0; i < hived_chain_count(e); i++)
+    per += std::string(hived_chain_name(e, i)) + "=" +
+           std::to_string(hived_chain_leaves_per_gpu(e, i)) + " ";
+  ck_assert_sstr_eq(per, "A100-NODE=8 L40S-NODE=4 ");
+  ck_assert_ptr_null(hived_chain_name(e, 2));
+  ck_assert_int_eq(hived_chain_leaves_per_gpu(e, 2), 0);
+  hived_engine_free(e);
 }
 END_TEST
 
