@@ -169,8 +169,37 @@ struct PhysicalView {
   int UnitLevel() const { return e.chains_[chain].node_level; }
   int TopLevel() const { return e.chains_[chain].levels; }
   Cell Parent(Cell c) const { return e.pcells_[c].parent; }
-  bool LeafUsable(Cell l) const { return e.pcells_[l].job < 0 && !e.pcells_[l].bad; }
-  std::pair<int, int> Count(Cell c) const { return {e.pcells_[c].avail, 0}; }
+  // unowed_only: only free GPUs outside every cell bound to a VC count (see Owed).
+  bool unowed_only = false;
+
+  bool LeafUsable(Cell l) const {
+    return e.pcells_[l].job < 0 && !e.pcells_[l].bad && !(unowed_only && UnderBound(l));
+  }
+  // Above the node level the owed GPUs are not subtracted (a rack would walk every
+  // node below it): an upper bound, which the units below it then correct.
+  std::pair<int, int> Count(Cell c) const {
+    const int avail = e.pcells_[c].avail;
+    if (!unowed_only || Level(c) > UnitLevel()) return {avail, 0};
+    return {avail - Owed(c), 0};
+  }
+  bool UnderBound(Cell c) const {
+    for (Cell a = c; a != kNone; a = Parent(a))
+      if (e.pcells_[a].bound != kNone) return true;
+    return false;
+  }
+  // Free GPUs of `c` inside cells bound to a VC: a VC packs its next guaranteed jobs
+  // into the cells it has bound before it binds another, so an opportunistic run
+  // there is the first it preempts.
+  int Owed(Cell c) const { return UnderBound(c) ? e.pcells_[c].avail : OwedBelow(c); }
+  int OwedBelow(Cell c) const {
+    if (Level(c) <= 1) return 0;
+    int n = 0;
+    for (int k = 0; k < NChildren(c); k++) {
+      const Cell x = Child(c, k);
+      n += e.pcells_[x].bound != kNone ? e.pcells_[x].avail : OwedBelow(x);
+    }
+    return n;
+  }
   int RootLevel(Cell) const { return 0; }
   // GPUs of the unit that guaranteed jobs hold: opportunistic work keeps away.
   int Guaranteed(Cell u) const {
@@ -193,9 +222,19 @@ struct PhysicalView {
       return Visit::kPrune;
     });
   }
+  // The unowed pass looks at a bounded number of units: on a large busy cluster the
+  // fullest buckets can hold thousands of nodes whose free GPUs are all owed, and the
+  // spread pass after it finds a place anyway.
+  static constexpr int kUnownedScan = 1024;
   template <class F>
   void ForEachUnit(int min_free, bool pack, F f) const {
-    ForEachInBuckets(e.chains_[chain].node_by_avail, min_free, pack, f);
+    if (!unowed_only) {
+      ForEachInBuckets(e.chains_[chain].node_by_avail, min_free, pack, f);
+      return;
+    }
+    int seen = 0;
+    ForEachInBuckets(e.chains_[chain].node_by_avail, min_free, pack,
+                     [&](Cell u) { return ++seen > kUnownedScan || f(u); });
   }
 };
 
@@ -602,14 +641,21 @@ bool Engine::PlaceVirtual(const Request& in, VcId vc, ChainId chain, VCellId pin
   return placer.Place(pods, k.virtual_within(), &per_pod) && Flatten(pods, per_pod, vleaves);
 }
 
+// First on GPUs no VC has bound, packed, so that the idle node cells a VC would bind
+// next stay whole; only then spread over every idle GPU, away from guaranteed work.
 bool Engine::PlacePhysical(const Request& in, ChainId chain, std::vector<PCellId>* pleaves) const {
   Constraints k;
   if (!Compile(in, chain, nullptr, kNone, &k)) return false;
-  PhysicalView view{*this, chain, k.allowed()};
-  Placer<PhysicalView> placer(view, /*pack=*/false, k);
   const std::vector<PodAsk> pods = Pods(k.shaped);
-  std::vector<std::vector<PCellId>> per_pod;
-  return placer.Place(pods, k.within_level, &per_pod) && Flatten(pods, per_pod, pleaves);
+  for (const bool unowed : {true, false}) {
+    PhysicalView view{*this, chain, k.allowed()};
+    view.unowed_only = unowed;
+    Placer<PhysicalView> placer(view, /*pack=*/unowed, k);
+    std::vector<std::vector<PCellId>> per_pod;
+    if (placer.Place(pods, k.within_level, &per_pod) && Flatten(pods, per_pod, pleaves))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace hived
