@@ -175,6 +175,19 @@ hived_rc hived_whatif(const hived_engine *e, const hived_job_request *req,
 hived_rc hived_will_run(hived_engine *e, const hived_job_request *req,
 			const hived_job_end *ends, size_t n_ends, int64_t *start,
 			const hived_decision **out);
+/*
+ * hived_will_run for a caller that keeps its list of ends between questions (backfill
+ * asks about many jobs of one state). A nonzero ends_gen is the caller's number for
+ * the list at `ends`: a later call with the same number, the same `ends` and the same
+ * n_ends vouches that the list is unchanged, so a question asked before of the same
+ * state is answered without reading it (O(1) instead of O(n_ends)). A caller that
+ * changes or frees the list must give the next one a new number; 0 vouches for
+ * nothing (hived_will_run).
+ */
+hived_rc hived_will_run_kept(hived_engine *e, const hived_job_request *req,
+			     const hived_job_end *ends, size_t n_ends,
+			     uint64_t ends_gen, int64_t *start,
+			     const hived_decision **out);
 /* Release a job's cells (it finished, was cancelled, or was preempted). */
 hived_rc hived_finish(hived_engine *e, const char *job);
 /* Record a job that already runs at a known placement (restart recovery). A guaranteed

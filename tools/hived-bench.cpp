@@ -344,7 +344,8 @@ WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
     if (d->wait_kind == HIVED_WAIT_VC_TOO_SMALL) continue;
     const uint64_t u0 = ThreadCpuNs();
     auto t0 = Clock::now();
-    hived_rc rc = hived_will_run(e, &req, ends.data(), ends.size(), &start, &d);
+    // One list for every question, numbered as the plugin numbers its kept list.
+    hived_rc rc = hived_will_run_kept(e, &req, ends.data(), ends.size(), 1, &start, &d);
     auto t1 = Clock::now();
     const uint64_t u1 = ThreadCpuNs();
     if (rc != HIVED_OK || !d) continue;

@@ -109,8 +109,10 @@ class Engine : private CellStore {
     const char* job = nullptr;  // the caller's text, not copied: backfill passes thousands
     int64_t end = 0;
   };
-  Status WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
-                 int64_t* start);
+  // A nonzero ends_gen is the caller's number for `ends`: the same number with as many
+  // ends vouches for the same list, so a repeated question need not read it (O(1)).
+  Status WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out, int64_t* start,
+                 uint64_t ends_gen = 0);
   // The end times (end, place in the caller's list) in end order, read lazily: the
   // ones a trial has read are sorted, the rest stay a heap (will_run.cpp).
   struct EndOrder {
@@ -330,11 +332,12 @@ class Engine : private CellStore {
     uint64_t changes = 0;           // jobs_.Changes() when they were right
     std::vector<uint8_t> node_bad;  // node_bad_ then
     std::vector<std::pair<std::string, int64_t>> ends;
+    uint64_t ends_gen = 0;  // the caller's number for `ends` (0: none given)
     std::unordered_map<std::string, std::pair<Decision, int64_t>> answers;
     EndOrder order;  // of `ends`, kept for the next question's trial
   };
   WillRunMemo memo_;
-  bool MemoSameEnds(const std::vector<JobEnd>& ends) const;
+  bool MemoSameEnds(const std::vector<JobEnd>& ends, uint64_t ends_gen) const;
   Status WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, EndOrder* order,
                       Decision* out, int64_t* start);
   // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,

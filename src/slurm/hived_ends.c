@@ -44,6 +44,7 @@ static struct {
 	end_t *ends;	/* every job Slurm expects to end, by (end, at) */
 	hived_job_end *view;	/* the same, as hived_will_run reads it */
 	size_t n_ends;
+	uint64_t gen;	/* view's number for hived_will_run_kept: new per build */
 	vc_releases_t *vcs;
 	size_t n_vcs;
 } kept;
@@ -124,7 +125,11 @@ static void _build(hived_engine *e)
 	const char *const *names = NULL;
 	size_t n;
 
+	static uint64_t builds;
+
 	hived_ends_free();
+	/* Never reused, so no later list passes for this one, whatever its address. */
+	kept.gen = ++builds;
 	n = hived_job_list(e, &names);
 	for (size_t k = 0; k < n; k++)
 		_add(e, names[k], k);
@@ -159,14 +164,16 @@ static void _refresh(hived_engine *e)
 }
 
 extern const hived_job_end *hived_ends_by(hived_engine *e, time_t horizon,
-					  size_t *n)
+					  size_t *n, uint64_t *gen)
 {
 	size_t lo = 0, hi;
 
 	*n = 0;
+	*gen = 0;
 	if (!find_job_record)
 		return NULL;
 	_refresh(e);
+	*gen = kept.gen;
 	hi = kept.n_ends;
 	if (!horizon)
 		lo = hi;

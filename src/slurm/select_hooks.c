@@ -208,6 +208,7 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 	bitstr_t *out = NULL;
 	char *why = NULL;
 	size_t m = 0;
+	uint64_t gen = 0;
 	int64_t start = -1;
 
 	if (!find_job_record ||
@@ -216,8 +217,9 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 		hived_job_ask_free(&ask);
 		return NULL;
 	}
-	ends = hived_ends_by(e, horizon, &m);
-	if ((hived_will_run(e, &ask.req, ends, m, &start, &d) == HIVED_OK) &&
+	ends = hived_ends_by(e, horizon, &m, &gen);
+	if ((hived_will_run_kept(e, &ask.req, ends, m, gen, &start, &d) ==
+	     HIVED_OK) &&
 	    (d->outcome == HIVED_PLACED)) {
 		out = bit_alloc(bit_size(bitmap));
 		for (size_t p = 0; p < d->n_pods; p++) {

@@ -195,8 +195,11 @@ struct Step {
 // earliest first, some twice, with a job ending, one starting and a node failing and
 // coming back between them: an answer kept from an earlier question (the trial's
 // state, a cursor into the end times, WillRun's memo) that is not dropped or moved
-// right gives a start or nodes the copy does not.
+// right gives a start or nodes the copy does not. Asked plainly (_i 0) and as backfill
+// asks, numbering the list and a new number for each list it builds (_i 1).
 START_TEST(sequence) {
+  const bool kept = _i == 1;
+  uint64_t gen = 1;
   char err[256] = "";
   hived_engine* e = nullptr;
   ck_assert_msg(hived_engine_new(kSequenceConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
@@ -209,6 +212,7 @@ START_TEST(sequence) {
     ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
     ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", job, d->reason);
     ends.push_back({job, end});
+    gen++;
   };
   start_job("a1", 4, 10);
   start_job("a2", 4, 20);
@@ -242,7 +246,9 @@ START_TEST(sequence) {
       hived_job_request q = Request({name.c_str(), "A", 0, "V100", st.pods, 4, 0}, &m);
       int64_t start = 0;
       const hived_decision* d = nullptr;
-      ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+      ck_assert_int_eq(
+          hived_will_run_kept(e, &q, ends.data(), ends.size(), kept ? gen : 0, &start, &d),
+          HIVED_OK);
       const std::string got = Text(d, start);
       const std::string want = CopyAnswer(e, q, ends);
       ck_assert_msg(got == want, "step %d (%d nodes):\n  will_run %s\n  copy     %s", n, st.pods,
@@ -258,7 +264,54 @@ START_TEST(sequence) {
   hived_job_request q = Request({"a1", "A", 0, "V100", 3, 4, 0}, &m);
   int64_t start = 0;
   const hived_decision* d = nullptr;
-  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_EEXIST);
+  ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), ends.size(), kept ? gen : 0, &start, &d),
+                   HIVED_EEXIST);
+}
+END_TEST
+
+// A numbered list (hived_will_run_kept) read as backfill passes it: one list, the jobs
+// ending by a horizon its first n_ends. The same number with fewer ends is another
+// list; the same number, address and length is taken on trust (that is what makes a
+// repeated question O(1)), and a new number is read again.
+START_TEST(kept_list) {
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(kSequenceConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<hived_job_end> ends;
+  const char* const names[] = {"a1", "a2", "a3", "a4"};
+  for (int i = 0; i < 4; i++) {
+    hived_member m;
+    hived_job_request r = Request({names[i], "A", 0, "V100", 1, 4, 0}, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", names[i], d->reason);
+    ends.push_back({names[i], 10 * (i + 1)});
+  }
+  auto ask = [&](int pods, size_t n, uint64_t gen) {
+    hived_member m;
+    hived_job_request q = Request({"q", "A", 0, "V100", pods, 4, 0}, &m);
+    int64_t start = 0;
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), n, gen, &start, &d), HIVED_OK);
+    return start;
+  };
+  ck_assert_int_eq(ask(2, 4, 7), 20);
+  // Backfill's window ends at 10: the same number, the first end only.
+  ck_assert_int_eq(ask(2, 1, 7), -1);
+  ck_assert_int_eq(ask(2, 4, 7), 20);
+  // Changed in place under the same number: answered from what the number stood for.
+  ends[0].end = 25;
+  ends[1].end = 30;
+  ck_assert_int_eq(ask(2, 4, 7), 20);
+  ck_assert_int_eq(ask(1, 4, 7), 10);
+  // Under a new number it is read: the two earliest ends are now 25 and 30.
+  ck_assert_int_eq(ask(2, 4, 8), 30);
+  ck_assert_int_eq(ask(1, 4, 8), 25);
+  // No number (0) vouches for nothing.
+  ends[0].end = 5;
+  ck_assert_int_eq(ask(1, 4, 0), 5);
+  ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
 }
 END_TEST
 
@@ -311,7 +364,8 @@ int main(void) {
   Suite* s = suite_create("will_run");
   TCase* tc = tcase_create("will_run");
   tcase_add_loop_test(tc, rows, 0, sizeof kRows / sizeof kRows[0]);
-  tcase_add_test(tc, sequence);
+  tcase_add_loop_test(tc, sequence, 0, 2);
+  tcase_add_test(tc, kept_list);
   tcase_add_test(tc, split_count_only);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
