@@ -9,8 +9,9 @@
  * cells, at a lower priority than the whole flood. The main scheduler's event
  * passes test only the first 100 queued jobs (default_queue_depth), so those
  * jobs start only if backfill reaches them: sched_interval is set to an hour so
- * that the main scheduler's full pass cannot hide what backfill does. Needs root
- * (exit 77 otherwise).
+ * that the main scheduler's full pass cannot hide what backfill does. Then the
+ * same under priority/hived with a flood deeper than both schedulers' limits.
+ * Needs root (exit 77 otherwise).
  */
 #define _GNU_SOURCE
 #include <check.h>
