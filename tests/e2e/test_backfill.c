@@ -9,8 +9,9 @@
  * cells, at a lower priority than the whole flood. The main scheduler's event
  * passes test only the first 100 queued jobs (default_queue_depth), so those
  * jobs start only if backfill reaches them: sched_interval is set to an hour so
- * that the main scheduler's full pass cannot hide what backfill does. Needs root
- * (exit 77 otherwise).
+ * that the main scheduler's full pass cannot hide what backfill does. Then the
+ * same under priority/hived with a flood deeper than both schedulers' limits.
+ * Needs root (exit 77 otherwise).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -104,6 +105,72 @@ START_TEST(test_flood_does_not_hold_other_vcs)
 }
 END_TEST
 
+/*
+ * Backfill tests at most bf_max_job_test jobs a cycle and the main scheduler's
+ * event passes at most default_queue_depth (100); a select plugin cannot make
+ * either skip the flood the way they skip a job over its GrpTRES. Under
+ * priority/multifactor the flood, older, comes first, so past both limits the
+ * other VCs' jobs wait for the main scheduler's full pass (an hour here).
+ * priority/hived queues guaranteed jobs that fit their VC's free quota first,
+ * so either scheduler reaches them at once.
+ */
+#define DEEP_FLOOD 150
+#define BF_TESTS "30"
+
+START_TEST(test_up_priority_hived)
+{
+	char *out = NULL;
+
+	cancel_all();
+	e2e_cluster_down();
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority hived "
+		       "--vc-quotas big=26,mid=18,small=12,tiny=8 "
+		       "--sched-params bf_interval=5,sched_interval=3600,"
+		       "bf_max_job_test=" BF_TESTS);
+	e2e_log_from_start();
+	ck_assert(e2e_log_has("select/hived: loaded"));
+	ck_assert_int_eq(run(&out, "scontrol show config | grep -c 'PriorityType *= priority/hived'"), 0);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_flood_past_every_depth)
+{
+	const char *others[] = { "mid", "small", "tiny" };
+	int first[13], id[3], flood1 = 0, last = 0;
+	char *out = NULL;
+	time_t t0;
+
+	for (int i = 0; i < 13; i++)
+		first[i] = submit("-A big --gres=gpu:2 -t 30");
+	for (int i = 0; i < 13; i++)
+		ck_assert_msg(wait_job(first[i], "JobState=RUNNING", 120),
+			      "big's job %d (inside its quota) did not start", first[i]);
+	ck_assert_int_eq(run(&out, "for i in $(seq %d); do sbatch --parsable -o /dev/null "
+			     "-A big --gres=gpu:2 -t 30 --wrap 'sleep 600' || exit 1; done | "
+			     "sed -n '1p;$p' | tr '\\n' ' '", DEEP_FLOOD), 0);
+	ck_assert_msg(sscanf(out, "%d %d", &flood1, &last) == 2, "flood not submitted: %s", out);
+	free(out);
+	out = NULL;
+	ck_assert(wait_job(flood1, "VC 'big' quota is in use", 120));
+
+	t0 = time(NULL);
+	for (int v = 0; v < 3; v++) {
+		char args[128];
+
+		snprintf(args, sizeof(args), "-A %s -N1 --gres=gpu:8", others[v]);
+		id[v] = submit(args);
+	}
+	for (int v = 0; v < 3; v++)
+		ck_assert_msg(wait_job(id[v], "JobState=RUNNING", 180),
+			      "%s's job %d, which fits its free cells, did not start within %ld s "
+			      "behind %d queued jobs of big",
+			      others[v], id[v], (long) (time(NULL) - t0), DEEP_FLOOD);
+	ck_assert_int_eq(pending_count("big"), DEEP_FLOOD);
+	cancel_all();
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -115,5 +182,7 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_flood_does_not_hold_other_vcs);
+	tcase_add_test(tc, test_up_priority_hived);
+	tcase_add_test(tc, test_flood_past_every_depth);
 	return e2e_run("backfill", tc, cancel_all);
 }
