@@ -144,6 +144,15 @@ extern int hived_hook_init(void)
 {
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
+	/*
+	 * Under another priority plugin a flood from one VC deeper than
+	 * default_queue_depth and bf_max_job_test holds every other VC's
+	 * fitting job until the main scheduler's full pass (doc/compare.md,
+	 * "Past every depth limit"): say so once, where an admin looks.
+	 */
+	if (xstrcmp(slurm_conf.priority_type, "priority/hived"))
+		info("select/hived: PriorityType=%s, not priority/hived: a job that fits its VC's free cells may wait behind another VC's queued jobs until the main scheduler's full pass (sched_interval)",
+		     slurm_conf.priority_type ? slurm_conf.priority_type : "(none)");
 	hived_ctld_lock();
 	if (!pending)
 		pending = list_create(_pending_free);

@@ -48,6 +48,8 @@ START_TEST(test_up)
 		       "--sched-params bf_interval=5,sched_interval=3600");
 	e2e_log_from_start();
 	ck_assert(e2e_log_has("select/hived: loaded"));
+	/* The admin is told what multifactor costs the other VCs. */
+	ck_assert(e2e_log_has("PriorityType=priority/multifactor, not priority/hived"));
 }
 END_TEST
 
@@ -129,6 +131,7 @@ START_TEST(test_up_priority_hived)
 		       "bf_max_job_test=" BF_TESTS);
 	e2e_log_from_start();
 	ck_assert(e2e_log_has("select/hived: loaded"));
+	ck_assert(!e2e_log_has("not priority/hived"));
 	ck_assert_int_eq(run(&out, "scontrol show config | grep -c 'PriorityType *= priority/hived'"), 0);
 	free(out);
 }
