@@ -54,19 +54,14 @@ START_TEST(test_up)
 END_TEST
 
 /*
- * Without the fix each of the flood's jobs cost a backfill test that planned
- * it onto free nodes (or, asked to start there, failed and reserved them), so
- * after a few of them backfill had no node left for the other VCs until the
- * flood's own jobs ended, 30 minutes later.
+ * big fills its quota (13 jobs of 2 GPUs, 26 GPUs), then queues `flood` more
+ * that wait for its own cells, not for nodes. Returns the flood's last job.
  */
-START_TEST(test_flood_does_not_hold_other_vcs)
+static int _fill_quota_then_flood(int flood)
 {
-	const char *others[] = { "mid", "small", "tiny" };
-	int first[13], id[3], flood1 = 0, last = 0;
+	int first[13], flood1 = 0, last = 0;
 	char *out = NULL;
-	time_t t0;
 
-	/* big's quota in use: 13 jobs of 2 GPUs, 26 GPUs. */
 	for (int i = 0; i < 13; i++)
 		first[i] = submit("-A big --gres=gpu:2 -t 30");
 	for (int i = 0; i < 13; i++)
@@ -74,27 +69,46 @@ START_TEST(test_flood_does_not_hold_other_vcs)
 			      "big's job %d (inside its quota) did not start", first[i]);
 	ck_assert_int_eq(run(&out, "for i in $(seq %d); do sbatch --parsable -o /dev/null "
 			     "-A big --gres=gpu:2 -t 30 --wrap 'sleep 600' || exit 1; done | "
-			     "sed -n '1p;$p' | tr '\\n' ' '", FLOOD), 0);
+			     "sed -n '1p;$p' | tr '\\n' ' '", flood), 0);
 	ck_assert_msg(sscanf(out, "%d %d", &flood1, &last) == 2, "flood not submitted: %s", out);
 	free(out);
-	out = NULL;
-	/* The flood waits for big's own cells, not for nodes. */
 	ck_assert(wait_job(flood1, "VC 'big' quota is in use", 120));
+	return last;
+}
 
-	/* One whole node each, fitting the VC's free cells; lower priority than
-	 * the flood (positive nice), no time limit. */
-	t0 = time(NULL);
+/* mid, small and tiny each submit one whole-node job (fits their free cells): all start. */
+static void _others_start(const char *extra, int flood)
+{
+	const char *others[] = { "mid", "small", "tiny" };
+	time_t t0 = time(NULL);
+	int id[3];
+
 	for (int v = 0; v < 3; v++) {
 		char args[128];
 
-		snprintf(args, sizeof(args), "-A %s -N1 --gres=gpu:8 --nice=1000", others[v]);
+		snprintf(args, sizeof(args), "-A %s -N1 --gres=gpu:8 %s", others[v], extra);
 		id[v] = submit(args);
 	}
 	for (int v = 0; v < 3; v++)
 		ck_assert_msg(wait_job(id[v], "JobState=RUNNING", 180),
 			      "%s's job %d, which fits its free cells, did not start within %ld s "
-			      "behind big's flood",
-			      others[v], id[v], (long) (time(NULL) - t0));
+			      "behind %d queued jobs of big",
+			      others[v], id[v], (long) (time(NULL) - t0), flood);
+}
+
+/*
+ * Without the fix each of the flood's jobs cost a backfill test that planned
+ * it onto free nodes (or, asked to start there, failed and reserved them), so
+ * after a few of them backfill had no node left for the other VCs until the
+ * flood's own jobs ended, 30 minutes later.
+ */
+START_TEST(test_flood_does_not_hold_other_vcs)
+{
+	char *out = NULL;
+	int last = _fill_quota_then_flood(FLOOD);
+
+	/* Lower priority than the flood (positive nice), no time limit. */
+	_others_start("--nice=1000", FLOOD);
 	/* In priority order the flood came first, and none of it could start. */
 	ck_assert_int_eq(pending_count("big"), FLOOD);
 	/* Backfill still says when the flood can start: when big's jobs end. */
@@ -139,36 +153,8 @@ END_TEST
 
 START_TEST(test_flood_past_every_depth)
 {
-	const char *others[] = { "mid", "small", "tiny" };
-	int first[13], id[3], flood1 = 0, last = 0;
-	char *out = NULL;
-	time_t t0;
-
-	for (int i = 0; i < 13; i++)
-		first[i] = submit("-A big --gres=gpu:2 -t 30");
-	for (int i = 0; i < 13; i++)
-		ck_assert_msg(wait_job(first[i], "JobState=RUNNING", 120),
-			      "big's job %d (inside its quota) did not start", first[i]);
-	ck_assert_int_eq(run(&out, "for i in $(seq %d); do sbatch --parsable -o /dev/null "
-			     "-A big --gres=gpu:2 -t 30 --wrap 'sleep 600' || exit 1; done | "
-			     "sed -n '1p;$p' | tr '\\n' ' '", DEEP_FLOOD), 0);
-	ck_assert_msg(sscanf(out, "%d %d", &flood1, &last) == 2, "flood not submitted: %s", out);
-	free(out);
-	out = NULL;
-	ck_assert(wait_job(flood1, "VC 'big' quota is in use", 120));
-
-	t0 = time(NULL);
-	for (int v = 0; v < 3; v++) {
-		char args[128];
-
-		snprintf(args, sizeof(args), "-A %s -N1 --gres=gpu:8", others[v]);
-		id[v] = submit(args);
-	}
-	for (int v = 0; v < 3; v++)
-		ck_assert_msg(wait_job(id[v], "JobState=RUNNING", 180),
-			      "%s's job %d, which fits its free cells, did not start within %ld s "
-			      "behind %d queued jobs of big",
-			      others[v], id[v], (long) (time(NULL) - t0), DEEP_FLOOD);
+	_fill_quota_then_flood(DEEP_FLOOD);
+	_others_start("", DEEP_FLOOD);
 	ck_assert_int_eq(pending_count("big"), DEEP_FLOOD);
 	cancel_all();
 }
