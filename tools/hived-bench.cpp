@@ -31,7 +31,8 @@ using Clock = std::chrono::steady_clock;
 
 const char kUsage[] =
     "Usage: hived-bench [--sizes N,N,...] [--decisions N] [--seed N] [--vcs N]\n"
-    "                   [--check-invariants-every N] [--will-run N] [--print-config]\n"
+    "                   [--check-invariants-every N] [--will-run N] [--fill N]\n"
+    "                   [--will-run-copies N] [--print-config]\n"
     "\n"
     "Generates clusters of N GPUs (default 1000,10000,100000; 8-GPU nodes, racks of\n"
     "32 nodes), fills them to ~90% with a mix of guaranteed and opportunistic jobs of\n"
@@ -46,9 +47,12 @@ const char kUsage[] =
     "  --check-invariants-every N   run hived_check_invariants every N decisions\n"
     "                               (untimed; exit 3 on a violation)\n"
     "  --will-run N                 then time N WILL_RUN questions (hived_will_run) for\n"
-    "                               jobs that wait, and up to 200 of them the old way\n"
-    "                               (a copy of the engine per question; default 1000,\n"
-    "                               0: none)\n"
+    "                               jobs that wait for cells (default 1000, 0: none)\n"
+    "  --fill N                     before them, submit jobs of the mix (untimed, none\n"
+    "                               finishing) until N in a row do not place (default\n"
+    "                               50; 0: ask on the churned cluster, as before)\n"
+    "  --will-run-copies N          answer N of the questions the old way too, on a copy\n"
+    "                               of the engine (default 200, 20 from 100k GPUs up)\n"
     "  --print-config               print the generated hived.conf of the first size\n"
     "                               and exit\n"
     "  --help                       show this text\n";
