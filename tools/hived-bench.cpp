@@ -44,7 +44,8 @@ const char kUsage[] =
     "                               100k GPUs up)\n"
     "  --seed N                     random seed (default 1)\n"
     "  --vcs N                      virtual clusters (default 8)\n"
-    "  --check-invariants-every N   run hived_check_invariants every N decisions\n"
+    "  --check-invariants-every N   run hived_check_invariants every N decisions, after\n"
+    "                               the fill and after the WILL_RUN questions\n"
     "                               (untimed; exit 3 on a violation)\n"
     "  --will-run N                 then time N WILL_RUN questions (hived_will_run) for\n"
     "                               jobs that wait for cells (default 1000, 0: none)\n"
@@ -168,7 +169,8 @@ class Churn {
         std::uniform_int_distribution<size_t> pick(0, running_names_.size() - 1);
         Finish(running_names_[pick(mix_.rng())]);
       }
-      if (check_every_ > 0 && (d + 1) % check_every_ == 0 && !CheckInvariants(d + 1)) {
+      if (check_every_ > 0 && (d + 1) % check_every_ == 0 &&
+          !CheckInvariants(("decision " + std::to_string(d + 1)).c_str())) {
         return false;
       }
     }
@@ -188,6 +190,9 @@ class Churn {
     }
     stats_ = timed;
   }
+  // After the fill and after the questions (each trial must leave the engine as it
+  // found it), when --check-invariants-every asks for checks at all.
+  bool CheckAfter(const char *phase) { return check_every_ <= 0 || CheckInvariants(phase); }
   Stats &stats() { return timed_; }
   const Stats &fill_stats() const { return fill_; }
   long used() const { return used_; }
@@ -264,11 +269,10 @@ class Churn {
     running_names_.pop_back();
   }
 
-  bool CheckInvariants(long decision) {
+  bool CheckInvariants(const char *after) {
     char errbuf[2048] = "";
     if (hived_check_invariants(engine_, errbuf, sizeof errbuf) == HIVED_OK) return true;
-    std::cerr << "hived-bench: invariant violated after decision " << decision << ": " << errbuf
-              << "\n";
+    std::cerr << "hived-bench: invariant violated after " << after << ": " << errbuf << "\n";
     return false;
   }
 
@@ -473,11 +477,13 @@ struct WillRunPhase {
   double fill_utilization = 0;
   size_t fill_bytes = 0, will_run_bytes = 0;
   WillRunStats w;
+  bool ok = true;  // no invariant violated (when checked)
 };
 
 WillRunPhase RunWillRun(hived_engine *engine, Churn *churn, const Options &opt, int gpus) {
   WillRunPhase p;
   if (opt.fill_misses > 0) churn->Fill(opt.fill_misses, gpus);
+  p.ok = churn->CheckAfter("the fill");
   p.fill = churn->fill_stats();
   p.fill_bytes = hived_memory_bytes(engine);
   p.running_jobs = static_cast<long>(churn->running().size());
@@ -486,6 +492,7 @@ WillRunPhase RunWillRun(hived_engine *engine, Churn *churn, const Options &opt, 
   const long copies = opt.copies >= 0 ? opt.copies : (gpus >= 100000 ? 20 : 200);
   p.w = BenchWillRun(engine, churn, opt.will_run, static_cast<size_t>(copies));
   p.will_run_bytes = hived_memory_bytes(engine);
+  p.ok = p.ok && churn->CheckAfter("the WILL_RUN questions");
   return p;
 }
 
@@ -541,7 +548,10 @@ int RunSize(const Options &opt, int size) {
   size_t bytes = hived_memory_bytes(engine);
   const double utilization = static_cast<double>(churn.used()) / cluster.gpus;
   WillRunPhase wp;
-  if (ok && opt.will_run > 0) wp = RunWillRun(engine, &churn, opt, cluster.gpus);
+  if (ok && opt.will_run > 0) {
+    wp = RunWillRun(engine, &churn, opt, cluster.gpus);
+    ok = wp.ok;
+  }
   hived_engine_free(engine);
   if (!ok) return 3;
 
