@@ -31,7 +31,8 @@ using Clock = std::chrono::steady_clock;
 
 const char kUsage[] =
     "Usage: hived-bench [--sizes N,N,...] [--decisions N] [--seed N] [--vcs N]\n"
-    "                   [--check-invariants-every N] [--will-run N] [--print-config]\n"
+    "                   [--check-invariants-every N] [--will-run N] [--fill N]\n"
+    "                   [--will-run-copies N] [--print-config]\n"
     "\n"
     "Generates clusters of N GPUs (default 1000,10000,100000; 8-GPU nodes, racks of\n"
     "32 nodes), fills them to ~90% with a mix of guaranteed and opportunistic jobs of\n"
@@ -43,12 +44,16 @@ const char kUsage[] =
     "                               100k GPUs up)\n"
     "  --seed N                     random seed (default 1)\n"
     "  --vcs N                      virtual clusters (default 8)\n"
-    "  --check-invariants-every N   run hived_check_invariants every N decisions\n"
+    "  --check-invariants-every N   run hived_check_invariants every N decisions, after\n"
+    "                               the fill and after the WILL_RUN questions\n"
     "                               (untimed; exit 3 on a violation)\n"
     "  --will-run N                 then time N WILL_RUN questions (hived_will_run) for\n"
-    "                               jobs that wait, and up to 200 of them the old way\n"
-    "                               (a copy of the engine per question; default 1000,\n"
-    "                               0: none)\n"
+    "                               jobs that wait for cells (default 1000, 0: none)\n"
+    "  --fill N                     before them, submit jobs of the mix (untimed, none\n"
+    "                               finishing) until N in a row do not place (default\n"
+    "                               50; 0: ask on the churned cluster, as before)\n"
+    "  --will-run-copies N          answer N of the questions the old way too, on a copy\n"
+    "                               of the engine (default 200, 20 from 100k GPUs up)\n"
     "  --print-config               print the generated hived.conf of the first size\n"
     "                               and exit\n"
     "  --help                       show this text\n";
@@ -60,6 +65,8 @@ struct Options {
   int vcs = 8;
   long check_every = 0;
   long will_run = 1000;
+  long copies = -1;       // -1: per-size default
+  long fill_misses = 50;  // 0: ask on the churned cluster, as before the tenth round
   bool print_config = false;
 };
 
@@ -147,11 +154,13 @@ class Churn {
  public:
   Churn(hived_engine *e, const hived_tools::BenchCluster &c, uint64_t seed, long check_every)
       : engine_(e), cluster_(c), mix_(c, seed), check_every_(check_every) {}
+  Churn(const Churn &) = delete;
+  Churn &operator=(const Churn &) = delete;
 
   // Returns false if an invariant check failed (the message is printed).
   bool Run(long decisions) {
-    stats_.submit_ns.reserve(decisions);
-    stats_.finish_ns.reserve(decisions / 2 + 1);
+    stats_->submit_ns.reserve(decisions);
+    stats_->finish_ns.reserve(decisions / 2 + 1);
     const long target = static_cast<long>(cluster_.gpus * 0.9);
     for (long d = 0; d < decisions; d++) {
       if (used_ < target || running_names_.empty()) {
@@ -160,13 +169,32 @@ class Churn {
         std::uniform_int_distribution<size_t> pick(0, running_names_.size() - 1);
         Finish(running_names_[pick(mix_.rng())]);
       }
-      if (check_every_ > 0 && (d + 1) % check_every_ == 0 && !CheckInvariants(d + 1)) {
+      if (check_every_ > 0 && (d + 1) % check_every_ == 0 &&
+          !CheckInvariants(("decision " + std::to_string(d + 1)).c_str())) {
         return false;
       }
     }
     return true;
   }
-  Stats &stats() { return stats_; }
+  // Backfill asks about jobs that wait, and at 90% busy a large cluster has room for
+  // every job of the mix (at 100k GPUs none waits): submit jobs of the mix, finishing
+  // none, until `in_a_row` of them in a row do not place. Untimed; the outcome counts
+  // go to fill_stats().
+  void Fill(long in_a_row, long cap) {
+    Stats *timed = stats_;
+    stats_ = &fill_;
+    for (long misses = 0, n = 0; misses < in_a_row && n < cap; n++) {
+      const long placed = fill_.placed;
+      Submit(mix_.Next());
+      misses = fill_.placed > placed ? 0 : misses + 1;
+    }
+    stats_ = timed;
+  }
+  // After the fill and after the questions (each trial must leave the engine as it
+  // found it), when --check-invariants-every asks for checks at all.
+  bool CheckAfter(const char *phase) { return check_every_ <= 0 || CheckInvariants(phase); }
+  Stats &stats() { return timed_; }
+  const Stats &fill_stats() const { return fill_; }
   long used() const { return used_; }
   const std::vector<std::string> &running() const { return running_names_; }
   JobMix &mix() { return mix_; }
@@ -179,31 +207,31 @@ class Churn {
     hived_rc rc = hived_submit(engine_, &req, 0, &d);
     auto t1 = Clock::now();
     const uint32_t ns = Ns(t0, t1);
-    stats_.submit_ns.push_back(ns);
-    stats_.submits++;
-    if (j.member.pod_number > 1) stats_.gang_ns.push_back(ns);
-    if (j.priority < 0) stats_.opportunistic_ns.push_back(ns);
+    stats_->submit_ns.push_back(ns);
+    stats_->submits++;
+    if (j.member.pod_number > 1) stats_->gang_ns.push_back(ns);
+    if (j.priority < 0) stats_->opportunistic_ns.push_back(ns);
     if (rc != HIVED_OK || d == nullptr) {
-      if (stats_.errors++ == 0) {
+      if (stats_->errors++ == 0) {
         std::cerr << "hived-bench: submit " << j.name << ": " << hived_rc_str(rc) << ": "
                   << hived_last_error(engine_) << "\n";
       }
       return;
     }
     if (d->outcome == HIVED_WAITING) {
-      stats_.waiting_ns.push_back(ns);
-      stats_.waiting++;
+      stats_->waiting_ns.push_back(ns);
+      stats_->waiting++;
       return;
     }
     if (d->outcome != HIVED_PLACED) {
-      stats_.rejected++;
+      stats_->rejected++;
       return;
     }
-    stats_.placed++;
-    stats_.placed_ns.push_back(ns);
-    if (d->n_preempted + d->n_lazy_preempted > 0) stats_.preempting_ns.push_back(ns);
-    stats_.lazy_preempted += static_cast<long>(d->n_lazy_preempted);
-    stats_.preempted += static_cast<long>(d->n_preempted);
+    stats_->placed++;
+    stats_->placed_ns.push_back(ns);
+    if (d->n_preempted + d->n_lazy_preempted > 0) stats_->preempting_ns.push_back(ns);
+    stats_->lazy_preempted += static_cast<long>(d->n_lazy_preempted);
+    stats_->preempted += static_cast<long>(d->n_preempted);
     // Killed victims are gone from the engine; demoted ones keep running.
     for (size_t i = 0; i < d->n_preempted; i++) Forget(d->preempted[i]);
     Remember(j.name, j.member.pod_number * j.member.leaf_cell_number);
@@ -213,9 +241,9 @@ class Churn {
     auto t0 = Clock::now();
     hived_rc rc = hived_finish(engine_, name.c_str());
     auto t1 = Clock::now();
-    stats_.finish_ns.push_back(Ns(t0, t1));
-    stats_.finishes++;
-    if (rc != HIVED_OK && stats_.errors++ == 0) {
+    stats_->finish_ns.push_back(Ns(t0, t1));
+    stats_->finishes++;
+    if (rc != HIVED_OK && stats_->errors++ == 0) {
       std::cerr << "hived-bench: finish " << name << ": " << hived_rc_str(rc) << ": "
                 << hived_last_error(engine_) << "\n";
     }
@@ -241,11 +269,10 @@ class Churn {
     running_names_.pop_back();
   }
 
-  bool CheckInvariants(long decision) {
+  bool CheckInvariants(const char *after) {
     char errbuf[2048] = "";
     if (hived_check_invariants(engine_, errbuf, sizeof errbuf) == HIVED_OK) return true;
-    std::cerr << "hived-bench: invariant violated after decision " << decision << ": " << errbuf
-              << "\n";
+    std::cerr << "hived-bench: invariant violated after " << after << ": " << errbuf << "\n";
     return false;
   }
 
@@ -258,7 +285,8 @@ class Churn {
   const hived_tools::BenchCluster &cluster_;
   JobMix mix_;
   long check_every_;
-  Stats stats_;
+  Stats timed_, fill_;
+  Stats *stats_ = &timed_;
   std::unordered_map<std::string, RunningJob> running_;
   std::vector<std::string> running_names_;
   long used_ = 0;
@@ -269,6 +297,7 @@ class Churn {
 // through hived_will_run and, for up to 200 of them, the way the plugin answered
 // before: a copy of the engine on which the jobs end for real.
 struct WillRunStats {
+  long opportunistic = 0;  // of the questions asked
   long asked = 0, later = 0, never = 0, quota = 0, mismatches = 0, repeated = 0;
   std::vector<uint32_t> trial_ns, copy_ns;
   std::vector<uint32_t> first_cpu_ns;  // CPU time of questions of a shape not asked before
@@ -318,7 +347,7 @@ std::string ShapeOf(const Job &j) {
          std::to_string(j.member.pod_number) + "x" + std::to_string(j.member.leaf_cell_number);
 }
 
-WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
+WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n, size_t copies) {
   WillRunStats w;
   std::set<std::string> shapes;
   // Slurm's view: every running job ends at its start + time limit, up to a day away.
@@ -352,6 +381,7 @@ WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
     w.trial_ns.push_back(NsBetween(t0, t1));
     w.trial_cpu_ns.push_back(CpuNs(u0, u1));
     w.asked++;
+    if (j.priority < 0) w.opportunistic++;
     (d->outcome == HIVED_PLACED ? w.later : w.never)++;
     // The same shape asked again of the same state has the same answer: how much a
     // memo of answers could save, and what the questions it could not save cost.
@@ -359,7 +389,7 @@ WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n) {
       w.first_cpu_ns.push_back(CpuNs(u0, u1));
     else
       w.repeated++;
-    if (w.copy_ns.size() < 200) {
+    if (w.copy_ns.size() < copies) {
       std::string mine, theirs;
       for (size_t p = 0; p < d->n_pods; p++) mine += std::to_string(d->pods[p].node) + ",";
       const uint64_t v0 = ThreadCpuNs();
@@ -421,6 +451,10 @@ int ParseArgs(int argc, char **argv, Options *opt) {
       opt->vcs = static_cast<int>(x);
     } else if (value("--will-run")) {
       ok = ParseLong(v, 0, &opt->will_run);
+    } else if (value("--will-run-copies")) {
+      ok = ParseLong(v, 0, &opt->copies);
+    } else if (value("--fill")) {
+      ok = ParseLong(v, 0, &opt->fill_misses);
     } else if (value("--check-invariants-every")) {
       ok = ParseLong(v, 1, &opt->check_every);
     } else {
@@ -433,6 +467,66 @@ int ParseArgs(int argc, char **argv, Options *opt) {
     }
   }
   return -1;
+}
+
+// What the WILL_RUN phase of one size measured: the fill before it, the questions,
+// and the engine's state around them.
+struct WillRunPhase {
+  Stats fill;
+  long running_jobs = 0;
+  double fill_utilization = 0;
+  size_t fill_bytes = 0, will_run_bytes = 0;
+  WillRunStats w;
+  bool ok = true;  // no invariant violated (when checked)
+};
+
+WillRunPhase RunWillRun(hived_engine *engine, Churn *churn, const Options &opt, int gpus) {
+  WillRunPhase p;
+  if (opt.fill_misses > 0) churn->Fill(opt.fill_misses, gpus);
+  p.ok = churn->CheckAfter("the fill");
+  p.fill = churn->fill_stats();
+  p.fill_bytes = hived_memory_bytes(engine);
+  p.running_jobs = static_cast<long>(churn->running().size());
+  p.fill_utilization = static_cast<double>(churn->used()) / gpus;
+  // The copy per question costs O(cluster): fewer of them from 100k GPUs up.
+  const long copies = opt.copies >= 0 ? opt.copies : (gpus >= 100000 ? 20 : 200);
+  p.w = BenchWillRun(engine, churn, opt.will_run, static_cast<size_t>(copies));
+  p.will_run_bytes = hived_memory_bytes(engine);
+  p.ok = p.ok && churn->CheckAfter("the WILL_RUN questions");
+  return p;
+}
+
+void AddWillRun(json_t *o, WillRunPhase &p, int gpus) {
+  auto num = [o](const char *k, double v) { json_object_set_new(o, k, json_real(v)); };
+  auto integer = [o](const char *k, long v) { json_object_set_new(o, k, json_integer(v)); };
+  WillRunStats &w = p.w;
+  integer("fillSubmits", p.fill.submits);
+  integer("fillPlaced", p.fill.placed);
+  integer("fillPreemptions", p.fill.preempted + p.fill.lazy_preempted);
+  num("fill_utilization", p.fill_utilization);
+  num("fill_bytes_per_gpu", static_cast<double>(p.fill_bytes) / gpus);
+  integer("runningJobs", p.running_jobs);
+  integer("willRunAsked", w.asked);
+  integer("willRunOpportunistic", w.opportunistic);
+  integer("willRunLater", w.later);
+  integer("willRunNever", w.never);
+  integer("willRunQuotaSkipped", w.quota);
+  num("will_run_p50_us", Percentile(w.trial_ns, 0.50));
+  num("will_run_p99_us", Percentile(w.trial_ns, 0.99));
+  num("will_run_max_us", Max(w.trial_ns));
+  num("will_run_cpu_p50_us", Percentile(w.trial_cpu_ns, 0.50));
+  num("will_run_cpu_p99_us", Percentile(w.trial_cpu_ns, 0.99));
+  num("will_run_cpu_max_us", Max(w.trial_cpu_ns));
+  integer("willRunRepeated", w.repeated);
+  num("will_run_first_cpu_p99_us", Percentile(w.first_cpu_ns, 0.99));
+  integer("willRunCopyAsked", static_cast<long>(w.copy_ns.size()));
+  num("copy_p50_us", Percentile(w.copy_ns, 0.50));
+  num("copy_p99_us", Percentile(w.copy_ns, 0.99));
+  num("copy_max_us", Max(w.copy_ns));
+  num("copy_cpu_p50_us", Percentile(w.copy_cpu_ns, 0.50));
+  num("copy_cpu_p99_us", Percentile(w.copy_cpu_ns, 0.99));
+  integer("willRunMismatches", w.mismatches);
+  num("will_run_bytes_per_gpu", static_cast<double>(p.will_run_bytes) / gpus);
 }
 
 int RunSize(const Options &opt, int size) {
@@ -452,9 +546,12 @@ int RunSize(const Options &opt, int size) {
   Churn churn(engine, cluster, opt.seed, opt.check_every);
   bool ok = churn.Run(decisions);
   size_t bytes = hived_memory_bytes(engine);
-  const long running_jobs = static_cast<long>(churn.running().size());
-  WillRunStats w;
-  if (ok && opt.will_run > 0) w = BenchWillRun(engine, &churn, opt.will_run);
+  const double utilization = static_cast<double>(churn.used()) / cluster.gpus;
+  WillRunPhase wp;
+  if (ok && opt.will_run > 0) {
+    wp = RunWillRun(engine, &churn, opt, cluster.gpus);
+    ok = wp.ok;
+  }
   hived_engine_free(engine);
   if (!ok) return 3;
 
@@ -477,7 +574,7 @@ int RunSize(const Options &opt, int size) {
   integer("errors", s.errors);
   integer("preemptions", s.preempted + s.lazy_preempted);
   integer("lazyPreemptions", s.lazy_preempted);
-  num("utilization", static_cast<double>(churn.used()) / cluster.gpus);
+  num("utilization", utilization);
   num("p50_us", Percentile(all, 0.50));
   num("p99_us", Percentile(all, 0.99));
   num("max_us", Max(all));
@@ -491,28 +588,7 @@ int RunSize(const Options &opt, int size) {
   num("bytes_per_gpu", static_cast<double>(bytes) / cluster.gpus);
   num("idle_bytes_per_gpu", static_cast<double>(idle_bytes) / cluster.gpus);
   num("build_ms", std::chrono::duration<double, std::milli>(b1 - b0).count());
-  if (opt.will_run > 0) {
-    integer("runningJobs", running_jobs);
-    integer("willRunAsked", w.asked);
-    integer("willRunLater", w.later);
-    integer("willRunNever", w.never);
-    integer("willRunQuotaSkipped", w.quota);
-    num("will_run_p50_us", Percentile(w.trial_ns, 0.50));
-    num("will_run_p99_us", Percentile(w.trial_ns, 0.99));
-    num("will_run_max_us", Max(w.trial_ns));
-    num("will_run_cpu_p50_us", Percentile(w.trial_cpu_ns, 0.50));
-    num("will_run_cpu_p99_us", Percentile(w.trial_cpu_ns, 0.99));
-    num("will_run_cpu_max_us", Max(w.trial_cpu_ns));
-    integer("willRunRepeated", w.repeated);
-    num("will_run_first_cpu_p99_us", Percentile(w.first_cpu_ns, 0.99));
-    integer("willRunCopyAsked", static_cast<long>(w.copy_ns.size()));
-    num("copy_p50_us", Percentile(w.copy_ns, 0.50));
-    num("copy_p99_us", Percentile(w.copy_ns, 0.99));
-    num("copy_max_us", Max(w.copy_ns));
-    num("copy_cpu_p50_us", Percentile(w.copy_cpu_ns, 0.50));
-    num("copy_cpu_p99_us", Percentile(w.copy_cpu_ns, 0.99));
-    integer("willRunMismatches", w.mismatches);
-  }
+  if (opt.will_run > 0) AddWillRun(o, wp, cluster.gpus);
   char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
   std::cout << (text != nullptr ? text : "{}") << std::endl;
   free(text);

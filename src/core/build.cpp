@@ -69,11 +69,7 @@ const std::string* Engine::NodeChildType(size_t node, int32_t leaves) const {
 size_t Engine::MemoryBytes() const {
   size_t b =
       sizeof(*this) + pcells_.capacity() * sizeof(PCell) + vcells_.capacity() * sizeof(VCell);
-  // WillRun's memo: the end times it was asked with, and its answers (~300 bytes each).
-  b += memo_.ends.capacity() * sizeof(memo_.ends[0]) + memo_.answers.size() * 300 +
-       (memo_.order.sorted.capacity() + memo_.order.heap.capacity()) * sizeof(memo_.order.heap[0]);
-  for (const auto& e : memo_.ends)
-    if (e.first.capacity() > 15) b += e.first.capacity() + 1;
+  b += MemoBytes();
   const size_t set_node = 40;  // red-black tree node with an int32 key
   for (const auto& ch : chains_) {
     for (const auto& v : ch.cells_at_level) b += v.capacity() * sizeof(PCellId);

@@ -338,6 +338,7 @@ class Engine : private CellStore {
   };
   WillRunMemo memo_;
   bool MemoSameEnds(const std::vector<JobEnd>& ends, uint64_t ends_gen) const;
+  size_t MemoBytes() const;
   Status WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, EndOrder* order,
                       Decision* out, int64_t* start);
   // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,

@@ -97,7 +97,8 @@ size_t JobTable::Bytes() const {
   for (const auto& j : jobs_) {
     b += sizeof(Job) + heap_text(j.name) + j.cells.capacity() * sizeof(int32_t);
   }
-  b += index_.Bytes();
+  // WillRun reserves room on the free list for every job a trial may end: kept.
+  b += index_.Bytes() + free_.capacity() * sizeof(free_[0]);
   for (const auto& s : strings_) b += sizeof(s) + heap_text(s) + 48;  // + hash entry
   return b;
 }

@@ -29,6 +29,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "core/engine.h"
 #include "core/fit_bound.h"
@@ -170,6 +171,46 @@ std::string ShapeKey(const Request& req) {
 }
 
 }  // namespace
+
+namespace {
+
+// Heap bytes behind a string: none while it fits the small-string buffer.
+size_t HeapBytes(const std::string& s) {
+  return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+}
+
+template <class T>
+size_t HeapBytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+// An answer holds its pods (each with its GPU indices), victims and reason: a gang's
+// is many times a single pod's, so a flat size per answer would undercount gangs.
+size_t DecisionBytes(const Decision& d) {
+  size_t b = HeapBytes(d.reason) + HeapBytes(d.pods) + HeapBytes(d.preempted) +
+             HeapBytes(d.lazy_preempted);
+  for (const PlacedPod& p : d.pods)
+    b += HeapBytes(p.gpus) + HeapBytes(p.fractions) + HeapBytes(p.node_name);
+  for (const std::string& s : d.preempted) b += HeapBytes(s);
+  for (const std::string& s : d.lazy_preempted) b += HeapBytes(s);
+  return b;
+}
+
+}  // namespace
+
+// Everything the memo holds between calls: its copy of the end times, their order,
+// the answers (hash nodes, keys, decisions) and the health it was right for.
+size_t Engine::MemoBytes() const {
+  size_t b = HeapBytes(memo_.ends) + HeapBytes(memo_.node_bad) + HeapBytes(memo_.order.sorted) +
+             HeapBytes(memo_.order.heap);
+  for (const auto& e : memo_.ends) b += HeapBytes(e.first);
+  // A node: the next pointer, the cached hash and the pair; plus the bucket array.
+  using Answers = decltype(memo_.answers);
+  b += memo_.answers.bucket_count() * sizeof(void*) +
+       memo_.answers.size() * (2 * sizeof(void*) + sizeof(Answers::value_type));
+  for (const auto& a : memo_.answers) b += HeapBytes(a.first) + DecisionBytes(a.second.first);
+  return b;
+}
 
 bool Engine::MemoSameEnds(const std::vector<JobEnd>& ends, uint64_t ends_gen) const {
   if (ends.size() != memo_.ends.size()) return false;

@@ -358,6 +358,56 @@ START_TEST(split_count_only) {
 }
 END_TEST
 
+// hived_memory_bytes counts what WILL_RUN keeps between calls: the caller's kept list
+// (and the memo's copy of it) and every answer the memo holds, a gang's pods included
+// (hived-bench reports the figure after its questions; doc/bench.md).
+START_TEST(memory_counts_memo) {
+  std::string config = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType": "V100",
+    "childCellNumber": 8, "isNodeLevel": true}}, "physicalCells": [)";
+  const int kNodes = 16;
+  for (int n = 0; n < kNodes; n++)
+    config += std::string(n ? "," : "") + R"({"cellType": "NODE", "cellAddress": "n)" +
+              std::to_string(n) + "\"}";
+  config += R"(]}, "virtualClusters": {"A": {"virtualCells": [{"cellType": "NODE",
+    "cellNumber": 16}]}}})";
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(config.c_str(), &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<std::string> names;
+  for (int n = 0; n < kNodes; n++) names.push_back("r" + std::to_string(n));
+  std::vector<hived_job_end> ends;
+  for (int n = 0; n < kNodes; n++) {
+    hived_member m;
+    hived_job_request r = Request({names[n].c_str(), "A", 0, nullptr, 1, 8, 0}, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", names[n].c_str(), d->reason);
+    ends.push_back({names[n].c_str(), 10 * (n + 1)});
+  }
+  auto ask = [&](const char* job, int pods, int gpus, int64_t want) {
+    hived_member m;
+    hived_job_request q = Request({job, "A", 0, nullptr, pods, gpus, 0}, &m);
+    int64_t start = 0;
+    const hived_decision* d = nullptr;
+    const size_t before = hived_memory_bytes(e);
+    ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), ends.size(), 1, &start, &d), HIVED_OK);
+    ck_assert_int_eq(start, want);
+    ck_assert_uint_eq(d->n_pods, static_cast<size_t>(pods));
+    return hived_memory_bytes(e) - before;
+  };
+  // The first question keeps the list twice (the API's and the memo's copy) and its
+  // order: at least a pointer and an end time per job for each.
+  const size_t first = ask("q1", 1, 1, 10);
+  ck_assert_uint_ge(first, 2 * kNodes * (sizeof(void*) + sizeof(int64_t)));
+  // A 16-pod gang's answer holds 16 pods of 8 GPU indices: more than one pod's does.
+  const size_t gang = ask("q16", kNodes, 8, 10 * kNodes);
+  ck_assert_uint_ge(gang, kNodes * 8 * sizeof(int32_t));
+  // Asked again: answered from the memo, which keeps nothing more.
+  ck_assert_uint_eq(ask("q16b", kNodes, 8, 10 * kNodes), 0);
+}
+END_TEST
+
 }  // namespace
 
 int main(void) {
@@ -367,6 +417,7 @@ int main(void) {
   tcase_add_loop_test(tc, sequence, 0, 2);
   tcase_add_test(tc, kept_list);
   tcase_add_test(tc, split_count_only);
+  tcase_add_test(tc, memory_counts_memo);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
