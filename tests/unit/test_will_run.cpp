@@ -358,6 +358,51 @@ START_TEST(split_count_only) {
 }
 END_TEST
 
+// A job array's lazy and plain twins: the asked job's lazy flag is recorded on the job
+// and read by no decision, so the twin is answered from the memo (no second trial,
+// no second answer kept: hived_memory_bytes stays the same) and the answer is still
+// the copy's, lazy asked first or second.
+START_TEST(lazy_twin) {
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(kSequenceConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<hived_job_end> ends;
+  const char* const names[] = {"a1", "a2", "a3", "a4"};
+  for (int i = 0; i < 4; i++) {
+    hived_member m;
+    hived_job_request r = Request({names[i], "A", 0, "V100", 1, 4, 0}, &m);
+    r.lazy_preemption = i % 2;
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", names[i], d->reason);
+    ends.push_back({names[i], 10 * (i + 1)});
+  }
+  for (int pods = 1; pods <= 2; pods++) {
+    size_t kept = 0;
+    for (int lazy : {pods == 1 ? 0 : 1, pods == 1 ? 1 : 0}) {
+      hived_member m;
+      hived_job_request q = Request({"q", "A", 0, "V100", pods, 4, 0}, &m);
+      q.lazy_preemption = lazy;
+      int64_t start = 0;
+      const hived_decision* d = nullptr;
+      ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), ends.size(), 1, &start, &d),
+                       HIVED_OK);
+      const std::string got = Text(d, start);
+      const std::string want = CopyAnswer(e, q, ends);
+      ck_assert_msg(got == want, "%d nodes, lazy %d:\n  will_run %s\n  copy     %s", pods, lazy,
+                    got.c_str(), want.c_str());
+      ck_assert_int_eq(start, 10 * pods);
+      if (kept)
+        ck_assert_msg(hived_memory_bytes(e) == kept, "%d nodes: the twin was kept apart (%zu, %zu)",
+                      pods, hived_memory_bytes(e), kept);
+      kept = hived_memory_bytes(e);
+    }
+  }
+  ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+}
+END_TEST
+
 }  // namespace
 
 int main(void) {
@@ -367,6 +412,7 @@ int main(void) {
   tcase_add_loop_test(tc, sequence, 0, 2);
   tcase_add_test(tc, kept_list);
   tcase_add_test(tc, split_count_only);
+  tcase_add_test(tc, lazy_twin);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
