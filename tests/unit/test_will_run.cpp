@@ -403,6 +403,52 @@ START_TEST(lazy_twin) {
 }
 END_TEST
 
+// Many jobs end at once: 24 nodes, two 2-GPU jobs on each, ending one by one; the
+// asked gang of 24 whole nodes fits only when all 48 have ended, so the trial ends and
+// puts back 48 jobs, each node and unit moving in the indexes twice each way. A move
+// from a wrong bucket shows in the node and unit index invariants; the answer is the
+// copy's.
+START_TEST(many_ends) {
+  std::string conf = R"({"physicalCluster": {
+  "cellTypes": {"NODE": {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": true}},
+  "physicalCells": [)";
+  for (int n = 0; n < 24; n++)
+    conf += std::string(n ? "," : "") + R"({"cellType": "NODE", "cellAddress": "n)" +
+            std::to_string(n) + R"("})";
+  conf +=
+      R"(]}, "virtualClusters": {"A": {"virtualCells": [{"cellType": "NODE", "cellNumber": 24}]}}})";
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(conf.c_str(), &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<std::string> names;
+  for (int i = 0; i < 48; i++) names.push_back("j" + std::to_string(i));
+  std::vector<hived_job_end> ends;
+  for (int i = 0; i < 48; i++) {
+    hived_member m;
+    hived_job_request r = Request({names[i].c_str(), "A", 0, "V100", 1, 2, 0}, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", names[i].c_str(), d->reason);
+    ends.push_back({names[i].c_str(), i + 1});
+  }
+  for (int pods : {24, 12}) {
+    hived_member m;
+    hived_job_request q = Request({"q", "A", 0, "V100", pods, 4, 0}, &m);
+    int64_t start = 0;
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+    const std::string got = Text(d, start);
+    const std::string want = CopyAnswer(e, q, ends);
+    ck_assert_msg(got == want, "%d nodes:\n  will_run %s\n  copy     %s", pods, got.c_str(),
+                  want.c_str());
+    ck_assert_msg(start > 0, "%d nodes never start", pods);
+    ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%d nodes: %s", pods,
+                  err);
+  }
+}
+END_TEST
+
 }  // namespace
 
 int main(void) {
@@ -413,6 +459,7 @@ int main(void) {
   tcase_add_test(tc, kept_list);
   tcase_add_test(tc, split_count_only);
   tcase_add_test(tc, lazy_twin);
+  tcase_add_test(tc, many_ends);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
