@@ -26,9 +26,22 @@ void Buddy::FreeErase(PCellId c) {
   ch.free_clean[Level(p.level)].erase(c);
 }
 
+// The set's node moves to the list the cell now belongs on: an opportunistic job a
+// WILL_RUN trial ends or puts back on a free cell refiles it, and a free and a malloc
+// per move were a visible part of that.
 void Buddy::FreeRefile(PCellId c) {
-  FreeErase(c);
-  FreeInsert(c);
+  const PCell& p = m_.pcells_[c];
+  Chain& ch = m_.chains_[p.chain];
+  const Level l = Level(p.level);
+  auto& to = p.bad ? ch.free_bad[l] : p.opp ? ch.free_busy[l] : ch.free_clean[l];
+  for (auto* from : {&ch.free_bad[l], &ch.free_busy[l], &ch.free_clean[l]}) {
+    if (from == &to) continue;
+    if (auto node = from->extract(c)) {
+      to.insert(std::move(node));
+      return;
+    }
+  }
+  to.insert(c);
 }
 
 PCellId BuddySafety::FreeAncestor(PCellId c) const {

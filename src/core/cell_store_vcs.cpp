@@ -180,13 +180,6 @@ Status CellStore::CheckSafety() const {
   return Status::Ok();
 }
 
-bool CellStore::IsUnit(VCellId v) const {
-  const VCell& c = vcells_[v];
-  const int nl = chains_[c.chain].node_level;
-  if (c.level == nl) return true;
-  return c.root == v && c.level < nl;
-}
-
 void CellStore::LeavesUnder(PCellId c, std::vector<PCellId>* out) const {
   WalkPhysical(c, [&](PCellId x) {
     if (pcells_[x].level == 1) out->push_back(x);

@@ -25,6 +25,7 @@ class InvariantCheck {
   std::string FreeListsListed() const;
   std::string FreeListsMerged() const;
   std::string VirtualCells() const;
+  std::string NodeIndex() const;
   std::string UnitIndex() const;
   std::string VcCellsObtainable() const;
   std::string VcTotals() const;
@@ -46,10 +47,10 @@ std::string InvariantCheck::Cell(PCellId c) const {
 std::string InvariantCheck::Run() {
   std::string why = NoDoubleBooking();  // fills `owner`, which the checks after it read
   using Check = std::string (InvariantCheck::*)() const;
-  for (Check check :
-       {&InvariantCheck::PhysicalCounters, &InvariantCheck::FreeListsListed,
-        &InvariantCheck::FreeListsMerged, &InvariantCheck::VirtualCells, &InvariantCheck::UnitIndex,
-        &InvariantCheck::VcCellsObtainable, &InvariantCheck::VcTotals})
+  for (Check check : {&InvariantCheck::PhysicalCounters, &InvariantCheck::NodeIndex,
+                      &InvariantCheck::FreeListsListed, &InvariantCheck::FreeListsMerged,
+                      &InvariantCheck::VirtualCells, &InvariantCheck::UnitIndex,
+                      &InvariantCheck::VcCellsObtainable, &InvariantCheck::VcTotals})
     if (why.empty()) why = (this->*check)();
   return why;
 }
@@ -252,6 +253,17 @@ std::string InvariantCheck::VirtualCells() const {
         return "binding of a virtual cell breaks its parent's";
     }
   }
+  return "";
+}
+
+std::string InvariantCheck::NodeIndex() const {
+  // 2b. No node in a bucket it has left (PhysicalCounters finds it in its own): a move
+  //     from a wrong `before` would leave it in two.
+  for (const auto& ch : e.chains_)
+    for (size_t f = 0; f < ch.node_by_avail.size(); f++)
+      for (PCellId c : ch.node_by_avail[f])
+        if (e.pcells_[c].avail != static_cast<int32_t>(f) || e.pcells_[c].level != ch.node_level)
+          return Cell(c) + " is in the wrong bucket of the node index";
   return "";
 }
 

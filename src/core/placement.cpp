@@ -191,8 +191,10 @@ struct PhysicalView {
   // into the cells it has bound before it binds another, so an opportunistic run
   // there is the first it preempts.
   int Owed(Cell c) const { return UnderBound(c) ? e.pcells_[c].avail : OwedBelow(c); }
+  // A cell without free GPUs owes none: at ~90% busy most of a node's cells are
+  // full, and every unit the unowed pass looks at would otherwise walk them all.
   int OwedBelow(Cell c) const {
-    if (Level(c) <= 1) return 0;
+    if (Level(c) <= 1 || e.pcells_[c].avail == 0) return 0;
     int n = 0;
     for (int k = 0; k < NChildren(c); k++) {
       const Cell x = Child(c, k);

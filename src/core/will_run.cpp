@@ -155,7 +155,9 @@ std::string ShapeKey(const Request& req) {
   text(req.pinned_id);
   text(req.within_type);
   text(req.pod_within_type);
-  num(req.lazy);
+  // Not req.lazy: it is recorded on the job a dry run opens and reverts, and no
+  // decision reads it, so a job array's lazy and plain twins share one trial (at 10k
+  // GPUs a first question ends hundreds of jobs; doc/bench.md, ninth round).
   num(req.distinct_nodes);
   num(req.split_max_pods);
   num(req.grain);

@@ -408,6 +408,97 @@ START_TEST(memory_counts_memo) {
 }
 END_TEST
 
+// A job array's lazy and plain twins: the asked job's lazy flag is recorded on the job
+// and read by no decision, so the twin is answered from the memo (no second trial,
+// no second answer kept: hived_memory_bytes stays the same) and the answer is still
+// the copy's, lazy asked first or second.
+START_TEST(lazy_twin) {
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(kSequenceConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<hived_job_end> ends;
+  const char* const names[] = {"a1", "a2", "a3", "a4"};
+  for (int i = 0; i < 4; i++) {
+    hived_member m;
+    hived_job_request r = Request({names[i], "A", 0, "V100", 1, 4, 0}, &m);
+    r.lazy_preemption = i % 2;
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", names[i], d->reason);
+    ends.push_back({names[i], 10 * (i + 1)});
+  }
+  for (int pods = 1; pods <= 2; pods++) {
+    size_t kept = 0;
+    for (int lazy : {pods == 1 ? 0 : 1, pods == 1 ? 1 : 0}) {
+      hived_member m;
+      hived_job_request q = Request({"q", "A", 0, "V100", pods, 4, 0}, &m);
+      q.lazy_preemption = lazy;
+      int64_t start = 0;
+      const hived_decision* d = nullptr;
+      ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), ends.size(), 1, &start, &d),
+                       HIVED_OK);
+      const std::string got = Text(d, start);
+      const std::string want = CopyAnswer(e, q, ends);
+      ck_assert_msg(got == want, "%d nodes, lazy %d:\n  will_run %s\n  copy     %s", pods, lazy,
+                    got.c_str(), want.c_str());
+      ck_assert_int_eq(start, 10 * pods);
+      if (kept)
+        ck_assert_msg(hived_memory_bytes(e) == kept, "%d nodes: the twin was kept apart (%zu, %zu)",
+                      pods, hived_memory_bytes(e), kept);
+      kept = hived_memory_bytes(e);
+    }
+  }
+  ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+}
+END_TEST
+
+// Many jobs end at once: 24 nodes, two 2-GPU jobs on each, ending one by one; the
+// asked gang of 24 whole nodes fits only when all 48 have ended, so the trial ends and
+// puts back 48 jobs, each node and unit moving in the indexes twice each way. A move
+// from a wrong bucket shows in the node and unit index invariants; the answer is the
+// copy's.
+START_TEST(many_ends) {
+  std::string conf = R"({"physicalCluster": {
+  "cellTypes": {"NODE": {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": true}},
+  "physicalCells": [)";
+  for (int n = 0; n < 24; n++)
+    conf += std::string(n ? "," : "") + R"({"cellType": "NODE", "cellAddress": "n)" +
+            std::to_string(n) + R"("})";
+  conf +=
+      R"(]}, "virtualClusters": {"A": {"virtualCells": [{"cellType": "NODE", "cellNumber": 24}]}}})";
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(conf.c_str(), &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<std::string> names;
+  for (int i = 0; i < 48; i++) names.push_back("j" + std::to_string(i));
+  std::vector<hived_job_end> ends;
+  for (int i = 0; i < 48; i++) {
+    hived_member m;
+    hived_job_request r = Request({names[i].c_str(), "A", 0, "V100", 1, 2, 0}, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", names[i].c_str(), d->reason);
+    ends.push_back({names[i].c_str(), i + 1});
+  }
+  for (int pods : {24, 12}) {
+    hived_member m;
+    hived_job_request q = Request({"q", "A", 0, "V100", pods, 4, 0}, &m);
+    int64_t start = 0;
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+    const std::string got = Text(d, start);
+    const std::string want = CopyAnswer(e, q, ends);
+    ck_assert_msg(got == want, "%d nodes:\n  will_run %s\n  copy     %s", pods, got.c_str(),
+                  want.c_str());
+    ck_assert_msg(start > 0, "%d nodes never start", pods);
+    ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%d nodes: %s", pods,
+                  err);
+  }
+}
+END_TEST
+
 }  // namespace
 
 int main(void) {
@@ -418,6 +509,8 @@ int main(void) {
   tcase_add_test(tc, kept_list);
   tcase_add_test(tc, split_count_only);
   tcase_add_test(tc, memory_counts_memo);
+  tcase_add_test(tc, lazy_twin);
+  tcase_add_test(tc, many_ends);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
