@@ -178,11 +178,13 @@ hived_rc hived_will_run(hived_engine *e, const hived_job_request *req,
 /*
  * hived_will_run for a caller that keeps its list of ends between questions (backfill
  * asks about many jobs of one state). A nonzero ends_gen is the caller's number for
- * the list at `ends`: a later call with the same number, the same `ends` and the same
- * n_ends vouches that the list is unchanged, so a question asked before of the same
- * state is answered without reading it (O(1) instead of O(n_ends)). A caller that
- * changes or frees the list must give the next one a new number; 0 vouches for
- * nothing (hived_will_run).
+ * the list at `ends`: a later call with the same number and the same n_ends vouches
+ * that the list is the same (its content, wherever it lies now), so a question asked
+ * before of the same state is answered without reading it (O(1) instead of
+ * O(n_ends)), and the order of its ends is kept for the next trial. A caller that
+ * changes the list must give it a new number; one that builds an equal list again may
+ * keep the number. 0 vouches for nothing (hived_will_run): nothing is kept, and every
+ * question is a trial of its own. The engine never keeps the list itself.
  */
 hived_rc hived_will_run_kept(hived_engine *e, const hived_job_request *req,
 			     const hived_job_end *ends, size_t n_ends,

@@ -31,12 +31,6 @@ struct hived_engine {
   std::vector<std::string> names;
   std::vector<const char*> name_ptrs;
   hived_decision out{};
-  // hived_will_run_kept's list as the engine reads it, while the caller's number for
-  // it (with its address and length) stays the same: a repeated question reads none.
-  std::vector<hived::Engine::JobEnd> ends;
-  uint64_t ends_gen = 0;
-  const hived_job_end* ends_src = nullptr;
-  size_t ends_n = 0;
 };
 
 namespace {
@@ -347,28 +341,18 @@ hived_rc hived_submit(hived_engine* e, const hived_job_request* req, int dry_run
 
 namespace {
 
-// The caller's ends as the engine reads them: kept while ends_gen vouches for them,
-// else built in *scratch, so that unnumbered questions (hived_whatif's) leave the kept
-// list alone.
-const std::vector<hived::Engine::JobEnd>& EngineEnds(hived_engine* e, const hived_job_end* ends,
-                                                     size_t n_ends, uint64_t ends_gen,
-                                                     std::vector<hived::Engine::JobEnd>* scratch) {
-  if (ends_gen && ends_gen == e->ends_gen && ends == e->ends_src && n_ends == e->ends_n)
-    return e->ends;
-  std::vector<hived::Engine::JobEnd>* v = ends_gen ? &e->ends : scratch;
-  // Forgotten first: a failure below leaves no number vouching for a half-built list.
-  if (ends_gen) e->ends_gen = 0;
-  v->clear();
-  v->reserve(n_ends);
-  for (size_t i = 0; i < n_ends; i++)
-    if (ends[i].job) v->push_back({ends[i].job, ends[i].end});
-  if (ends_gen) {
-    e->ends_gen = ends_gen;
-    e->ends_src = ends;
-    e->ends_n = n_ends;
-  }
-  return *v;
-}
+// The caller's ends as the engine reads them: where they lie, for the length of the
+// call (the engine keeps their order, not them).
+class CallerEnds final : public hived::Engine::EndList {
+ public:
+  CallerEnds(const hived_job_end* ends, size_t n) : ends_(ends), n_(n) {}
+  size_t size() const override { return n_; }
+  hived::Engine::JobEnd operator[](size_t i) const override { return {ends_[i].job, ends_[i].end}; }
+
+ private:
+  const hived_job_end* ends_;
+  size_t n_;
+};
 
 }  // namespace
 
@@ -382,11 +366,9 @@ hived_rc hived_will_run_kept(hived_engine* e, const hived_job_request* req,
     hived::Request q;
     Status st = ToRequest(e, req, &q);
     if (!st.ok()) return st;
-    std::vector<hived::Engine::JobEnd> scratch;
-    const auto& v = EngineEnds(e, ends, n_ends, ends_gen, &scratch);
     int64_t at = -1;
     e->decision = hived::Decision();
-    st = e->engine->WillRun(q, v, &e->decision, &at, ends_gen);
+    st = e->engine->WillRun(q, CallerEnds(ends, n_ends), &e->decision, &at, ends_gen);
     if (!st.ok()) return st;
     const hived_decision* d = ExportDecision(e);
     if (out) *out = d;
@@ -564,9 +546,7 @@ hived_rc hived_check_invariants(const hived_engine* e, char* errbuf, size_t errl
   });
 }
 
-size_t hived_memory_bytes(const hived_engine* e) {
-  return e ? e->engine->MemoryBytes() + e->ends.capacity() * sizeof(e->ends[0]) : 0;
-}
+size_t hived_memory_bytes(const hived_engine* e) { return e ? e->engine->MemoryBytes() : 0; }
 
 size_t hived_vc_count(const hived_engine* e) { return e ? e->engine->VcCount() : 0; }
 

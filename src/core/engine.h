@@ -109,15 +109,25 @@ class Engine : private CellStore {
     const char* job = nullptr;  // the caller's text, not copied: backfill passes thousands
     int64_t end = 0;
   };
+  // The caller's list of ends, read where it lies: a copy per question would be
+  // O(running jobs), and a copy kept between questions costs memory per running job.
+  class EndList {
+   public:
+    virtual ~EndList() = default;
+    virtual size_t size() const = 0;
+    virtual JobEnd operator[](size_t i) const = 0;
+  };
   // A nonzero ends_gen is the caller's number for `ends`: the same number with as many
-  // ends vouches for the same list, so a repeated question need not read it (O(1)).
-  Status WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out, int64_t* start,
+  // ends vouches for the same list (not its address), so a repeated question need not
+  // read it (O(1)). Without a number nothing is kept: each question is its own trial.
+  Status WillRun(const Request& req, const EndList& ends, Decision* out, int64_t* start,
                  uint64_t ends_gen = 0);
-  // The end times (end, place in the caller's list) in end order, read lazily: the
-  // ones a trial has read are sorted, the rest stay a heap (will_run.cpp).
+  // The end times (end, place in the caller's list) in end order, read lazily, in one
+  // array: [0, heap) is a heap with the earliest on top; what trials took from it
+  // lies behind it, earliest at the back (the k-th end is keys[size - 1 - k]).
   struct EndOrder {
-    std::vector<std::pair<int64_t, size_t>> sorted;
-    std::vector<std::pair<int64_t, size_t>> heap;  // earliest on top
+    std::vector<std::pair<int64_t, size_t>> keys;
+    size_t heap = 0;
   };
   // GPUs of the placement the config does not have (an unknown node or GPU index) are
   // left out and the job is demoted; each is named in *dropped (may be null). Only a job
@@ -331,16 +341,15 @@ class Engine : private CellStore {
   struct WillRunMemo {
     uint64_t changes = 0;           // jobs_.Changes() when they were right
     std::vector<uint8_t> node_bad;  // node_bad_ then
-    std::vector<std::pair<std::string, int64_t>> ends;
-    uint64_t ends_gen = 0;  // the caller's number for `ends` (0: none given)
+    uint64_t ends_gen = 0;          // the caller's number for the list (0: none kept)
+    size_t n_ends = 0;              // and its length: a shorter prefix is another list
     std::unordered_map<std::string, std::pair<Decision, int64_t>> answers;
-    EndOrder order;  // of `ends`, kept for the next question's trial
+    EndOrder order;  // of that list, kept for the next question's trial
   };
   WillRunMemo memo_;
-  bool MemoSameEnds(const std::vector<JobEnd>& ends, uint64_t ends_gen) const;
   size_t MemoBytes() const;
-  Status WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, EndOrder* order,
-                      Decision* out, int64_t* start);
+  Status WillRunTrial(const Request& req, const EndList& ends, EndOrder* order, Decision* out,
+                      int64_t* start);
   // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,
   // preemption included); only the last decision, if it waits, is asked with one.
   bool no_reason_ = false;

@@ -18,9 +18,11 @@
 // the cells of its chains and its own VC's counters, so the answer is the same.
 //
 // Answers are kept per request shape (WillRun's memo, below) while the job table,
-// the nodes' health and the end times are unchanged: backfill asks of one state
-// about many jobs of few shapes. Kept trial state (ending only the difference from
-// the last question) was measured not to pay: questions come in no time order, so
+// the nodes' health and the caller's numbered list of end times are unchanged:
+// backfill asks of one state about many jobs of few shapes. The list itself is read
+// where the caller keeps it; the memo keeps only its order (doc/bench.md, eleventh
+// round: a copy of the names cost 40 bytes per running job). Kept trial state (ending only the
+// difference from the last question) was measured not to pay: questions come in no time order, so
 // it would move about as many jobs as a fresh trial ends (doc/bench.md, sixth round).
 #include <algorithm>
 #include <cstring>
@@ -56,37 +58,38 @@ using Later = std::greater<EndKey>;
 
 // The caller's end times, none read yet; ends of 0 or less and unnamed jobs are left
 // out.
-void BuildOrder(const std::vector<Engine::JobEnd>& ends, Engine::EndOrder* order) {
-  order->sorted.clear();
-  order->heap.clear();
-  order->heap.reserve(ends.size());
-  for (size_t i = 0; i < ends.size(); i++)
-    if (ends[i].end > 0 && ends[i].job) order->heap.emplace_back(ends[i].end, i);
-  std::make_heap(order->heap.begin(), order->heap.end(), Later());
-  // Room for all of them: reading the order never allocates during a trial.
-  order->sorted.reserve(order->heap.size());
+void BuildOrder(const Engine::EndList& ends, Engine::EndOrder* order) {
+  order->keys.clear();
+  order->keys.reserve(ends.size());
+  for (size_t i = 0; i < ends.size(); i++) {
+    const Engine::JobEnd e = ends[i];
+    if (e.end > 0 && e.job) order->keys.emplace_back(e.end, i);
+  }
+  std::make_heap(order->keys.begin(), order->keys.end(), Later());
+  order->heap = order->keys.size();
 }
 
 // Reads an EndOrder from its start, sorting from the heap only what no earlier trial
-// read.
+// read: heapsort in place, one step per end taken, so the order costs one key per end
+// and never allocates during a trial.
 class EndCursor {
  public:
   explicit EndCursor(Engine::EndOrder* order) : o_(order) {}
-  size_t Total() const { return o_->sorted.size() + o_->heap.size(); }
-  bool Done() const { return pos_ >= o_->sorted.size() && o_->heap.empty(); }
-  const EndKey& Peek() const {
-    return pos_ < o_->sorted.size() ? o_->sorted[pos_] : o_->heap.front();
-  }
+  size_t Total() const { return o_->keys.size(); }
+  bool Done() const { return pos_ >= Total(); }
+  const EndKey& Peek() const { return pos_ < Taken() ? o_->keys[Total() - 1 - pos_] : o_->keys[0]; }
   EndKey Take() {
-    if (pos_ >= o_->sorted.size()) {
-      std::pop_heap(o_->heap.begin(), o_->heap.end(), Later());
-      o_->sorted.push_back(o_->heap.back());
-      o_->heap.pop_back();
+    if (pos_ >= Taken()) {
+      // The earliest left moves to the heap's last place, which then joins the taken.
+      std::pop_heap(o_->keys.begin(), o_->keys.begin() + static_cast<std::ptrdiff_t>(o_->heap),
+                    Later());
+      o_->heap--;
     }
-    return o_->sorted[pos_++];
+    return o_->keys[Total() - 1 - pos_++];
   }
 
  private:
+  size_t Taken() const { return Total() - o_->heap; }
   Engine::EndOrder* o_;
   size_t pos_ = 0;
 };
@@ -200,12 +203,10 @@ size_t DecisionBytes(const Decision& d) {
 
 }  // namespace
 
-// Everything the memo holds between calls: its copy of the end times, their order,
-// the answers (hash nodes, keys, decisions) and the health it was right for.
+// Everything the memo holds between calls: the end times' order, the answers (hash
+// nodes, keys, decisions) and the health it was right for.
 size_t Engine::MemoBytes() const {
-  size_t b = HeapBytes(memo_.ends) + HeapBytes(memo_.node_bad) + HeapBytes(memo_.order.sorted) +
-             HeapBytes(memo_.order.heap);
-  for (const auto& e : memo_.ends) b += HeapBytes(e.first);
+  size_t b = HeapBytes(memo_.node_bad) + HeapBytes(memo_.order.keys);
   // A node: the next pointer, the cached hash and the pair; plus the bucket array.
   using Answers = decltype(memo_.answers);
   b += memo_.answers.bucket_count() * sizeof(void*) +
@@ -214,48 +215,36 @@ size_t Engine::MemoBytes() const {
   return b;
 }
 
-bool Engine::MemoSameEnds(const std::vector<JobEnd>& ends, uint64_t ends_gen) const {
-  if (ends.size() != memo_.ends.size()) return false;
-  // The caller keeps its list and numbers it: reading it again would only confirm.
-  if (ends_gen && ends_gen == memo_.ends_gen) return true;
-  for (size_t i = 0; i < ends.size(); i++)
-    if (ends[i].end != memo_.ends[i].second || !ends[i].job ||
-        std::strcmp(memo_.ends[i].first.c_str(), ends[i].job) != 0)
-      return false;
-  return true;
-}
-
 // The memo: backfill asks of one unchanged state, with one list of end times, about
 // many pending jobs of few shapes (job arrays); the same shape gets the same answer,
 // and the end times a trial has put in order stay in order for the next one.
 // It holds while the job table has not changed (every job started, ended, demoted or
 // moved changes it; the trial's own ends and put-backs happen inside this call, which
-// restores the state) and no node's health has; reconfiguring builds a new engine.
-Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Decision* out,
-                       int64_t* start, uint64_t ends_gen) {
+// restores the state), no node's health has and the caller's number for its list is
+// the same; reconfiguring builds a new engine. The list is known by its number alone:
+// a caller that builds an equal list again keeps the number (hived_ends.c does).
+Status Engine::WillRun(const Request& req, const EndList& ends, Decision* out, int64_t* start,
+                       uint64_t ends_gen) {
   // The end times and their order depend on the caller's list alone: they stay.
   if (memo_.changes != jobs_.Changes() || memo_.node_bad != node_bad_) {
     memo_.answers.clear();
     memo_.node_bad = node_bad_;
   }
-  // With no end times the question is one dry run: nothing worth keeping.
-  const bool keep = !ends.empty() && !req.job.empty() && jobs_.Find(req.job) < 0;
+  // With no end times the question is one dry run: nothing worth keeping; without a
+  // number nothing says that the next list is this one.
+  const bool keep = ends_gen && ends.size() && !req.job.empty() && jobs_.Find(req.job) < 0;
   std::string key;
   if (keep) {
-    if (!MemoSameEnds(ends, ends_gen)) {
-      // Built aside and then swapped in: running out of memory midway leaves no list
-      // that matches the caller's with an order that does not.
-      std::vector<std::pair<std::string, int64_t>> copy;
-      copy.reserve(ends.size());
-      for (const JobEnd& e : ends) copy.emplace_back(e.job ? e.job : "", e.end);
+    if (ends_gen != memo_.ends_gen || ends.size() != memo_.n_ends) {
+      // Built aside and then swapped in: running out of memory midway leaves no number
+      // vouching for an order of another list.
       EndOrder order;
       BuildOrder(ends, &order);
       memo_.answers.clear();
-      memo_.ends.swap(copy);
       std::swap(memo_.order, order);
+      memo_.ends_gen = ends_gen;
+      memo_.n_ends = ends.size();
     }
-    // Equal by content under a new number: the next question with it is O(1).
-    memo_.ends_gen = ends_gen;
     key = ShapeKey(req);
     auto it = memo_.answers.find(key);
     if (it != memo_.answers.end()) {
@@ -281,8 +270,8 @@ Status Engine::WillRun(const Request& req, const std::vector<JobEnd>& ends, Deci
   return st;
 }
 
-Status Engine::WillRunTrial(const Request& req, const std::vector<JobEnd>& ends, EndOrder* order,
-                            Decision* out, int64_t* start) {
+Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* order, Decision* out,
+                            int64_t* start) {
   *start = -1;
   EndCursor next(order);
 
@@ -290,13 +279,15 @@ Status Engine::WillRunTrial(const Request& req, const std::vector<JobEnd>& ends,
   // Reserved up front so that putting the jobs back cannot fail for want of memory
   // in what this function owns: records move, slots return to a list with room.
   std::vector<Job> ended;
-  ended.reserve(next.Total());
+  // A trial ends each running job once at most, however long the caller's list.
+  const size_t most = std::min(next.Total(), jobs_.IndexSize());
+  ended.reserve(most);
   std::vector<int> pending;  // will have ended by `at`, not ended yet (see FitBound)
-  pending.reserve(next.Total());
+  pending.reserve(most);
   std::vector<uint8_t> noted(jobs_.size(), 0);
   // The dry runs insert and erase the asked job (one empty place at most, its
   // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
-  jobs_.Reserve(next.Total(), 2);
+  jobs_.Reserve(most, 2);
   // Everything released comes back, even when a decision throws (out of memory).
   try {
     no_reason_ = true;

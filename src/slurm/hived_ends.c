@@ -49,6 +49,13 @@ static struct {
 	size_t n_vcs;
 } kept;
 
+static void _free_ends(end_t *ends, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		xfree(ends[i].job);
+	xfree(ends);
+}
+
 extern void hived_ends_free(void)
 {
 	for (size_t i = 0; i < kept.n_vcs; i++) {
@@ -57,9 +64,8 @@ extern void hived_ends_free(void)
 	}
 	xfree(kept.vcs);
 	kept.n_vcs = 0;
-	for (size_t i = 0; i < kept.n_ends; i++)
-		xfree(kept.ends[i].job);
-	xfree(kept.ends);
+	_free_ends(kept.ends, kept.n_ends);
+	kept.ends = NULL;
 	xfree(kept.view);
 	kept.n_ends = 0;
 	kept.valid = false;
@@ -120,20 +126,43 @@ static void _add(hived_engine *e, const char *name, size_t at)
 	}
 }
 
-static void _build(hived_engine *e)
+static bool _same_ends(const end_t *a, size_t na, const end_t *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if ((a[i].end != b[i].end) || xstrcmp(a[i].job, b[i].job))
+			return false;
+	return true;
+}
+
+static void _build(hived_engine *e, bool same_engine)
 {
 	const char *const *names = NULL;
-	size_t n;
+	end_t *old = kept.ends;
+	size_t n, n_old = kept.n_ends;
+	uint64_t old_gen = kept.gen;
 
 	static uint64_t builds;
 
+	kept.ends = NULL;
+	kept.n_ends = 0;
 	hived_ends_free();
-	/* Never reused, so no later list passes for this one, whatever its address. */
-	kept.gen = ++builds;
 	n = hived_job_list(e, &names);
 	for (size_t k = 0; k < n; k++)
 		_add(e, names[k], k);
 	qsort(kept.ends, kept.n_ends, sizeof(end_t), _cmp_end);
+	/*
+	 * The engine knows the list by its number alone and keeps its answers while
+	 * the number stays: an equal list (Slurm's job clock moves on every submit,
+	 * not only when an end changes) keeps it. Numbers are never reused, so no
+	 * other list passes for this one.
+	 */
+	if (same_engine && old_gen && _same_ends(old, n_old, kept.ends, kept.n_ends))
+		kept.gen = old_gen;
+	else
+		kept.gen = ++builds;
+	_free_ends(old, n_old);
 	kept.view = xcalloc(kept.n_ends ? kept.n_ends : 1,
 			    sizeof(hived_job_end));
 	for (size_t k = 0; k < kept.n_ends; k++) {
@@ -154,7 +183,7 @@ static void _refresh(hived_engine *e)
 	if (kept.valid && (kept.engine == e) && (kept.accepted == accepted) &&
 	    (kept.status == status) && (kept.job_update == job_update))
 		return;
-	_build(e);
+	_build(e, kept.engine == e);
 	kept.engine = e;
 	kept.accepted = accepted;
 	kept.status = status;
