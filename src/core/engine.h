@@ -193,6 +193,8 @@ class Engine : private CellStore {
  private:
   friend struct VirtualView;
   friend class FitBound;
+  friend class ParkedEnds;
+  friend class TrialEnds;
   friend struct PhysicalView;
   friend class Preemption;
   friend class Binder;

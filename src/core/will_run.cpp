@@ -15,7 +15,10 @@
 // without ending them); jobs end for real, in end order, just before that decision, so
 // it sees exactly the state a decision after every end time would have seen. Jobs of
 // other VCs in chains the request cannot use do not end at all: a decision reads only
-// the cells of its chains and its own VC's counters, so the answer is the same.
+// the cells of its chains and its own VC's counters, so the answer is the same. For a
+// guaranteed decision, other VCs' guaranteed jobs end only together with the last job
+// of their preassigned cell (ParkedEnds, below): until then their GPUs lie in cells
+// the decision does not read.
 //
 // Answers are kept per request shape (WillRun's memo, below) while the job table,
 // the nodes' health and the caller's numbered list of end times are unchanged:
@@ -30,6 +33,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -95,6 +99,104 @@ class EndCursor {
 };
 
 }  // namespace
+
+// Another VC's guaranteed job holds GPUs of cells bound to that VC. A guaranteed,
+// unpinned decision without a rack constraint reads its own VC's virtual cells and
+// counters, the chain's free lists (the buddy allocator's) and the physical cells on
+// them (their opportunistic runs, idle GPUs), and none of these is such a cell until
+// the last job in one of that VC's preassigned cells ends: the cell is then unbound
+// and given back to the buddy allocator (Binder::UnbindUp). So such jobs are parked
+// here, counted per preassigned cell, and the jobs of a cell go to end together when
+// its last one would; the jobs of a pinned cell, which never unbinds, stay parked. At
+// 10k GPUs they were ~78% of what a first question's trial ended (doc/bench.md).
+class ParkedEnds {
+ public:
+  explicit ParkedEnds(const Engine& e) : e_(e), out_(e.jobs_.size(), 0) {}
+  // The job in `slot` (live, guaranteed, another VC's) will have ended; the jobs of
+  // every preassigned cell that it leaves empty are appended to *ending.
+  void Park(int slot, std::vector<int>* ending) {
+    parked_.push_back(slot);
+    const Job& j = e_.jobs_[slot];
+    for (VCellId v : j.Vleaves()) {
+      const VCellId r = e_.vcells_[v].root;
+      const VCell& root = e_.vcells_[r];
+      if (root.pinned) continue;
+      auto [it, fresh] = roots_.try_emplace(r.v);
+      Root& c = it->second;
+      if (fresh) {
+        const Chain& ch = e_.chains_[root.chain];
+        c.held = ch.desc[Level(root.level)][Level(1)] - root.vfree;
+      }
+      if (c.jobs.empty() || c.jobs.back() != slot) c.jobs.push_back(slot);
+      if (--c.held == 0) Send(&c.jobs, ending);
+    }
+  }
+  // Every job still parked: the decision after the last end time reads them all.
+  void Flush(std::vector<int>* ending) { Send(&parked_, ending); }
+
+ private:
+  struct Root {
+    int64_t held = 0;       // its virtual leaves whose job is not parked
+    std::vector<int> jobs;  // parked in it
+  };
+  void Send(std::vector<int>* slots, std::vector<int>* ending) {
+    for (int s : *slots)
+      if (!out_[static_cast<size_t>(s)]) {
+        out_[static_cast<size_t>(s)] = 1;
+        ending->push_back(s);
+      }
+    slots->clear();
+  }
+  const Engine& e_;
+  std::unordered_map<int32_t, Root> roots_;
+  std::vector<int> parked_;
+  std::vector<uint8_t> out_;  // by slot: gone to end
+};
+
+// The jobs of the caller's list, as a trial takes them in end order: which must have
+// ended before its next decision, and whether that decision could place the job.
+class TrialEnds {
+ public:
+  TrialEnds(const Engine& e, const Request& req, std::vector<ChainId> chains)
+      : e_(e), chains_(std::move(chains)), bound_(e, req, chains_), noted_(e.jobs_.size(), 0) {
+    auto it = e.vc_index_.find(req.vc);
+    vc_ = it == e.vc_index_.end() ? VcId(kNone) : it->second;
+    if (req.priority >= 0 && vc_.valid() && req.pinned_id.empty() && req.within_type.empty())
+      parked_ = std::make_unique<ParkedEnds>(e);
+  }
+  // The job in `slot` (-1: not held) will have ended: what must end with it goes to
+  // *ending (each job once); returns how many went.
+  size_t Add(int slot, std::vector<int>* ending) {
+    if (slot < 0 || noted_[static_cast<size_t>(slot)]) return 0;  // not held, or named twice
+    const Job& j = e_.jobs_[slot];
+    // A job of another VC in a chain the request cannot use changes nothing the
+    // decision reads (its chain's cells, its VC's counters): it need not end.
+    if (j.vc != vc_ && std::find(chains_.begin(), chains_.end(), j.chain) == chains_.end())
+      return 0;
+    noted_[static_cast<size_t>(slot)] = 1;
+    const size_t before = ending->size();
+    if (parked_ && j.guaranteed() && j.vc != vc_)
+      parked_->Park(slot, ending);
+    else
+      ending->push_back(slot);
+    for (size_t k = before; k < ending->size(); k++) bound_.Note((*ending)[k]);
+    return ending->size() - before;
+  }
+  // Not enough cells free up for the job's pods: the same decision as before.
+  bool MayFit() const { return bound_.MayFit(); }
+  // The decision after the last end time, which says why the job still waits.
+  void Flush(std::vector<int>* ending) {
+    if (parked_) parked_->Flush(ending);
+  }
+
+ private:
+  const Engine& e_;
+  std::vector<ChainId> chains_;  // the request's
+  VcId vc_ = kNone;
+  FitBound bound_;
+  std::unique_ptr<ParkedEnds> parked_;  // for the decisions ParkedEnds describes
+  std::vector<uint8_t> noted_;          // by slot
+};
 
 // In end order, as if each had ended at its time: the state is the same.
 void Engine::EndJobs(std::vector<int>* slots, std::vector<Job>* ended) {
@@ -284,7 +386,6 @@ Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* o
   ended.reserve(most);
   std::vector<int> pending;  // will have ended by `at`, not ended yet (see FitBound)
   pending.reserve(most);
-  std::vector<uint8_t> noted(jobs_.size(), 0);
   // The dry runs insert and erase the asked job (one empty place at most, its
   // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
   jobs_.Reserve(most, 2);
@@ -294,37 +395,23 @@ Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* o
     Decision d;
     Status st = Submit(req, true, &d);
     int64_t at = 0;
-    std::unique_ptr<FitBound> bound;
-    std::vector<ChainId> chains;  // the request's, with its VC (set with `bound`)
-    VcId vc = kNone;
+    std::unique_ptr<TrialEnds> taken;  // built when the first end is taken
     // A rejected job and one larger than its VC fit after no end of running jobs.
     while (st.ok() && d.outcome == Outcome::kWaiting && d.wait != Wait::kVcTooSmall &&
            !next.Done()) {
-      if (!bound) {
+      if (!taken) {
         Decision v;
+        std::vector<ChainId> chains;
         Validate(req, &chains, &v);
-        bound = std::make_unique<FitBound>(*this, req, chains);
-        auto it = vc_index_.find(req.vc);
-        vc = it == vc_index_.end() ? VcId(kNone) : it->second;
+        taken = std::make_unique<TrialEnds>(*this, req, std::move(chains));
       }
       at = next.Peek().first;
       size_t added = 0;
-      while (!next.Done() && next.Peek().first == at) {
-        const int slot = jobs_.Find(ends[next.Take().second].job);
-        if (slot < 0 || noted[slot]) continue;  // not held, or named twice
-        // A job of another VC in a chain the request cannot use changes nothing the
-        // decision reads (its chain's cells, its VC's counters): it need not end.
-        if (jobs_[slot].vc != vc &&
-            std::find(chains.begin(), chains.end(), jobs_[slot].chain) == chains.end())
-          continue;
-        noted[slot] = 1;
-        bound->Note(slot);
-        pending.push_back(slot);
-        added++;
-      }
+      while (!next.Done() && next.Peek().first == at)
+        added += taken->Add(jobs_.Find(ends[next.Take().second].job), &pending);
       // Nothing changed, or not enough cells free up for the job's pods: the same
       // decision as before, without asking.
-      if (!added || !bound->MayFit()) continue;
+      if (!added || !taken->MayFit()) continue;
       EndJobs(&pending, &ended);
       d = Decision();
       st = Submit(req, true, &d);
@@ -332,6 +419,7 @@ Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* o
     // The answer a caller reads says why the job still waits.
     no_reason_ = false;
     if (st.ok() && d.outcome == Outcome::kWaiting) {
+      if (taken) taken->Flush(&pending);
       EndJobs(&pending, &ended);
       d = Decision();
       st = Submit(req, true, &d);

@@ -8,6 +8,7 @@
 // could show.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -482,6 +483,69 @@ START_TEST(lazy_twin) {
 }
 END_TEST
 
+// Another VC's jobs end in a trial only when the last of them in one of its cells
+// does (src/core/will_run.cpp, ParkedEnds): that cell is then given back to the
+// buddy allocator, and a job allowed on that node alone can bind it. B's node cell
+// holds two jobs ending at 10 and 20; A's job allowed only on B's node starts at 20
+// (not at 10, when half of the node is idle but still B's; not never, as it would if
+// B's jobs were held back for good), and allowed anywhere at 0 on the other node. A
+// job of B's pinned cell never gives it back: a job allowed on that node never fits.
+START_TEST(other_vc_cell) {
+  const char config[] = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType":
+    "V100", "childCellNumber": 4, "isNodeLevel": true}}, "physicalCells": [
+    {"cellType": "NODE", "cellAddress": "n0"}, {"cellType": "NODE", "cellAddress": "n1"},
+    {"cellType": "NODE", "cellAddress": "n2", "pinnedCellId": "p2"}]},
+    "virtualClusters": {"A": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}]},
+    "B": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}],
+          "pinnedCells": [{"pinnedCellId": "p2"}]}}})";
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(config, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<hived_job_end> ends;
+  const char* b_node = nullptr;
+  for (const auto& [job, end] : {std::pair<const char*, int64_t>{"b1", 10}, {"b2", 20}}) {
+    hived_member m;
+    hived_job_request r = Request({job, "B", 0, "V100", 1, 2, 0}, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", job, d->reason);
+    ck_assert_msg(!b_node || !strcmp(b_node, d->pods[0].node_name), "B's jobs on two nodes");
+    b_node = hived_node_name(e, static_cast<size_t>(d->pods[0].node));
+    ends.push_back({job, end});
+  }
+  {
+    hived_member m;
+    hived_job_request r = Request({"bp", "B", 0, "V100", 1, 1, 0}, &m);
+    r.pinned_cell_id = "p2";
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "bp not placed: %s", d->reason);
+    ends.push_back({"bp", 30});
+  }
+  auto ask = [&](const char* only, int64_t want) {
+    std::vector<uint8_t> allowed(hived_node_count(e), only ? 0 : 1);
+    if (only) allowed[static_cast<size_t>(hived_node_index(e, only))] = 1;
+    hived_member m;
+    hived_job_request q = Request({"q", "A", 0, "V100", 1, 4, 0}, &m);
+    q.allowed_nodes = allowed.data();
+    int64_t start = 0;
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+    const std::string got = Text(d, start);
+    const std::string want_text = CopyAnswer(e, q, ends);
+    ck_assert_msg(got == want_text, "allowed %s:\n  will_run %s\n  copy     %s",
+                  only ? only : "all", got.c_str(), want_text.c_str());
+    ck_assert_msg(start == want, "allowed %s: start %lld, want %lld", only ? only : "all",
+                  static_cast<long long>(start), static_cast<long long>(want));
+    ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+  };
+  ask(b_node, 20);
+  ask(nullptr, 0);
+  ask("n2", -1);
+}
+END_TEST
+
 // Many jobs end at once: 24 nodes, two 2-GPU jobs on each, ending one by one; the
 // asked gang of 24 whole nodes fits only when all 48 have ended, so the trial ends and
 // puts back 48 jobs, each node and unit moving in the indexes twice each way. A move
@@ -540,6 +604,7 @@ int main(void) {
   tcase_add_test(tc, memory_counts_memo);
   tcase_add_test(tc, lazy_twin);
   tcase_add_test(tc, many_ends);
+  tcase_add_test(tc, other_vc_cell);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
