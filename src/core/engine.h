@@ -350,6 +350,8 @@ class Engine : private CellStore {
   };
   WillRunMemo memo_;
   size_t MemoBytes() const;
+  // Frees the memo once a job has started or ended: what it holds is never read again.
+  void DropStaleMemo();
   Status WillRunTrial(const Request& req, const EndList& ends, EndOrder* order, Decision* out,
                       int64_t* start);
   // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,

@@ -642,6 +642,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
       Preemption(this).Revert(slot, undo);
     } else {
       waiting_.erase(req.job);
+      DropStaleMemo();
     }
   } else {
     d.outcome = Outcome::kWaiting;
@@ -765,6 +766,7 @@ Status Engine::Finish(const std::string& job) {
   if (slot < 0) return Status::Err(Code::kNoEnt, "job: unknown job '" + job + "'");
   ReleaseJob(slot);
   if (jobs_.WantsCompaction()) CompactJobs();
+  DropStaleMemo();
   return Status::Ok();
 }
 

@@ -317,6 +317,17 @@ size_t Engine::MemoBytes() const {
   return b;
 }
 
+// A started or ended job changes the job table, so the answers are void, and the
+// caller's list of running jobs' ends changes with it (the plugin numbers the new
+// one anew), so the order is too. Kept, they would only hold memory the status
+// reports as the engine's (a few KiB after a flood: test_faults compares two).
+void Engine::DropStaleMemo() {
+  if (memo_.changes == jobs_.Changes() ||
+      (memo_.answers.empty() && memo_.order.keys.capacity() == 0))
+    return;
+  memo_ = WillRunMemo();
+}
+
 // The memo: backfill asks of one unchanged state, with one list of end times, about
 // many pending jobs of few shapes (job arrays); the same shape gets the same answer,
 // and the end times a trial has put in order stay in order for the next one.

@@ -379,7 +379,7 @@ END_TEST
 // hived_memory_bytes counts what WILL_RUN keeps between calls: the order of the
 // caller's list (not the list: it is read where the caller keeps it) and every answer
 // the memo holds, a gang's pods included (hived-bench reports the figure after its
-// questions; doc/bench.md).
+// questions; doc/bench.md), until a job starts or ends.
 START_TEST(memory_counts_memo) {
   std::string config = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType": "V100",
     "childCellNumber": 8, "isNodeLevel": true}}, "physicalCells": [)";
@@ -435,6 +435,12 @@ START_TEST(memory_counts_memo) {
   ck_assert_uint_ge(gang, kNodes * 8 * sizeof(int32_t));
   // Asked again: answered from the memo, which keeps nothing more.
   ck_assert_uint_eq(ask("q16b", kNodes, 8, 10 * kNodes), 0);
+  // A job ends: the answers and the order are void, and go (the status reports this
+  // figure; test_faults compares it after two floods).
+  const size_t kept = hived_memory_bytes(e);
+  ck_assert_int_eq(hived_finish(e, names[0].c_str()), HIVED_OK);
+  ck_assert_msg(hived_memory_bytes(e) + ends.size() * per_end + gang <= kept,
+                "%zu bytes before the end, %zu after", kept, hived_memory_bytes(e));
 }
 END_TEST
 
