@@ -90,8 +90,13 @@ Status ToRequest(const hived_engine* e, const hived_job_request* r, hived::Reque
   for (size_t i = 0; i < r->n_members; i++)
     q->members.push_back(
         {r->members[i].pod_number, r->members[i].leaf_cell_number, r->members[i].fraction_number});
-  if (r->allowed_nodes)
-    q->allowed.assign(r->allowed_nodes, r->allowed_nodes + e->engine->NodeCount());
+  // Every node allowed is the engine's empty list: slurmctld passes one for every job
+  // (its partition's nodes), and a list costs its copy in each shape a decision tries
+  // and a walk of every free node cell in a gang's rack choice.
+  if (r->allowed_nodes) {
+    const uint8_t* end = r->allowed_nodes + e->engine->NodeCount();
+    if (std::find(r->allowed_nodes, end, 0) != end) q->allowed.assign(r->allowed_nodes, end);
+  }
   return Status::Ok();
 }
 

@@ -29,6 +29,14 @@ struct PodAsk {
   int size;
 };
 
+// Stable: equal elements keep their order. For the short lists a decision sorts (a
+// job's pods, a cell's children), where std::stable_sort allocated a buffer per call.
+template <class T, class Less>
+void InsertionSort(T* first, T* last, Less less) {
+  for (T* i = first; i != last; ++i)
+    for (T* j = i; j != first && less(*j, *(j - 1)); --j) std::swap(*j, *(j - 1));
+}
+
 // ---------------------------------------------------------------------------
 struct VirtualView {
   using Cell = VCellId;
@@ -256,8 +264,8 @@ class Placer {
 
   // Fills leaves[pod index]; false if the gang does not fit.
   bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<Cell>>* leaves) {
-    std::stable_sort(pods.begin(), pods.end(),
-                     [](const PodAsk& a, const PodAsk& b) { return a.size > b.size; });
+    InsertionSort(pods.data(), pods.data() + pods.size(),
+                  [](const PodAsk& a, const PodAsk& b) { return a.size > b.size; });
     int total = 0;
     for (const auto& p : pods) total += p.size;
     leaves->assign(pods.size(), {});
@@ -437,18 +445,26 @@ class Placer {
       Pick(best, k, out);
       return;
     }
-    std::vector<std::pair<int, Cell>> kids;
+    // The fullest children first, in child order among equals. A cell has few
+    // children (32 nodes in a rack at most in the configs seen): on the stack then.
+    using Kid = std::pair<int, Cell>;
+    Kid small[64];
+    std::vector<Kid> big;
+    Kid* kids = small;
+    if (n > 64) {
+      big.resize(static_cast<size_t>(n));
+      kids = big.data();
+    }
+    int nk = 0;
     for (int i = 0; i < n; i++) {
       Cell ch = v_.Child(c, i);
       int eff = v_.Level(ch) == 1 ? (Usable(ch) ? 1 : 0) : Eff(ch);
-      if (eff > 0) kids.emplace_back(-eff, ch);
+      if (eff > 0) kids[nk++] = Kid(-eff, ch);
     }
-    std::stable_sort(kids.begin(), kids.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [neg, ch] : kids) {
-      if (k == 0) break;
-      int take = std::min(k, -neg);
-      Pick(ch, take, out);
+    InsertionSort(kids, kids + nk, [](const Kid& a, const Kid& b) { return a.first < b.first; });
+    for (int i = 0; i < nk && k > 0; i++) {
+      int take = std::min(k, -kids[i].first);
+      Pick(kids[i].second, take, out);
       k -= take;
     }
   }
