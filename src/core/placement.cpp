@@ -29,10 +29,16 @@ struct PodAsk {
   int size;
 };
 
-// Stable: equal elements keep their order. For the short lists a decision sorts (a
-// job's pods, a cell's children), where std::stable_sort allocated a buffer per call.
+// Stable: equal elements keep their order. The lists a decision sorts (a job's pods,
+// a cell's children) are mostly short, where std::stable_sort allocated a buffer per
+// call; insertion sort is quadratic, so a long list (a flat topology's hundreds of
+// nodes under one cell, a gang of many pod sizes) still goes to std::stable_sort.
 template <class T, class Less>
-void InsertionSort(T* first, T* last, Less less) {
+void StableSort(T* first, T* last, Less less) {
+  if (last - first > 32) {
+    std::stable_sort(first, last, less);
+    return;
+  }
   for (T* i = first; i != last; ++i)
     for (T* j = i; j != first && less(*j, *(j - 1)); --j) std::swap(*j, *(j - 1));
 }
@@ -264,8 +270,8 @@ class Placer {
 
   // Fills leaves[pod index]; false if the gang does not fit.
   bool Place(std::vector<PodAsk> pods, int within_level, std::vector<std::vector<Cell>>* leaves) {
-    InsertionSort(pods.data(), pods.data() + pods.size(),
-                  [](const PodAsk& a, const PodAsk& b) { return a.size > b.size; });
+    StableSort(pods.data(), pods.data() + pods.size(),
+               [](const PodAsk& a, const PodAsk& b) { return a.size > b.size; });
     int total = 0;
     for (const auto& p : pods) total += p.size;
     leaves->assign(pods.size(), {});
@@ -461,7 +467,7 @@ class Placer {
       int eff = v_.Level(ch) == 1 ? (Usable(ch) ? 1 : 0) : Eff(ch);
       if (eff > 0) kids[nk++] = Kid(-eff, ch);
     }
-    InsertionSort(kids, kids + nk, [](const Kid& a, const Kid& b) { return a.first < b.first; });
+    StableSort(kids, kids + nk, [](const Kid& a, const Kid& b) { return a.first < b.first; });
     for (int i = 0; i < nk && k > 0; i++) {
       int take = std::min(k, -kids[i].first);
       Pick(kids[i].second, take, out);
