@@ -99,6 +99,9 @@ class Engine : private CellStore {
 
   Status Submit(const Request& req, bool dry_run, Decision* out);
   Status Finish(const std::string& job);
+  // Placement searches in VCs' virtual cells so far: which answers cost none (a job
+  // whose VC quota is in use) is a property the tests pin, not a timing.
+  uint64_t VirtualSearches() const { return virtual_searches_; }
   // Backfill's "when and where" (will_run.cpp): the running jobs in `ends` end
   // tentatively, earliest end time first (a group of equal end times at once), and
   // after each group the job is tried as a dry run; the first placement is *out and
@@ -357,6 +360,7 @@ class Engine : private CellStore {
   // Inside WillRun's tries: a job that waits gets no reason (WaitReason searches again,
   // preemption included); only the last decision, if it waits, is asked with one.
   bool no_reason_ = false;
+  mutable uint64_t virtual_searches_ = 0;
   // Scratch for the preemption search: per-virtual-cell counts valid for one epoch.
   mutable IdVector<VCellId, uint32_t> scratch_stamp_;
   mutable IdVector<VCellId, std::pair<int32_t, int32_t>> scratch_count_;

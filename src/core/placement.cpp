@@ -650,6 +650,7 @@ bool Flatten(const std::vector<PodAsk>& pods, const std::vector<std::vector<Cell
 
 bool Engine::PlaceVirtual(const Request& in, VcId vc, ChainId chain, VCellId pinned_root,
                           bool preempt, std::vector<VCellId>* vleaves, bool idle_only) const {
+  virtual_searches_++;
   const VcChain* vch = VcChainOf(vc, chain);
   if (!vch && pinned_root == kNone) return false;
   Constraints k;

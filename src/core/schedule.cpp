@@ -554,6 +554,15 @@ void Engine::FillDecisionPods(const Job& j, Decision* d) const {
 // Why a guaranteed job that could not be placed waits, naming the first cause that
 // explains it: cells bound to unusable GPUs, free cells only on nodes the job may
 // not use, cells held by jobs it may not preempt, too few free GPUs, or their shape.
+namespace {
+void QuotaInUse(const std::string& where, int64_t free_v, int64_t need, const std::string& unit,
+                const std::string& shape, Decision* d) {
+  d->wait = Wait::kVcQuota;
+  d->reason = where + " quota is in use: " + std::to_string(free_v) + " free " + unit +
+              " in its cells, the job needs " + std::to_string(need) + shape;
+}
+}  // namespace
+
 void Engine::WaitReason(const Request& req, VcId vc, VCellId pinned_root,
                         const std::vector<ChainId>& chains, bool found_virtual, Decision* d) const {
   int64_t need = ShapedNeed(req, chains);
@@ -577,7 +586,15 @@ void Engine::WaitReason(const Request& req, VcId vc, VCellId pinned_root,
                 "them";
     return;
   }
-  if (!req.allowed.empty()) {
+  // Without preemption a placement takes only free virtual cells: with fewer free than
+  // the job needs none exists, allowed nodes or not. An unpinned job then waits for its
+  // quota whatever its priority would win (below), so the common answer under a flood
+  // (the VC's quota in use) costs no placement.
+  if (free_v < need && pinned_root == kNone) {
+    QuotaInUse(where, free_v, need, unit, shape, d);
+    return;
+  }
+  if (!req.allowed.empty() && free_v >= need) {
     Request anywhere = req;
     anywhere.allowed.clear();
     if (fits_if(anywhere, false)) {
@@ -610,9 +627,7 @@ void Engine::WaitReason(const Request& req, VcId vc, VCellId pinned_root,
     return;
   }
   if (free_v < need) {
-    d->wait = Wait::kVcQuota;
-    d->reason = where + " quota is in use: " + std::to_string(free_v) + " free " + unit +
-                " in its cells, the job needs " + std::to_string(need) + shape;
+    QuotaInUse(where, free_v, need, unit, shape, d);
     return;
   }
   d->wait = Wait::kNoCell;

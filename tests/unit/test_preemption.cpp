@@ -250,12 +250,34 @@ START_TEST(revert_then_repeat_decides_the_same) {
 }
 END_TEST
 
+// A job whose VC's quota is in use (fewer free cells than it needs, and no job of lower
+// priority to take them from) waits for its quota without a placement search: under a
+// flood from one VC that is most of what backfill asks. Its reason still says why.
+// A job of higher priority does search, which shows the counter counts.
+START_TEST(quota_in_use_costs_no_search) {
+  std::unique_ptr<Engine> e = EngineFromConfig(kThreeNodes);
+  AddRunning(e.get(), {"a1", "A", 5, false, "n0", {0, 1, 2, 3}});
+  hived::Decision wait, over;
+  const uint64_t before = e->VirtualSearches();
+  ck_assert(e->Submit(RequestOf({"g", "A", 5, 1}), true, &wait).ok());
+  ck_assert_int_eq(static_cast<int>(wait.outcome), static_cast<int>(hived::Outcome::kWaiting));
+  ck_assert_int_eq(static_cast<int>(wait.wait), static_cast<int>(hived::Wait::kVcQuota));
+  ck_assert_msg(wait.reason.find("quota is in use: 0 free GPUs") != std::string::npos, "%s",
+                wait.reason.c_str());
+  ck_assert_uint_eq(e->VirtualSearches(), before);
+  ck_assert(e->Submit(RequestOf({"h", "A", 9, 1}), true, &over).ok());
+  ck_assert_int_eq(static_cast<int>(over.outcome), static_cast<int>(hived::Outcome::kPlaced));
+  ck_assert_uint_gt(e->VirtualSearches(), before);
+}
+END_TEST
+
 Suite* preemption_suite() {
   Suite* s = suite_create("preemption");
   TCase* tc = tcase_create("planner");
   const int n = static_cast<int>(Rows().size());
   tcase_add_loop_test(tc, victims_per_row, 0, n);
   tcase_add_loop_test(tc, revert_then_repeat_decides_the_same, 0, n);
+  tcase_add_test(tc, quota_in_use_costs_no_search);
   suite_add_tcase(s, tc);
   return s;
 }
