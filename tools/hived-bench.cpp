@@ -90,6 +90,8 @@ struct Stats {
   // Submit latencies split by what the decision had to do, to show the lead which
   // path dominates the tail.
   std::vector<uint32_t> placed_ns, waiting_ns, preempting_ns, gang_ns, opportunistic_ns;
+  // Waiting because the VC's quota is in use: what backfill asks most under a flood.
+  std::vector<uint32_t> quota_wait_ns;
 };
 
 // Generates jobs: mostly 1-8 GPUs, some 16-64 GPU gangs of 8-GPU pods, ~20%
@@ -221,6 +223,7 @@ class Churn {
     if (d->outcome == HIVED_WAITING) {
       stats_->waiting_ns.push_back(ns);
       stats_->waiting++;
+      if (d->wait_kind == HIVED_WAIT_VC_QUOTA) stats_->quota_wait_ns.push_back(ns);
       return;
     }
     if (d->outcome != HIVED_PLACED) {
@@ -582,6 +585,9 @@ int RunSize(const Options &opt, int size) {
   num("finish_p99_us", Percentile(s.finish_ns, 0.99));
   num("placed_p99_us", Percentile(s.placed_ns, 0.99));
   num("waiting_p99_us", Percentile(s.waiting_ns, 0.99));
+  integer("quotaWaits", static_cast<long>(s.quota_wait_ns.size()));
+  num("quota_wait_p50_us", Percentile(s.quota_wait_ns, 0.50));
+  num("quota_wait_p99_us", Percentile(s.quota_wait_ns, 0.99));
   num("preempting_p99_us", Percentile(s.preempting_ns, 0.99));
   num("gang_p99_us", Percentile(s.gang_ns, 0.99));
   num("opportunistic_p99_us", Percentile(s.opportunistic_ns, 0.99));
