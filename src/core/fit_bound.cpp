@@ -26,9 +26,11 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<ChainI
       preempt_ |= prio < priority_ && n > 0;
   }
   for (ChainId c : chains) {
-    Request shaped;
+    std::vector<Member> members = req.members;
+    int grain = req.grain;
     std::string why;
-    if (!e.ShapeFor(req, c, &shaped, &why)) continue;  // the chain cannot hold it at all
+    // The chain cannot hold it at all.
+    if (grain == 0 && !e.ShapeMembers(c, &members, &grain, &why)) continue;
     const std::vector<std::set<VCellId>>* vbuckets = nullptr;
     if (guaranteed_) {
       for (const auto& vch : e.vcs_[vc_].chains)
@@ -38,7 +40,7 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<ChainI
     PerChain pc;
     pc.chain = c;
     std::map<int, int64_t, std::greater<int>> sizes;
-    for (const auto& m : shaped.members) sizes[m.leaves] += m.pods;
+    for (const auto& m : members) sizes[m.leaves] += m.pods;
     if (req.split_max_pods >= 2) {
       // A count-only job may start as smaller pods (split.cpp), of one leaf at the
       // least: only its leaves in all count.

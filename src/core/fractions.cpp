@@ -14,11 +14,15 @@ namespace hived {
 
 bool Engine::ShapeFor(const Request& req, ChainId chain, Request* out, std::string* why) const {
   *out = req;
-  if (req.grain > 0) return true;
+  return req.grain > 0 || ShapeMembers(chain, &out->members, &out->grain, why);
+}
+
+bool Engine::ShapeMembers(ChainId chain, std::vector<Member>* members, int* grain_out,
+                          std::string* why) const {
   const Chain& ch = chains_[chain];
   const int64_t per_gpu = ch.desc[Level(ch.gpu_level)][Level(1)];
   int grain = ch.gpu_level;
-  for (auto& m : out->members) {
+  for (auto& m : *members) {
     if (m.fractions > 0) {
       if (ch.gpu_level == 1) {
         *why = "GPUs of type '" + ch.leaf_type + "' have no fractional cell levels";
@@ -44,7 +48,7 @@ bool Engine::ShapeFor(const Request& req, ChainId chain, Request* out, std::stri
       m.leaves = static_cast<int>(leaves);
     }
   }
-  out->grain = grain;
+  *grain_out = grain;
   return true;
 }
 

@@ -26,11 +26,12 @@ std::string GpuList(const std::vector<int32_t>& gpus) {
 int64_t Engine::ShapedNeed(const Request& req, const std::vector<ChainId>& chains) const {
   int64_t best = -1;
   for (ChainId c : chains) {
-    Request shaped;
+    std::vector<Member> members = req.members;
+    int grain = req.grain;
     std::string why;
-    if (!ShapeFor(req, c, &shaped, &why)) continue;
+    if (grain == 0 && !ShapeMembers(c, &members, &grain, &why)) continue;
     int64_t n = 0;
-    for (const auto& m : shaped.members) n += int64_t{m.pods} * m.leaves;
+    for (const auto& m : members) n += int64_t{m.pods} * m.leaves;
     if (best < 0 || n < best) best = n;
   }
   return best < 0 ? 0 : best;
@@ -125,8 +126,9 @@ Status Engine::FittingChains(const Request& req, VcId vc, std::vector<ChainId>* 
     if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
     // A MIG slice is not a GPU: only a request naming its profile gets one.
     if (ch.mig && req.leaf_type.empty()) return false;
-    Request shaped;
-    if (!ShapeFor(req, c, &shaped, shape_why)) return false;
+    std::vector<Member> members = req.members;
+    int grain = req.grain;
+    if (grain == 0 && !ShapeMembers(c, &members, &grain, shape_why)) return false;
     if (!req.within_type.empty()) {
       bool has = false;
       for (int l = 1; l <= ch.levels; l++) has |= ch.level_type[Level(l)] == req.within_type;
@@ -162,12 +164,13 @@ Status Engine::FittingChains(const Request& req, VcId vc, std::vector<ChainId>* 
 void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_out) const {
   Capacity& k = *cap_out;
   const Chain& ch = chains_[c];
-  Request shaped;
+  std::vector<Member> members = req.members;
+  int grain = req.grain;
   std::string why;
-  ShapeFor(req, c, &shaped, &why);
+  if (grain == 0) ShapeMembers(c, &members, &grain, &why);
   k.max_pod = 0;
   k.total = 0;
-  for (const auto& m : shaped.members) {
+  for (const auto& m : members) {
     k.max_pod = std::max(k.max_pod, m.leaves);
     k.total += int64_t{m.pods} * m.leaves;
   }
@@ -679,13 +682,18 @@ bool Engine::SubmitGuaranteed(const Request& req, const std::vector<ChainId>& ch
     for (ChainId c : chains) {
       Constraints k;
       Compile(req, c, VcChainOf(vc, c), pinned_root, &k);
-      for (const Request& t : RackTries(req, k, c)) {
+      auto try_one = [&](const Request& t) {
         std::vector<VCellId> vleaves;
-        if (!PlaceVirtual(t, vc, c, pinned_root, preempt != 0, &vleaves)) continue;
+        if (!PlaceVirtual(t, vc, c, pinned_root, preempt != 0, &vleaves)) return false;
         found_virtual = true;
-        placed = TryCommit(t, vc, c, pinned_root, preempt != 0, vleaves, d, undo, slot);
-        if (placed) break;
-      }
+        return TryCommit(t, vc, c, pinned_root, preempt != 0, vleaves, d, undo, slot);
+      };
+      // Only the rack rule needs copies of the request (one per rack, its nodes cut).
+      if (!k.usable || !k.by_rack)
+        placed = try_one(req);
+      else
+        for (const Request& t : RackTries(req, k, c))
+          if ((placed = try_one(t))) break;
       if (placed) break;
     }
   // A count-only job splits only where the compact shape would have waited.
@@ -697,9 +705,8 @@ bool Engine::SubmitGuaranteed(const Request& req, const std::vector<ChainId>& ch
 
 // The rack rule: a job that must stay inside one rack (or larger cell) of a VC that
 // owns no such cell tries the racks one by one, binding only inside the rack tried
-// (its allowed nodes cut to that rack); any other job is tried as it is.
+// (its allowed nodes cut to that rack). Asked under the rule only (k.by_rack).
 std::vector<Request> Engine::RackTries(const Request& req, const Constraints& k, ChainId c) const {
-  if (!k.usable || !k.by_rack) return {req};
   std::vector<Request> tries;
   const Chain& ch = chains_[c];
   const int wl = k.within_level;
