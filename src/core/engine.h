@@ -307,9 +307,11 @@ class Engine : private CellStore {
   PCellId FindGpuCell(int32_t node, int32_t gpu, ChainId chain) const;
   // --- fractions (fractions.cpp) ---
   bool ShapeFor(const Request& req, ChainId chain, Request* out, std::string* why) const;
-  // The same for the members alone (*members holds the request's, shaped in place):
-  // the counting steps need no copy of the request's names and node list.
-  bool ShapeMembers(ChainId chain, std::vector<Member>* members, int* grain,
+  // The same for the members alone: the counting steps need no copy of the request's
+  // names and node list.
+  bool ShapeMembers(const Request& req, ChainId chain, std::vector<Member>* members,
+                    std::string* why) const;
+  bool ShapeInPlace(ChainId chain, std::vector<Member>* members, int* grain,
                     std::string* why) const;
   int32_t LeafSlot(PCellId leaf) const;
   PCellId LeafAt(PCellId gpu_cell, int32_t slot) const;

@@ -26,11 +26,10 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<ChainI
       preempt_ |= prio < priority_ && n > 0;
   }
   for (ChainId c : chains) {
-    std::vector<Member> members = req.members;
-    int grain = req.grain;
+    std::vector<Member> members;
     std::string why;
     // The chain cannot hold it at all.
-    if (grain == 0 && !e.ShapeMembers(c, &members, &grain, &why)) continue;
+    if (!e.ShapeMembers(req, c, &members, &why)) continue;
     const std::vector<std::set<VCellId>>* vbuckets = nullptr;
     if (guaranteed_) {
       for (const auto& vch : e.vcs_[vc_].chains)

@@ -14,10 +14,17 @@ namespace hived {
 
 bool Engine::ShapeFor(const Request& req, ChainId chain, Request* out, std::string* why) const {
   *out = req;
-  return req.grain > 0 || ShapeMembers(chain, &out->members, &out->grain, why);
+  return req.grain > 0 || ShapeInPlace(chain, &out->members, &out->grain, why);
 }
 
-bool Engine::ShapeMembers(ChainId chain, std::vector<Member>* members, int* grain_out,
+bool Engine::ShapeMembers(const Request& req, ChainId chain, std::vector<Member>* members,
+                          std::string* why) const {
+  *members = req.members;
+  int grain = req.grain;
+  return grain > 0 || ShapeInPlace(chain, members, &grain, why);
+}
+
+bool Engine::ShapeInPlace(ChainId chain, std::vector<Member>* members, int* grain_out,
                           std::string* why) const {
   const Chain& ch = chains_[chain];
   const int64_t per_gpu = ch.desc[Level(ch.gpu_level)][Level(1)];

@@ -26,10 +26,9 @@ std::string GpuList(const std::vector<int32_t>& gpus) {
 int64_t Engine::ShapedNeed(const Request& req, const std::vector<ChainId>& chains) const {
   int64_t best = -1;
   for (ChainId c : chains) {
-    std::vector<Member> members = req.members;
-    int grain = req.grain;
+    std::vector<Member> members;
     std::string why;
-    if (grain == 0 && !ShapeMembers(c, &members, &grain, &why)) continue;
+    if (!ShapeMembers(req, c, &members, &why)) continue;
     int64_t n = 0;
     for (const auto& m : members) n += int64_t{m.pods} * m.leaves;
     if (best < 0 || n < best) best = n;
@@ -126,9 +125,8 @@ Status Engine::FittingChains(const Request& req, VcId vc, std::vector<ChainId>* 
     if (!req.leaf_type.empty() && ch.leaf_type != req.leaf_type) return false;
     // A MIG slice is not a GPU: only a request naming its profile gets one.
     if (ch.mig && req.leaf_type.empty()) return false;
-    std::vector<Member> members = req.members;
-    int grain = req.grain;
-    if (grain == 0 && !ShapeMembers(c, &members, &grain, shape_why)) return false;
+    std::vector<Member> members;
+    if (!ShapeMembers(req, c, &members, shape_why)) return false;
     if (!req.within_type.empty()) {
       bool has = false;
       for (int l = 1; l <= ch.levels; l++) has |= ch.level_type[Level(l)] == req.within_type;
@@ -164,10 +162,9 @@ Status Engine::FittingChains(const Request& req, VcId vc, std::vector<ChainId>* 
 void Engine::CapacityIn(const Request& req, VcId vc, ChainId c, Capacity* cap_out) const {
   Capacity& k = *cap_out;
   const Chain& ch = chains_[c];
-  std::vector<Member> members = req.members;
-  int grain = req.grain;
+  std::vector<Member> members;
   std::string why;
-  if (grain == 0) ShapeMembers(c, &members, &grain, &why);
+  ShapeMembers(req, c, &members, &why);
   k.max_pod = 0;
   k.total = 0;
   for (const auto& m : members) {
