@@ -551,10 +551,8 @@ void Engine::FillDecisionPods(const Job& j, Decision* d) const {
   for (const auto& p : j.Pods()) d->pods.push_back(PodPlacement(p));
 }
 
-// Why a guaranteed job that could not be placed waits, naming the first cause that
-// explains it: cells bound to unusable GPUs, free cells only on nodes the job may
-// not use, cells held by jobs it may not preempt, too few free GPUs, or their shape.
 namespace {
+// The answer for a job whose VC has fewer free cells than it needs.
 void QuotaInUse(const std::string& where, int64_t free_v, int64_t need, const std::string& unit,
                 const std::string& shape, Decision* d) {
   d->wait = Wait::kVcQuota;
@@ -563,6 +561,9 @@ void QuotaInUse(const std::string& where, int64_t free_v, int64_t need, const st
 }
 }  // namespace
 
+// Why a guaranteed job that could not be placed waits, naming the first cause that
+// explains it: cells bound to unusable GPUs, free cells only on nodes the job may
+// not use, cells held by jobs it may not preempt, too few free GPUs, or their shape.
 void Engine::WaitReason(const Request& req, VcId vc, VCellId pinned_root,
                         const std::vector<ChainId>& chains, bool found_virtual, Decision* d) const {
   int64_t need = ShapedNeed(req, chains);
