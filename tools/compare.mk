@@ -4,7 +4,8 @@
 # It builds the Slurm plugins first (the rest of the tree is not needed).
 # TRACES=DIR overrides the trace directory; COMPARE_FLAGS passes options to
 # scripts/compare/compare (e.g. COMPARE_FLAGS="--jobs 200 --span 180"; the contended
-# runs: COMPARE_FLAGS="--scenario contended" or "--scenario churn").
+# runs: COMPARE_FLAGS="--scenario contended", "--scenario contended-nodes" or
+# "--scenario churn").
 # make compare-scale: both plugins alternating on 256 nodes behind a flood of
 # pending jobs (scripts/compare/scale; SCALE_FLAGS passes options, e.g.
 # SCALE_FLAGS="--runs 2 --nodes 512 --flood 1000 --each 20 --hold 60").

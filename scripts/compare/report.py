@@ -90,12 +90,26 @@ def parse_sdiag(text):
     }
 
 
-def under_quota(polls, jobs, quota, queue):
+def own_room(p, jobs, quota, placed, gpus_per_node):
+    """Per account at poll p: the whole nodes of its quota (quota // gpus_per_node) that
+    its own running guaranteed jobs leave untouched, from the nodes they ran on."""
+    touched = {a: set() for a in quota}
+    for i in p["R"]:
+        if jobs[i]["class"] == "guaranteed":
+            touched[jobs[i]["account"]].update(placed.get(i) or {})
+    return {a: quota[a] // gpus_per_node - len(touched[a]) for a in quota}
+
+
+def under_quota(polls, jobs, quota, queue, room=None):
     """Each job's stretches of consecutive polls in which it was a pending guaranteed job
     that fitted its account's unused quota: [first t, last t, {pending reason: seconds}].
     With queue, it must fit together with the account's guaranteed jobs pending ahead of
     it (submitted earlier; idx is submission order): a job waiting its turn behind its
-    own account's queue is not the anomaly. Without, each pending job is judged alone."""
+    own account's queue is not the anomaly. Without, each pending job is judged alone.
+    With room (poll -> own_room's dict), a job that asks for whole nodes must also find
+    them among the quota's nodes its own account's jobs leave untouched (with the whole
+    nodes of the jobs ahead): one that waits because its own small jobs hold a part of
+    every node of its quota would wait as long in a private cluster of that quota."""
     stretch = {}
     under = {i: [] for i in jobs}
     prev_t = None
@@ -112,14 +126,19 @@ def under_quota(polls, jobs, quota, queue):
             if i not in pend:
                 under[i].append(stretch.pop(i))
         ahead = {a: 0 for a in quota}
+        free_nodes = room(p) if room else None
+        ahead_nodes = {a: 0 for a in quota}
         for i in sorted(pend):
             j = jobs[i]
             if j["class"] != "guaranteed":
                 continue
             a = j["account"]
             fits = used[a] + ahead[a] + j["gpus"] <= quota[a]
+            if free_nodes is not None and j.get("nodes"):
+                fits = fits and ahead_nodes[a] + j["nodes"] <= free_nodes[a]
             if queue:
                 ahead[a] += j["gpus"]
+                ahead_nodes[a] += j.get("nodes") or 0
             if fits:
                 if i in stretch:
                     s = stretch[i]
@@ -203,12 +222,16 @@ def analyse(workload, rundir, gpus_per_socket):
 
     under = under_quota(polls, jobs, quota, queue=True)
     alone = under_quota(polls, jobs, quota, queue=False)
+    placed = {i: s["nodes"] for i, s in starts.items()}
+    shared = under_quota(polls, jobs, quota, queue=True, room=lambda p: own_room(
+        p, jobs, quota, placed, 2 * gpus_per_socket))
     reasons = {}
     for i, rec in per_job.items():
         long_ones = [s for s in under[i] if s[1] - s[0] >= GRACE]
         rec["under_quota_wait"] = sum(s[1] - s[0] for s in long_ones)
         rec["anomaly"] = bool(long_ones)
         rec["anomaly_alone"] = any(s[1] - s[0] >= GRACE for s in alone[i])
+        rec["anomaly_own_room"] = any(s[1] - s[0] >= GRACE for s in shared[i])
         for s in long_ones:
             for r, v in s[2].items():
                 reasons[r] = reasons.get(r, 0.0) + v
@@ -258,6 +281,7 @@ def analyse(workload, rundir, gpus_per_socket):
             "opportunistic_delay": delays([i for i in opportunistic if jobs[i]["account"] == a]),
             "anomaly_jobs": sum(per_job[i]["anomaly"] for i in g),
             "anomaly_jobs_alone": sum(per_job[i]["anomaly_alone"] for i in g),
+            "anomaly_jobs_own_room": sum(per_job[i]["anomaly_own_room"] for i in g),
             "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in g),
             "preemptions": sum(per_job[i]["preemptions"] for i in mine),
             "preempted_gpu_seconds": sum(per_job[i]["lost_gpu_seconds"] for i in mine),
@@ -291,6 +315,9 @@ def analyse(workload, rundir, gpus_per_socket):
                     # Judged alone, ignoring the account's own queue ahead (the
                     # definition of the runs before 2026-11-24).
                     "jobs_alone": sum(per_job[i]["anomaly_alone"] for i in guaranteed),
+                    # Whole-node jobs only where their own account's running jobs left
+                    # them whole nodes of its quota (own_room).
+                    "jobs_own_room": sum(per_job[i]["anomaly_own_room"] for i in guaranteed),
                     "guaranteed_jobs": len(guaranteed),
                     "under_quota_wait": sum(per_job[i]["under_quota_wait"] for i in guaranteed),
                     "under_quota_seconds_by_reason": {r: round(v, 1) for r, v in sorted(reasons.items())}},
@@ -358,6 +385,8 @@ def table(ct, hd, workload):
         hd["anomaly"]["under_quota_wait"], 0)
     add("… counted alone (own account's queue ahead ignored)", ct["anomaly"]["jobs_alone"],
         hd["anomaly"]["jobs_alone"])
+    add("… whole-node jobs only while their account's own jobs left them whole nodes",
+        ct["anomaly"].get("jobs_own_room"), hd["anomaly"].get("jobs_own_room"))
     for k, label in (("socket", "2–4 GPU jobs on one socket"), ("node", "2–8 GPU jobs on one node"),
                      ("rack", ">8 GPU jobs in one rack")):
         c, h = ct["affinity"][k], hd["affinity"][k]
@@ -409,10 +438,16 @@ def per_vc_table(ct, hd, workload):
 def targets(ct, hd):
     """issue 18's targets for hived: anomaly >= 10x lower, utilization not lower, every
     affinity share at least cons_tres's. met is None when there is nothing to compare."""
-    ca, ha = ct["anomaly"]["jobs"], hd["anomaly"]["jobs"]
-    t = {"anomaly": {"cons_tres": ca, "hived": ha,
-                     "ratio_cons_tres_over_hived": (ca / ha) if ha else None,
-                     "met": (ca >= 10 * ha and ca > 0) if (ca or ha) else None},
+    def tenfold(key):
+        ca, ha = ct["anomaly"].get(key), hd["anomaly"].get(key)
+        if ca is None or ha is None:
+            return None
+        return {"cons_tres": ca, "hived": ha,
+                "ratio_cons_tres_over_hived": (ca / ha) if ha else None,
+                "met": (ca >= 10 * ha and ca > 0) if (ca or ha) else None}
+    t = {"anomaly": tenfold("jobs"),
+         # The same count where a whole-node job's own account left it whole nodes.
+         "anomaly_own_room": tenfold("jobs_own_room"),
          "utilization": {"cons_tres": ct["gpu_utilization"], "hived": hd["gpu_utilization"],
                          "met": (hd["gpu_utilization"] or 0) >= (ct["gpu_utilization"] or 0)}}
     for k in ("socket", "node", "rack"):
@@ -425,14 +460,18 @@ def targets(ct, hd):
 def targets_md(t):
     def yn(m):
         return "—" if m is None else ("met" if m else "**missed**")
-    a = t["anomaly"]
-    r = a["ratio_cons_tres_over_hived"]
-    lines = ["Targets (issue 18): anomaly %d vs %d jobs (cons_tres/hived %s, target ≥ 10): %s; "
-             "utilization %.1f %% vs %.1f %%: %s; " % (
-                 a["cons_tres"], a["hived"],
-                 ("%.1f" % r) if r is not None else ("∞" if a["cons_tres"] else "—"),
-                 yn(a["met"]), 100.0 * (t["utilization"]["cons_tres"] or 0),
-                 100.0 * (t["utilization"]["hived"] or 0), yn(t["utilization"]["met"]))]
+    def ratio(a):
+        r = a["ratio_cons_tres_over_hived"]
+        return ("%.1f" % r) if r is not None else ("∞" if a["cons_tres"] else "—")
+    a, o = t["anomaly"], t.get("anomaly_own_room")
+    lines = ["Targets (issue 18): anomaly %d vs %d jobs (cons_tres/hived %s, target ≥ 10): %s; " % (
+        a["cons_tres"], a["hived"], ratio(a), yn(a["met"]))]
+    if o and (o["cons_tres"], o["hived"]) != (a["cons_tres"], a["hived"]):
+        lines.append("where whole-node jobs' own accounts left them whole nodes %d vs %d (%s): %s; " % (
+            o["cons_tres"], o["hived"], ratio(o), yn(o["met"])))
+    lines.append("utilization %.1f %% vs %.1f %%: %s; " % (
+        100.0 * (t["utilization"]["cons_tres"] or 0), 100.0 * (t["utilization"]["hived"] or 0),
+        yn(t["utilization"]["met"])))
     lines.append("affinity " + ", ".join(
         "%s %s vs %s %%: %s" % (k, fmt(None if t["affinity_" + k]["cons_tres"] is None
                                        else 100.0 * t["affinity_" + k]["cons_tres"]),

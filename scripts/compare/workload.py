@@ -21,6 +21,9 @@ guaranteed job. Writes JSON (stdout or --out).
   contended  3 ITP tenants of different shapes (itp03 mostly 8-GPU jobs, itp02 and itp07
              mostly 1-2 GPUs), 400 jobs, load 1.5, a quarter of the <=8-GPU jobs
              opportunistic: the tenants burst above their quotas, the cluster is full
+  contended-nodes  the contended slice, but each job of a multiple of 8 GPUs asks for
+             whole nodes (-N k --gpus-per-node=8, as training that needs NVLink inside
+             its nodes is submitted) instead of a count that may be split over nodes
   churn      synthetic, no trace: VC "churn" (half the GPUs) keeps 1-2 GPU jobs coming
              above its quota (guaranteed up to it, opportunistic beyond), VC "whole" (the
              other half) is idle, then submits its whole quota as jobs of 1 or 2 whole nodes
@@ -117,6 +120,7 @@ SCENARIOS = {
                   "load": 1.5, "opportunistic": 0.25, "deadline": 600.0},
     "churn": {"span": 240.0, "deadline": 480.0},
 }
+SCENARIOS["contended-nodes"] = dict(SCENARIOS["contended"], whole_nodes=True)
 
 
 def churn_jobs(gpus_total, span, seed=18):
@@ -172,6 +176,9 @@ def main():
     ap.add_argument("--opportunistic", type=float, default=0.15)
     ap.add_argument("--gpus-total", type=int, default=256)
     ap.add_argument("--quota-step", type=int, default=2)
+    ap.add_argument("--gpus-per-node", type=int, default=8)
+    ap.add_argument("--whole-nodes", action="store_true",
+                    help="jobs of k x --gpus-per-node GPUs ask for k whole nodes")
     ap.add_argument("--out")
     a = ap.parse_args()
     # A preset changes only the options left at their defaults.
@@ -182,6 +189,7 @@ def main():
         "scenario": a.scenario, "jobs": a.jobs, "max_gpus": a.max_gpus, "span": a.span,
         "load": a.load, "min_dur": a.min_dur, "max_dur": a.max_dur,
         "opportunistic": a.opportunistic, "gpus_total": a.gpus_total, "deadline": a.deadline,
+        "whole_nodes": a.whole_nodes,
     }
     if a.scenario == "churn":
         jobs, q = churn_jobs(a.gpus_total, a.span)
@@ -218,6 +226,8 @@ def main():
         j["duration"] = int(round(min(a.max_dur, max(a.min_dur, j["trace_duration"] * k))))
         j["class"] = ("opportunistic" if j["gpus"] <= 8 and
                       opportunistic(j["trace_id"], a.opportunistic) else "guaranteed")
+        if a.whole_nodes and j["gpus"] % a.gpus_per_node == 0:
+            j["nodes"] = j["gpus"] // a.gpus_per_node
     accounts = sorted({j["account"] for j in jobs})
     q = quotas(jobs, accounts, a.gpus_total, a.quota_step)
     out = {

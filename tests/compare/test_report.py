@@ -111,8 +111,28 @@ with tempfile.TemporaryDirectory() as tmp:
     t = report.targets(r, r)
     check("targets", (t["anomaly"]["met"], t["utilization"]["met"], t["affinity_socket"]["met"]),
           (False, True, True))
+    # Whole-node jobs and their own account's room (report.own_room). c and d own two
+    # nodes each (16 GPUs). 10, 11: c's 2-GPU jobs on node1 and node2; 12: c's one-node
+    # job pends 0-9: 4 + 8 <= 16 GPUs fit, but c's own jobs touch both its nodes, so a
+    # private cluster of c's quota would make it wait as well. 13: d's 2-GPU job on
+    # node3; 14: d's one-node job pends 0-9 with one of d's nodes untouched: the anomaly
+    # both ways. 15: c's 2-GPU job (a count) pends 0-9: the room rule leaves it alone.
+    rj = {10: ("c", 2, None), 11: ("c", 2, None), 12: ("c", 8, 1), 13: ("d", 2, None),
+          14: ("d", 8, 1), 15: ("c", 2, None)}
+    rjobs = {i: dict({"idx": i, "account": a, "class": "guaranteed", "gpus": g},
+                     **({"nodes": n} if n else {})) for i, (a, g, n) in rj.items()}
+    rq = {"c": 16, "d": 16}
+    rplaced = {10: {"node1": [0, 1]}, 11: {"node2": [0, 1]}, 13: {"node3": [0, 1]}}
+    rpolls = [{"t": float(t), "R": [10, 11, 13], "PD": [12, 14, 15]} for t in range(10)]
+    check("own room", report.own_room(rpolls[0], rjobs, rq, rplaced, 8), {"c": 0, "d": 1})
+    def waited(room):
+        u = report.under_quota(rpolls, rjobs, rq, queue=True, room=room)
+        return sorted(i for i, v in u.items() if any(x[1] - x[0] >= report.GRACE for x in v))
+    check("by count", waited(None), [12, 14, 15])
+    check("with own room", waited(lambda p: report.own_room(p, rjobs, rq, rplaced, 8)), [14, 15])
     # Presets: deterministic, and the contended slice offers more than the cluster holds.
-    for sc in ("churn", "contended"):
+    presets = {}
+    for sc in ("churn", "contended", "contended-nodes"):
         outs = []
         for k in range(2):
             path = os.path.join(tmp, "%s%d.json" % (sc, k))
@@ -122,18 +142,27 @@ with tempfile.TemporaryDirectory() as tmp:
                             "--scenario", sc, "--out", path], check=False,
                            stderr=subprocess.DEVNULL)
             outs.append(open(path).read() if os.path.exists(path) else None)
-        if outs[0] is None and sc == "contended":
-            print("test_report: no ITP trace, contended preset not checked")
+        if outs[0] is None and sc != "churn":
+            print("test_report: no ITP trace, %s preset not checked" % sc)
             continue
         check(sc + " deterministic", outs[0] == outs[1], True)
-        w = json.loads(outs[0])
+        w = presets[sc] = json.loads(outs[0])
         if sc == "churn":
             check("churn quotas", w["quotas"], {"churn": 128, "whole": 128})
             check("whole's jobs are whole nodes",
                   {(j["gpus"], j.get("nodes")) for j in w["jobs"] if j["account"] == "whole"},
                   {(8, 1), (16, 2)})
         else:
-            check("contended load", w["offered_gpu_seconds"] > 256 * w["params"]["span"], True)
+            check(sc + " load", w["offered_gpu_seconds"] > 256 * w["params"]["span"], True)
+    if "contended-nodes" in presets:
+        # The same stream as contended; only the shape of 8k-GPU jobs differs.
+        plain, nodes = presets["contended"]["jobs"], presets["contended-nodes"]["jobs"]
+        check("contended-nodes: same jobs",
+              [{k: v for k, v in j.items() if k != "nodes"} for j in nodes], plain)
+        check("contended-nodes: 8k GPUs ask k nodes",
+              {(j["gpus"], j.get("nodes")) for j in nodes if j["gpus"] % 8 == 0},
+              {(8, 1), (16, 2), (32, 4)})
+        check("contended asks counts", any("nodes" in j for j in plain), False)
 
 for f in failures:
     print("FAIL " + f)
