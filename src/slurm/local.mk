@@ -25,6 +25,7 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/core_steer.c src/slurm/core_steer.h \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
 	src/slurm/hived_ends.c src/slurm/hived_ends.h \
+	src/slurm/hived_vc_head.c src/slurm/hived_vc_head.h \
 	src/slurm/hived_conf_load.c \
 	src/slurm/hived_nodes.c \
 	src/slurm/mig_mps.c src/slurm/mig_mps.h \

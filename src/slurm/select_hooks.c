@@ -25,6 +25,7 @@
 #include "hived_fractions.h"
 #include "hived_job.h"
 #include "hived_status.h"
+#include "hived_vc_head.h"
 #include "select_hooks.h"
 
 /*
@@ -169,6 +170,7 @@ extern void hived_hook_fini(void)
 	hived_ctld_lock();
 	FREE_NULL_LIST(pending);
 	hived_ends_free();
+	hived_vc_head_free();
 	hived_ctld_unload();
 	hived_ctld_unlock();
 }
@@ -329,6 +331,57 @@ static void _refuse(job_record_t *job_ptr, const char *vc, const char *why)
 	hived_job_set_comment(job_ptr, why);
 	if (hived_status_refused(job_ptr->job_id, vc, why))
 		info("select/hived: %pJ refused: %s", job_ptr, why ? why : "-");
+}
+
+/*
+ * The nodes a job could use once running jobs end: RUN_NOW's bitmap holds only
+ * the nodes free enough now, and the cells a waiting job waits for are on busy
+ * ones. Its partition's nodes, less those it excludes (-x); -w stays in
+ * hived_job_build. The caller frees it.
+ */
+static bitstr_t *_usable_later(job_record_t *job_ptr, bitstr_t *bitmap)
+{
+	bitstr_t *out;
+
+	if (!job_ptr->part_ptr || !job_ptr->part_ptr->node_bitmap ||
+	    (bit_size(job_ptr->part_ptr->node_bitmap) != bit_size(bitmap)))
+		return bit_copy(bitmap);
+	out = bit_copy(job_ptr->part_ptr->node_bitmap);
+	if (job_ptr->details && job_ptr->details->exc_node_bitmap &&
+	    (bit_size(job_ptr->details->exc_node_bitmap) == bit_size(out)))
+		bit_and_not(out, job_ptr->details->exc_node_bitmap);
+	return out;
+}
+
+/*
+ * A guaranteed job of a VC whose waiting head (hived_vc_head.c) is of higher
+ * priority may not take the nodes the head's cells free on first: they leave
+ * its allowed nodes (*left: those nodes, owned by hived_vc_head.c). RET the
+ * head's job id, 0 if the job is not held back.
+ */
+static uint32_t _leave_to_head(job_record_t *job_ptr, bitstr_t *bitmap,
+			       hived_job_ask_t *ask, bitstr_t **left)
+{
+	bitstr_t *head;
+	hived_engine *e = hived_ctld_engine();
+	uint32_t head_id = 0;
+	size_t n_nodes = hived_node_count(e);
+	bool held = false;
+
+	if ((ask->req.priority < 0) ||
+	    !(head = hived_vc_head_nodes(ask->vc, job_ptr, &head_id)) ||
+	    (bit_size(head) != bit_size(bitmap)))
+		return 0;
+	for (size_t i = 0; i < n_nodes; i++) {
+		int idx = hived_ctld_slurm_index(i);
+
+		if ((idx >= 0) && ask->allowed[i] && bit_test(head, idx)) {
+			ask->allowed[i] = 0;
+			held = true;
+		}
+	}
+	*left = held ? head : NULL;
+	return held ? head_id : 0;
 }
 
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
@@ -548,6 +601,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	int rc, cnt;
 	hived_job_kind_t kind;
 	hived_rc submitted;
+	uint32_t held_by;
+	bitstr_t *left = NULL;
+	bool shape_wait;
 
 	/* job_id 0: a reservation's stand-in job (23.11+), not HiveD's to place. */
 	if (!running_in_slurmctld() || !job_ptr->job_id)
@@ -587,6 +643,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_ctld_unlock();
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
+	held_by = _leave_to_head(job_ptr, bitmap, &ask, &left);
 	*asked = true;
 	_engine_start();
 	submitted = hived_submit(e, &ask.req, 1, &d);
@@ -622,10 +679,19 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	if (d->outcome == HIVED_WAITING) {
-		hived_job_set_comment(job_ptr, d->reason);
+		char *behind = NULL;
+
+		if (held_by)
+			behind = xstrdup_printf("waits behind JobId=%u of VC '%s', of higher priority, which waits for whole cells of that VC; its nodes are left to it (%s)",
+						held_by, ask.vc, d->reason);
+		hived_job_set_comment(job_ptr, behind ? behind : d->reason);
 		hived_status_pending(job_ptr->job_id, ask.vc,
 				     (ask.req.priority < 0) ? "opportunistic" :
-				     "guaranteed", d->reason);
+				     "guaranteed", behind ? behind : d->reason);
+		xfree(behind);
+		/* Its VC has the GPUs, not in its shape: it may head its VC. */
+		shape_wait = !held_by && (ask.req.priority >= 0) &&
+			     (d->wait_kind == HIVED_WAIT_NO_CELL);
 		if ((mode == SELECT_MODE_WILL_RUN) &&
 		    (d->wait_kind == HIVED_WAIT_VC_QUOTA)) {
 			time_t when, now = time(NULL);
@@ -642,7 +708,25 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			bit_clear_all(bitmap);
 			return SLURM_SUCCESS;
 		}
-		hived_job_ask_free(&ask);
+		/*
+		 * The main scheduler asks RUN_NOW only when enough nodes are
+		 * free for the job's node count, which a whole-node job that
+		 * waits for its cells seldom sees: its TEST_ONLY sets the head.
+		 */
+		if (((mode == SELECT_MODE_RUN_NOW) ||
+		     (mode == SELECT_MODE_TEST_ONLY)) && shape_wait &&
+		    !hived_vc_head_live(ask.vc)) {
+			bitstr_t *later, *usable = _usable_later(job_ptr, bitmap);
+
+			_engine_start();
+			later = _will_run_nodes(e, job_ptr, usable, 0);
+			_phase_end(HIVED_PHASE_ENGINE);
+			hived_vc_head_offer(ask.vc, job_ptr, later);
+			FREE_NULL_BITMAP(later);
+			FREE_NULL_BITMAP(usable);
+		}
+		if (mode != SELECT_MODE_WILL_RUN)
+			hived_job_ask_free(&ask);
 		if (mode == SELECT_MODE_RUN_NOW) {
 			/*
 			 * Whatever holds this job back (its VC's quota, its VC's
@@ -666,13 +750,22 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		}
 		if (mode == SELECT_MODE_WILL_RUN) {
 			/* No end of running jobs makes a VC bigger. */
-			bitstr_t *later = NULL;
+			bitstr_t *later = NULL, *usable = bitmap;
 
 			_engine_start();
+			if (left) {	/* plan it off its VC head's nodes too */
+				usable = bit_copy(bitmap);
+				bit_and_not(usable, left);
+			}
 			if (d->wait_kind != HIVED_WAIT_VC_TOO_SMALL)
-				later = _will_run_nodes(e, job_ptr, bitmap,
+				later = _will_run_nodes(e, job_ptr, usable,
 						HIVED_WILL_RUN_END(will_run));
+			if (usable != bitmap)
+				FREE_NULL_BITMAP(usable);
 			_phase_end(HIVED_PHASE_ENGINE);
+			if (shape_wait)
+				hived_vc_head_offer(ask.vc, job_ptr, later);
+			hived_job_ask_free(&ask);
 			hived_ctld_unlock();
 			if (later) {
 				/*

@@ -53,6 +53,59 @@ START_TEST(test_up)
 }
 END_TEST
 
+static int submit_sleep(const char *args, int seconds)
+{
+	char *out = NULL;
+	int id = -1;
+
+	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap 'sleep %d'",
+		args, seconds) == 0)
+		id = atoi(out);
+	ck_assert_msg(id > 0, "sbatch %s failed: %s", args, out ? out : "");
+	free(out);
+	return id;
+}
+
+/*
+ * A VC's whole-node job waits while the VC's own jobs hold a part of each of its
+ * node cells; the VC's later, smaller jobs must not take the cell that empties
+ * first. mid owns two node cells and a pair (18 GPUs). Without the head rule the
+ * third small job took the 4 GPUs left in the node cell that empties first, and
+ * the whole-node job waited for it (600 s) instead of for the 45 s job.
+ */
+START_TEST(test_vc_head_keeps_its_cells)
+{
+	alloc_t js, jw;
+	int l, s, w, k[3];
+	char text[64];
+
+	cancel_all();
+	l = submit("-A mid -N1 --gres=gpu:6 -t 30");	/* node cell 1: 6 of 8 */
+	ck_assert(wait_job(l, "JobState=RUNNING", 120));
+	s = submit_sleep("-A mid -N1 --gres=gpu:4 -t 1", 45);	/* node cell 2: 4 */
+	ck_assert(wait_job(s, "JobState=RUNNING", 120));
+	/* 8 GPUs free (2 + 4 + the pair), no node cell whole. */
+	w = submit("-A mid -N1 --gres=gpu:8 -t 30");
+	ck_assert(wait_job(w, "not in cells of that shape", 60));
+	for (int i = 0; i < 3; i++)
+		k[i] = submit("-A mid -N1 --gres=gpu:2 -t 30");
+	/* Two fit beside it: the pair, and node cell 1's last two GPUs. */
+	ck_assert(wait_job(k[0], "JobState=RUNNING", 120));
+	ck_assert(wait_job(k[1], "JobState=RUNNING", 120));
+	snprintf(text, sizeof(text), "waits behind JobId=%d", w);
+	ck_assert_msg(wait_job(k[2], text, 60), "job %d does not say it waits behind %d: %s",
+		      k[2], w, job_line(k[2]));
+	job_alloc(s, &js);
+	ck_assert_msg(wait_job(w, "JobState=RUNNING", 150),
+		      "the whole-node job %d did not start when job %d (45 s) ended: %s",
+		      w, s, job_line(w));
+	job_alloc(w, &jw);
+	ck_assert_str_eq(jw.node[0], js.node[0]);
+	ck_assert(job_has(k[2], "JobState=PENDING"));
+	cancel_all();
+}
+END_TEST
+
 /*
  * big fills its quota (13 jobs of 2 GPUs, 26 GPUs), then queues `flood` more
  * that wait for its own cells, not for nodes. Returns the flood's last job.
@@ -105,7 +158,10 @@ static void _others_start(const char *extra, int flood)
 START_TEST(test_flood_does_not_hold_other_vcs)
 {
 	char *out = NULL;
-	int last = _fill_quota_then_flood(FLOOD);
+	int last;
+
+	cancel_all();	/* nothing left by a test before, passed or failed */
+	last = _fill_quota_then_flood(FLOOD);
 
 	/* Lower priority than the flood (positive nice), no time limit. */
 	_others_start("--nice=1000", FLOOD);
@@ -170,6 +226,7 @@ int main(void)
 	tc = tcase_create("backfill");
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_vc_head_keeps_its_cells);
 	tcase_add_test(tc, test_flood_does_not_hold_other_vcs);
 	tcase_add_test(tc, test_up_priority_hived);
 	tcase_add_test(tc, test_flood_past_every_depth);
