@@ -709,9 +709,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			return SLURM_SUCCESS;
 		}
 		/*
-		 * The main scheduler asks RUN_NOW only when enough nodes are
-		 * free for the job's node count, which a whole-node job that
-		 * waits for its cells seldom sees: its TEST_ONLY sets the head.
+		 * The first question about a job that waits for shape makes
+		 * it its VC's head: slurmctld asks TEST_ONLY at submission and
+		 * when too few nodes are available for a RUN_NOW.
 		 */
 		if (((mode == SELECT_MODE_RUN_NOW) ||
 		     (mode == SELECT_MODE_TEST_ONLY)) && shape_wait &&
