@@ -192,6 +192,24 @@ void ReadTopology(Reader& r, json_t* o, Status* s) {
     }
 }
 
+// "waitingSince", "waitedSecs" and "waited" {cause: seconds}; all optional.
+void ReadHistory(Reader& r, json_t* o, const std::string& p, WaitHistory* h) {
+  json_t* by = json_object_get(o, "waited");
+  if (!json_is_object(by)) return;
+  h->present = true;
+  h->since = r.Int(o, "waitingSince", p, false);
+  h->secs = r.Int(o, "waitedSecs", p, false);
+  const char* key;
+  json_t* v;
+  json_object_foreach(by, key, v) {
+    if (!json_is_integer(v)) {
+      r.Fail(p + ".waited." + key, "not an integer");
+      return;
+    }
+    h->by_cause.emplace_back(key, json_integer_value(v));
+  }
+}
+
 void ReadJob(Reader& r, json_t* o, const std::string& p, Job* job) {
   job->job = r.Str(o, "job", p);
   job->vc = r.Str(o, "vc", p, false);
@@ -349,6 +367,12 @@ const Waiting* Status::FindRefused(const std::string& id) const {
   return nullptr;
 }
 
+const Started* Status::FindStarted(const std::string& id) const {
+  for (auto it = started.rbegin(); it != started.rend(); ++it)
+    if (it->job == id) return &*it;
+  return nullptr;
+}
+
 std::string Status::NodeCellType(const std::string& chain) const {
   const Chain* ch = FindChain(chain);
   if (!ch) return "";
@@ -429,9 +453,19 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
         w.vc = r.Str(j, "vc", q, false);
         w.reason = r.Str(j, "reason", q, false);
         w.cls = r.Str(j, "class", q, false);
+        ReadHistory(r, j, q, &w.history);
         list.second->push_back(w);
       }
   }
+  json_t* started = r.Arr(root, "started", "status", false);
+  if (started) json_array_foreach(started, i, j) {
+      std::string q = Idx("started", i);
+      Started st;
+      st.job = r.Str(j, "job", q);
+      st.time = r.Int(j, "time", q, false);
+      ReadHistory(r, j, q, &st.history);
+      out->started.push_back(st);
+    }
   json_t* reload = json_object_get(root, "lastReload");
   if (json_is_object(reload)) {
     out->reload_time = r.Int(reload, "time", "lastReload", false);

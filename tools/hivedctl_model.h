@@ -111,8 +111,25 @@ struct Job {
   int64_t Fractions() const;  // fraction slots held (0: whole GPUs)
 };
 
+// How long select/hived made a job wait, by cause ("waited" in the status file:
+// vcQuota, cells, pinnedCell, vcTooSmall, behindVcHead, other), in seconds.
+struct WaitHistory {
+  bool present = false;  // written (plugins before it write none)
+  int64_t since = 0;     // the first wait (epoch seconds)
+  int64_t secs = 0;      // from then to the file's writing, or to the start
+  std::vector<std::pair<std::string, int64_t>> by_cause;
+};
+
 struct Waiting {
   std::string job, vc, reason, cls;  // cls may be empty (not written)
+  WaitHistory history;
+};
+
+// A job that started after select/hived made it wait (the last 256 such).
+struct Started {
+  std::string job;
+  int64_t time = 0;
+  WaitHistory history;
 };
 
 struct Status {
@@ -128,6 +145,7 @@ struct Status {
   std::vector<Job> jobs;
   std::vector<Waiting> pending;
   std::vector<Waiting> refused;  // refused outright (at submit), the latest last
+  std::vector<Started> started;  // oldest first
   // The last load of hived.conf or of sacctmgr limits (time 0: not written).
   int64_t reload_time = 0;
   bool reload_refused = false;
@@ -144,6 +162,7 @@ struct Status {
   const Job* FindJob(const std::string& id) const;
   const Waiting* FindWaiting(const std::string& id) const;
   const Waiting* FindRefused(const std::string& id) const;
+  const Started* FindStarted(const std::string& id) const;
   // The cell type of the node level of a chain ("" if unknown).
   std::string NodeCellType(const std::string& chain) const;
   // Waiting guaranteed jobs of a VC (all waiting jobs when the class is not written).

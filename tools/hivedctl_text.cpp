@@ -512,6 +512,25 @@ bool VcJson(const Status& s, const std::string& name, std::string* out, std::str
   return true;
 }
 
+// "85 s: its VC's quota in use 40 s, no free cells of its shape 45 s" (the
+// plugin's log line says the same in the same words).
+std::string WaitedText(const WaitHistory& h) {
+  static const std::pair<const char*, const char*> words[] = {
+      {"vcQuota", "its VC's quota in use"},         {"cells", "no free cells of its shape"},
+      {"pinnedCell", "its pinned cell held"},       {"vcTooSmall", "its VC's cells too small"},
+      {"behindVcHead", "behind its VC's head job"}, {"other", "other"}};
+  std::string t = N(h.secs) + " s";
+  const char* sep = ": ";
+  for (const auto& c : h.by_cause) {
+    std::string what = c.first;
+    for (const auto& w : words)
+      if (c.first == w.first) what = w.second;
+    t += sep + what + " " + N(c.second) + " s";
+    sep = ", ";
+  }
+  return t;
+}
+
 bool JobText(const Status& s, const std::string& id, std::string* out, std::string* err) {
   std::ostringstream o;
   const Job* j = s.FindJob(id);
@@ -532,6 +551,7 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
     }
     o << "Job " << w->job << ": waiting" << (w->vc.empty() ? "" : " (VC " + w->vc + ")") << "\n"
       << "Why: " << w->reason << "\n";
+    if (w->history.present) o << "Waited so far: " << WaitedText(w->history) << "\n";
     *out = o.str();
     return true;
   }
@@ -550,6 +570,8 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
   else if (j->lazy_preempted)
     o << "Lazy-preempted: it lost its VC cells to a higher-priority job and runs on as "
          "opportunistic\n";
+  if (const Started* st = s.FindStarted(id))
+    o << "Waited before it started: " << WaitedText(st->history) << "\n";
   Table t({"NODE", "GPUS", "CELL", "BOUND TO"});
   for (const auto& p : j->placement) {
     const Node* n = NodeOf(s, p.node);
@@ -578,7 +600,16 @@ bool JobJson(const Status& s, const std::string& id, std::string* out, std::stri
   json_array_foreach(json_object_get(s.root.get(), "jobs"), i, j) {
     const char* name = json_string_value(json_object_get(j, "job"));
     if (name && id == name) {
-      *out = Dump(j);
+      // How long it waited before it started, when the plugin still lists it.
+      json_t* copy = json_deep_copy(j);
+      size_t k;
+      json_t* st;
+      json_array_foreach(json_object_get(s.root.get(), "started"), k, st) {
+        const char* sn = json_string_value(json_object_get(st, "job"));
+        if (sn && id == sn) json_object_set(copy, "waitedBeforeStart", st);
+      }
+      *out = Dump(copy);
+      json_decref(copy);
       return true;
     }
   }

@@ -154,6 +154,34 @@ def under_quota(polls, jobs, quota, queue, room=None):
     return under
 
 
+# select/hived's start line ends with how long it made the job wait, by cause
+# ("; waited 85 s: its VC's quota in use 40 s, no free cells of its shape 45 s"):
+# the status file's cause keys, by the log's words.
+WAIT_WORDS = {"its VC's quota in use": "vcQuota", "no free cells of its shape": "cells",
+              "its pinned cell held": "pinnedCell", "its VC's cells too small": "vcTooSmall",
+              "behind its VC's head job": "behindVcHead", "other": "other"}
+START_WAITED = re.compile(r"select/hived: JobId=(\d+) VC=\S+ class=\S+ GPUs=.*?; waited (\d+) s: (.*)$")
+
+
+def hived_waits(rundir):
+    """Slurm job id -> {cause key: seconds}, summed over its starts (none: never held)."""
+    out = {}
+    path = os.path.join(rundir, "slurmctld.log")
+    if not os.path.exists(path):
+        return out
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = START_WAITED.search(line.rstrip("\n"))
+            if not m:
+                continue
+            by = out.setdefault(int(m.group(1)), {})
+            for part in m.group(3).split(", "):
+                words, _, secs = part.rpartition(" ")[0].rpartition(" ")
+                key = WAIT_WORDS.get(words, words)
+                by[key] = by.get(key, 0) + int(secs or 0)
+    return out
+
+
 def analyse(workload, rundir, gpus_per_socket):
     run = load_json(os.path.join(rundir, "run.json"))
     jobs = {j["idx"]: j for j in workload["jobs"]}
@@ -235,6 +263,20 @@ def analyse(workload, rundir, gpus_per_socket):
         for s in long_ones:
             for r, v in s[2].items():
                 reasons[r] = reasons.get(r, 0.0) + v
+    # What select/hived's start lines say each job waited for (hived runs only).
+    waits = hived_waits(rundir)
+    wait_causes = None
+    if waits:
+        wait_causes = {"guaranteed": {}, "anomaly_jobs": {}, "jobs_held": 0}
+        for i, rec in per_job.items():
+            w = waits.get(sub[i]["jobid"], {}) if i in sub else {}
+            rec["hived_waited"] = w
+            if rec["class"] != "guaranteed" or not w:
+                continue
+            wait_causes["jobs_held"] += 1
+            for k in ("guaranteed",) + (("anomaly_jobs",) if rec["anomaly"] else ()):
+                for c, v in w.items():
+                    wait_causes[k][c] = wait_causes[k].get(c, 0) + v
 
     def placed(i):
         return per_job[i]["placement"]
@@ -326,6 +368,7 @@ def analyse(workload, rundir, gpus_per_socket):
         "preempted_gpu_seconds": lost,
         "makespan": last_end,
         "gpu_utilization": gpu_seconds / (gpus_total * last_end) if last_end else None,
+        "hived_wait_causes": wait_causes,
         "per_account": per_account,
         "jobs": {str(i): r for i, r in sorted(per_job.items())},
     }
@@ -482,6 +525,20 @@ def targets_md(t):
     return "".join(lines) + "\n"
 
 
+def wait_causes_md(r):
+    """select/hived's own account of its guaranteed jobs' waits ("" without it)."""
+    wc = r.get("hived_wait_causes")
+    if not wc:
+        return ""
+
+    def causes(by):
+        return ", ".join("%s %d s" % (c, v) for c, v in sorted(by.items(), key=lambda x: -x[1])) \
+            or "none"
+    return ("\nWhy select/hived held guaranteed jobs (its start lines; %d jobs held): %s; "
+            "the jobs that waited under quota: %s.\n" % (
+                wc["jobs_held"], causes(wc["guaranteed"]), causes(wc["anomaly_jobs"])))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workload", required=True)
@@ -499,6 +556,7 @@ def main():
     md = table(ct, hd, w)
     md += "\nPer VC, cons_tres / hived:\n\n" + per_vc_table(ct, hd, w)
     md += "\n" + targets_md(tg)
+    md += wait_causes_md(hd)
     notes = []
     for r in (ct, hd):
         if r["censored"] or r["sbatch_failures"]:

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "slurm_gen.h"
 #include "hived_status.h"
 #include "latency_hist.h"
+#include "wait_history.h"
 
 #define MAX_PENDING 10000
 
@@ -31,6 +33,7 @@ typedef struct {
 	char *vc;
 	const char *job_class;	/* a literal */
 	char *reason;
+	wait_history_t hist;
 } pending_t;
 
 static pthread_mutex_t status_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -55,6 +58,18 @@ static struct {
 	time_t when;
 } refused[REFUSED_KEPT];
 static int refused_next = 0;
+
+/*
+ * How long the last STARTED_KEPT jobs to start waited, by cause, for hivedctl
+ * job (slurmctld.log has every one: hived_status_started).
+ */
+#define STARTED_KEPT 256
+static struct {
+	uint32_t job_id;
+	time_t when;
+	wait_history_t hist;
+} started[STARTED_KEPT];
+static int started_next = 0;
 
 /* The last load of hived.conf (or of sacctmgr limits): refused, and why. */
 static char *reload_refused = NULL;
@@ -113,35 +128,92 @@ extern void hived_status_dirty(void)
 	slurm_mutex_unlock(&status_mutex);
 }
 
-extern void hived_status_pending(uint32_t job_id, const char *vc,
-				 const char *job_class, const char *reason)
+static int _pending_find(uint32_t job_id)
 {
+	for (int i = 0; i < n_pending; i++)
+		if (pending[i].job_id == job_id)
+			return i;
+	return -1;
+}
+
+extern void hived_status_pending(uint32_t job_id, const char *vc,
+				 const char *job_class, const char *reason,
+				 wait_cause_t cause)
+{
+	time_t now = time(NULL);
 	int i;
 
 	slurm_mutex_lock(&status_mutex);
-	for (i = 0; i < n_pending; i++)
-		if (pending[i].job_id == job_id)
-			break;
-	if (i < n_pending && reason && !xstrcmp(pending[i].reason, reason)) {
-		slurm_mutex_unlock(&status_mutex);
-		return;
-	}
-	if (i < n_pending) {
+	i = _pending_find(job_id);
+	if ((i >= 0) && reason) {
+		/* The history goes on whatever the words say now. */
+		wait_history_note(&pending[i].hist, cause, now);
+		if (!xstrcmp(pending[i].reason, reason)) {
+			slurm_mutex_unlock(&status_mutex);
+			return;
+		}
+		xfree(pending[i].vc);
+		xfree(pending[i].reason);
+		pending[i].vc = xstrdup(vc);
+		pending[i].job_class = job_class;
+		pending[i].reason = xstrdup(reason);
+	} else if (i >= 0) {
 		xfree(pending[i].vc);
 		xfree(pending[i].reason);
 		pending[i] = pending[--n_pending];
-	}
-	if (reason && n_pending < MAX_PENDING) {
+	} else if (reason && n_pending < MAX_PENDING) {
 		xrecalloc(pending, n_pending + 1, sizeof(pending_t));
 		pending[n_pending].job_id = job_id;
 		pending[n_pending].vc = xstrdup(vc);
 		pending[n_pending].job_class = job_class;
 		pending[n_pending].reason = xstrdup(reason);
+		wait_history_note(&pending[n_pending].hist, cause, now);
 		n_pending++;
 	}
 	dirty = true;
 	generation++;
 	slurm_mutex_unlock(&status_mutex);
+}
+
+extern bool hived_status_started(uint32_t job_id, uint32_t array_job_id,
+				 char *buf, size_t size)
+{
+	time_t now = time(NULL);
+	wait_history_t hist;
+	int i, k;
+
+	if (size)
+		buf[0] = '\0';
+	slurm_mutex_lock(&status_mutex);
+	/* An array task waited as its array did; the array's entry stays. */
+	if (((i = _pending_find(job_id)) < 0) && array_job_id &&
+	    (array_job_id != job_id))
+		i = _pending_find(array_job_id);
+	if ((i < 0) || !pending[i].hist.first) {
+		slurm_mutex_unlock(&status_mutex);
+		return false;
+	}
+	hist = pending[i].hist;
+	if (pending[i].job_id == job_id) {
+		xfree(pending[i].vc);
+		xfree(pending[i].reason);
+		pending[i] = pending[--n_pending];
+	}
+	for (k = 0; k < STARTED_KEPT; k++)
+		if (started[k].job_id == job_id)
+			break;
+	if (k == STARTED_KEPT) {
+		k = started_next;
+		started_next = (started_next + 1) % STARTED_KEPT;
+	}
+	started[k].job_id = job_id;
+	started[k].when = now;
+	started[k].hist = hist;
+	dirty = true;
+	generation++;
+	slurm_mutex_unlock(&status_mutex);
+	wait_history_text(&hist, now, buf, size);
+	return true;
 }
 
 extern bool hived_status_refused(uint32_t job_id, const char *vc,
@@ -308,10 +380,22 @@ static void _hist_at(char **out, char **pos, const char *name,
 		     name, unit, h->max);
 }
 
+/* ,"waitingSince":T,"waitedSecs":N,"waited":{"vcQuota":40,...} */
+static void _history_json_at(char **out, char **pos, const wait_history_t *h,
+			     time_t now)
+{
+	char buf[256];
+
+	wait_history_json(h, now, buf, sizeof(buf));
+	xstrfmtcatat(*out, pos, ",\"waitingSince\":%ld,\"waitedSecs\":%u,\"waited\":%s",
+		     (long) h->first, wait_history_total(h, now), buf);
+}
+
 /* The plugin's own part of the file. Caller holds status_mutex. */
 static char *_compose_plugin(size_t engine_bytes)
 {
 	char *out = NULL, *pos = NULL;
+	time_t now = time(NULL);
 	const latency_hist_t *jt = &job_test_us, *own = &job_test_own_us;
 
 	xstrcatat(out, &pos, ",\"pending\":[");
@@ -323,7 +407,22 @@ static char *_compose_plugin(size_t engine_bytes)
 		_json_str_at(&out, &pos, pending[i].job_class);
 		xstrcatat(out, &pos, ",\"reason\":");
 		_json_str_at(&out, &pos, pending[i].reason);
+		_history_json_at(&out, &pos, &pending[i].hist, now);
 		xstrcatat(out, &pos, "}");
+	}
+	xstrcatat(out, &pos, "],\"started\":[");
+	/* Oldest first, as refused below. */
+	for (int k = 0, first = 1; k < STARTED_KEPT; k++) {
+		int i = (started_next + k) % STARTED_KEPT;
+
+		if (!started[i].job_id)
+			continue;
+		xstrfmtcatat(out, &pos, "%s{\"job\":\"%u\",\"time\":%ld",
+			     first ? "" : ",", started[i].job_id,
+			     (long) started[i].when);
+		_history_json_at(&out, &pos, &started[i].hist, started[i].when);
+		xstrcatat(out, &pos, "}");
+		first = 0;
 	}
 	xstrcatat(out, &pos, "],\"refused\":[");
 	/* Oldest first: the ring from the slot written next. */
@@ -578,6 +677,8 @@ extern void hived_status_stop(void)
 	}
 	xfree(pending);
 	n_pending = 0;
+	memset(started, 0, sizeof(started));
+	started_next = 0;
 	for (int i = 0; i < SLOW_KEPT; i++)
 		xfree(slow[i]);
 	slow_next = 0;

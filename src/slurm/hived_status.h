@@ -12,7 +12,10 @@
 #define HIVED_STATUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "wait_history.h"
 
 extern void hived_status_start(void);
 extern void hived_status_stop(void);
@@ -25,9 +28,22 @@ extern void hived_status_dirty(void);
 /* Counts those changes (priority/hived re-bands when it moves). */
 extern uint64_t hived_status_generation(void);
 
-/* Why a job waits (NULL: it no longer waits). */
+/*
+ * Why a job waits (NULL: it no longer waits), and the cause for its wait
+ * history: the seconds under each cause accumulate while it stays listed.
+ */
 extern void hived_status_pending(uint32_t job_id, const char *vc,
-				 const char *job_class, const char *reason);
+				 const char *job_class, const char *reason,
+				 wait_cause_t cause);
+
+/*
+ * The job starts: it leaves the waiting list, its wait history joins the last
+ * started jobs' (hivedctl job) and is written to buf as wait_history_text does.
+ * An array task without an entry of its own takes its array's (array_job_id;
+ * 0: none), which stays listed. False, buf empty, if HiveD never made it wait.
+ */
+extern bool hived_status_started(uint32_t job_id, uint32_t array_job_id,
+				 char *buf, size_t size);
 
 /* A job select/hived refused outright, and why (kept for hivedctl job);
  * false if that was already known. */

@@ -583,6 +583,23 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	return rc;
 }
 
+/* The engine's wait kind as a wait history cause. */
+static wait_cause_t _wait_cause(int wait_kind)
+{
+	switch (wait_kind) {
+	case HIVED_WAIT_VC_QUOTA:
+		return WAIT_CAUSE_VC_QUOTA;
+	case HIVED_WAIT_NO_CELL:
+		return WAIT_CAUSE_CELLS;
+	case HIVED_WAIT_PRIORITY:
+		return WAIT_CAUSE_PINNED;
+	case HIVED_WAIT_VC_TOO_SMALL:
+		return WAIT_CAUSE_VC_TOO_SMALL;
+	default:
+		return WAIT_CAUSE_OTHER;
+	}
+}
+
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		     uint32_t min_nodes, uint32_t max_nodes,
 		     uint32_t req_nodes, uint16_t mode,
@@ -687,7 +704,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_job_set_comment(job_ptr, behind ? behind : d->reason);
 		hived_status_pending(job_ptr->job_id, ask.vc,
 				     (ask.req.priority < 0) ? "opportunistic" :
-				     "guaranteed", behind ? behind : d->reason);
+				     "guaranteed", behind ? behind : d->reason,
+				     behind ? WAIT_CAUSE_BEHIND_HEAD :
+				     _wait_cause(d->wait_kind));
 		xfree(behind);
 		/* Its VC has the GPUs, not in its shape: it may head its VC. */
 		shape_wait = !held_by && (ask.req.priority >= 0) &&
@@ -959,12 +978,18 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		(void) hived_finish(e, p->ask.name);
 		rc = SLURM_ERROR;
 	} else {
-		char *s = _pods_str(d);
+		char *s = _pods_str(d), waited[320];
+		bool held = hived_status_started(
+			job_ptr->job_id,
+			(job_ptr->array_task_id != NO_VAL) ?
+			job_ptr->array_job_id : 0, waited, sizeof(waited));
 
-		info("select/hived: %pJ VC=%s class=%s GPUs=%s",
+		/* One line per start, with how long HiveD held it and why. */
+		info("select/hived: %pJ VC=%s class=%s GPUs=%s%s%s",
 		     job_ptr, p->ask.vc ? p->ask.vc : "-",
 		     (p->ask.req.priority < 0) ? "opportunistic" :
-		     "guaranteed", s);
+		     "guaranteed", s, held ? "; waited " : "",
+		     held ? waited : "");
 		for (size_t i = 0; i < d->n_lazy_preempted; i++)
 			info("select/hived: job %s lazy-preempted: now opportunistic, keeps running",
 			     d->lazy_preempted[i]);
@@ -973,12 +998,12 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		hived_status_count_preempt(0, d->n_lazy_preempted);
 	}
 	if (rc == SLURM_SUCCESS)
-		hived_status_pending(job_ptr->job_id, NULL, NULL, NULL);
+		hived_status_pending(job_ptr->job_id, NULL, NULL, NULL, 0);
 	else
 		hived_status_pending(job_ptr->job_id, p->ask.vc,
 				     (p->ask.req.priority < 0) ?
 				     "opportunistic" : "guaranteed",
-				     why ? why : no_gpus_why);
+				     why ? why : no_gpus_why, WAIT_CAUSE_OTHER);
 	xfree(why);
 	hived_ctld_check("job_begin");
 	_pending_free(p);
@@ -1074,7 +1099,7 @@ extern void hived_hook_job_fini(job_record_t *job_ptr)
 	hived_ctld_lock();
 	if ((p = _pending_take(job_ptr->job_id)))
 		_pending_free(p);
-	hived_status_pending(job_ptr->job_id, NULL, NULL, NULL);
+	hived_status_pending(job_ptr->job_id, NULL, NULL, NULL, 0);
 	e = hived_ctld_engine();
 	snprintf(name, sizeof(name), "%u", job_ptr->job_id);
 	if (e && hived_job_exists(e, name)) {

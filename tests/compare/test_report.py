@@ -87,6 +87,19 @@ def write_run(d):
     with open(os.path.join(d, "starts.jsonl"), "w") as f:
         for i, nodes in PLACED.items():
             f.write(json.dumps({"idx": i, "jobid": 100 + i, "t": 0.0, "nodes": nodes}) + "\n")
+    # select/hived's start lines: 1 (the anomaly) and 2 were held, 2 on two nodes and
+    # twice (a requeue); 4 is opportunistic; 0 started at once (no "waited").
+    with open(os.path.join(d, "slurmctld.log"), "w") as f:
+        p = "[2023-11-14T22:13:20.000] select/hived: JobId="
+        f.write(p + "100 VC=a class=guaranteed GPUs=node1:0,1,2,3\n")
+        f.write(p + "101 VC=a class=guaranteed GPUs=node2:0,1,4,5; waited 8 s: its VC's "
+                "quota in use 2 s, no free cells of its shape 6 s\n")
+        f.write(p + "102 VC=a class=guaranteed GPUs=node1:0,1,2,3 node5:0,1,2,3; waited 20 s: "
+                "its VC's quota in use 20 s\n")
+        f.write(p + "102 VC=a class=guaranteed GPUs=node1:0,1,2,3,4,5,6,7; waited 3 s: "
+                "behind its VC's head job 3 s\n")
+        f.write(p + "104 VC=b class=opportunistic GPUs=node4:0-7; waited 10 s: "
+                "no free cells of its shape 10 s\n")
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -105,6 +118,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a's quota use", round(r["per_account"]["a"]["quota_utilization"], 3),
           round(180.0 / (8 * 25), 3))
     check("socket share", (r["affinity"]["socket"]["hits"], r["affinity"]["socket"]["jobs"]), (3, 4))
+    check("held by hived", r["hived_wait_causes"],
+          {"guaranteed": {"vcQuota": 22, "cells": 6, "behindVcHead": 3},
+           "anomaly_jobs": {"vcQuota": 2, "cells": 6}, "jobs_held": 2})
+    check("held job 2", r["jobs"]["2"]["hived_waited"], {"vcQuota": 20, "behindVcHead": 3})
+    check("causes line", report.wait_causes_md(r),
+          "\nWhy select/hived held guaranteed jobs (its start lines; 2 jobs held): vcQuota 22 s, "
+          "cells 6 s, behindVcHead 3 s; the jobs that waited under quota: cells 6 s, "
+          "vcQuota 2 s.\n")
     check("rack share of b", (r["per_account"]["b"]["affinity"]["rack"]["hits"],
                               r["per_account"]["b"]["affinity"]["rack"]["jobs"]), (0, 1))
     # Same run on both sides: targets compare equal figures; anomaly 1 vs 1 is missed.

@@ -217,6 +217,47 @@ START_TEST(test_job_text_demoted_by_config) {
 }
 END_TEST
 
+// How long select/hived made a job wait, by cause: while it waits, and once it runs.
+START_TEST(test_wait_history) {
+  json_error_t jerr;
+  json_t* root = json_loads(ReadFixture("status.json").c_str(), 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_t* job14 = json_array_get(json_object_get(root, "pending"), 0);
+  ck_assert_str_eq(json_string_value(json_object_get(job14, "job")), "14");
+  json_object_set_new(job14, "waitingSince", json_integer(1795275879));
+  json_object_set_new(job14, "waitedSecs", json_integer(85));
+  json_object_set_new(job14, "waited", json_pack("{s:i, s:i}", "vcQuota", 40, "cells", 45));
+  json_object_set_new(
+      root, "started",
+      json_pack("[{s:s, s:i, s:i, s:i, s:{s:i}}]", "job", "10", "time", 1795275900, "waitingSince",
+                1795275888, "waitedSecs", 12, "waited", "behindVcHead", 12));
+  char* text = json_dumps(root, 0);
+  Status st;
+  std::string err, out;
+  ck_assert_msg(Parse(text, &st, &err), "%s", err.c_str());
+  free(text);
+  ck_assert(JobText(st, "14", &out, &err));
+  ck_has(out, "Waited so far: 85 s: its VC's quota in use 40 s, no free cells of its shape 45 s\n");
+  ck_assert(JobText(st, "10", &out, &err));
+  ck_has(out, "Waited before it started: 12 s: behind its VC's head job 12 s\n");
+  ck_assert(JobJson(st, "10", &out, &err));
+  ck_has(out, "\"waitedBeforeStart\"");
+  ck_has(out, "\"behindVcHead\": 12");
+  // Without the fields (older plugins) nothing is said about waiting.
+  ck_assert(JobText(fixture, "10", &out, &err));
+  ck_assert_msg(!Has(out, "Waited"), "%s", out.c_str());
+  ck_assert(JobText(fixture, "14", &out, &err));
+  ck_assert_msg(!Has(out, "Waited"), "%s", out.c_str());
+  // A cause whose seconds are not a number is named.
+  json_object_set_new(job14, "waited", json_pack("{s:s}", "cells", "45"));
+  text = json_dumps(root, 0);
+  json_decref(root);
+  ck_assert(!Parse(text, &st, &err));
+  free(text);
+  ck_has(err, "pending[0].waited.cells: not an integer");
+}
+END_TEST
+
 // What select/hived adds when it refuses: a job at submit, a reload.
 START_TEST(test_refusals) {
   json_error_t jerr;
@@ -552,6 +593,7 @@ int main() {
   tcase_add_test(tc, test_job_text_demoted_by_config);
   tcase_add_test(tc, test_json);
   tcase_add_test(tc, test_refusals);
+  tcase_add_test(tc, test_wait_history);
   tcase_add_test(tc, test_metrics);
   tcase_add_test(tc, test_map);
   tcase_add_test(tc, test_fractions_parse);

@@ -8,6 +8,13 @@ tests_slurm_test_latency_hist_SOURCES = tests/slurm/test_latency_hist.c \
 tests_slurm_test_latency_hist_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_slurm_test_latency_hist_LDADD = $(CHECK_LIBS)
 
+check_PROGRAMS += tests/slurm/test_wait_history
+TESTS += tests/slurm/test_wait_history
+tests_slurm_test_wait_history_SOURCES = tests/slurm/test_wait_history.c \
+	src/slurm/wait_history.c src/slurm/wait_history.h
+tests_slurm_test_wait_history_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_slurm_test_wait_history_LDADD = $(CHECK_LIBS)
+
 # configure's comparison of the plugins' operation tables with Slurm's (a script,
 # no Slurm needed).
 TESTS += tests/slurm/test_ops_check

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * wait_history.c - see wait_history.h.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "wait_history.h"
+
+static const char *const key[WAIT_CAUSES] = {
+	"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead", "other"
+};
+static const char *const text[WAIT_CAUSES] = {
+	"its VC's quota in use", "no free cells of its shape",
+	"its pinned cell held", "its VC's cells too small",
+	"behind its VC's head job", "other"
+};
+
+/* A clock that steps back counts as no time, never as a huge unsigned one. */
+static uint32_t _span(time_t from, time_t to)
+{
+	return (to > from) ? (uint32_t) (to - from) : 0;
+}
+
+extern void wait_history_note(wait_history_t *w, wait_cause_t cause,
+			      time_t now)
+{
+	if ((cause < 0) || (cause >= WAIT_CAUSES))
+		cause = WAIT_CAUSE_OTHER;
+	if (!w->first) {
+		w->first = w->since = now;
+		w->cause = cause;
+		return;
+	}
+	if (cause == w->cause)
+		return;
+	w->secs[w->cause] += _span(w->since, now);
+	w->since = now;
+	w->cause = cause;
+}
+
+extern uint32_t wait_history_secs(const wait_history_t *w, wait_cause_t cause,
+				  time_t now)
+{
+	if (!w->first || (cause < 0) || (cause >= WAIT_CAUSES))
+		return 0;
+	return w->secs[cause] + ((cause == w->cause) ? _span(w->since, now) : 0);
+}
+
+extern uint32_t wait_history_total(const wait_history_t *w, time_t now)
+{
+	return w->first ? _span(w->first, now) : 0;
+}
+
+extern const char *wait_cause_key(wait_cause_t cause)
+{
+	return ((cause >= 0) && (cause < WAIT_CAUSES)) ? key[cause] : key[WAIT_CAUSE_OTHER];
+}
+
+extern const char *wait_cause_text(wait_cause_t cause)
+{
+	return ((cause >= 0) && (cause < WAIT_CAUSES)) ? text[cause] : text[WAIT_CAUSE_OTHER];
+}
+
+/* Appends; keeps counting past the end of buf, as snprintf itself does. */
+__attribute__((format(printf, 4, 5)))
+static void _add(char *buf, size_t size, int *len, const char *fmt, ...)
+{
+	size_t at = ((size_t) *len < size) ? (size_t) *len : size;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(buf + at, size - at, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		*len += k;
+}
+
+/* Every cause with a second or more: "words N s" or "\"key\":N", separated. */
+static void _causes(const wait_history_t *w, time_t now, bool json, char *buf,
+		    size_t size, int *len)
+{
+	const char *sep = json ? "" : ": ";
+
+	for (int c = 0; c < WAIT_CAUSES; c++) {
+		uint32_t s = wait_history_secs(w, c, now);
+
+		if (!s)
+			continue;
+		if (json)
+			_add(buf, size, len, "%s\"%s\":%u", sep, key[c], s);
+		else
+			_add(buf, size, len, "%s%s %u s", sep, text[c], s);
+		sep = json ? "," : ", ";
+	}
+}
+
+extern int wait_history_text(const wait_history_t *w, time_t now, char *buf,
+			     size_t size)
+{
+	int len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	_add(buf, size, &len, "%u s", wait_history_total(w, now));
+	_causes(w, now, false, buf, size, &len);
+	return len;
+}
+
+extern int wait_history_json(const wait_history_t *w, time_t now, char *buf,
+			     size_t size)
+{
+	int len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	_add(buf, size, &len, "{");
+	_causes(w, now, true, buf, size, &len);
+	_add(buf, size, &len, "}");
+	return len;
+}
