@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // hivedctl metrics: Prometheus text exposition (format 0.0.4), one family per
 // HELP/TYPE block, suitable for node_exporter's textfile collector.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -135,6 +136,24 @@ std::string Metrics(const Status& s) {
   for (const auto& vc : s.vcs)
     m.Sample("hived_vc_pending_guaranteed_jobs", VcLabel(vc.name),
              static_cast<double>(s.WaitingGuaranteed(vc.name)));
+  // An alert on cause "cells" is an alert on the sharing anomaly: a job its VC's
+  // quota holds, waiting for the shape of its cells.
+  m.Family("hived_vc_longest_wait_seconds", "gauge",
+           "Of the VC's waiting guaranteed jobs, the most seconds one has waited for the "
+           "cause (select/hived's wait history).");
+  for (const auto& vc : s.vcs)
+    for (const char* cause :
+         {"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead", "other"}) {
+      int64_t most = 0;
+      for (const auto& w : s.pending) {
+        if (w.vc != vc.name || w.cls == "opportunistic") continue;
+        for (const auto& c : w.history.by_cause)
+          if (c.first == cause) most = std::max(most, c.second);
+      }
+      m.Sample("hived_vc_longest_wait_seconds",
+               VcLabel(vc.name) + ",cause=\"" + std::string(cause) + "\"",
+               static_cast<double>(most));
+    }
 
   GpuCount g = CountGpus(s);
   m.Family("hived_gpus", "gauge",

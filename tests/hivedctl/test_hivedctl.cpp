@@ -243,6 +243,11 @@ START_TEST(test_wait_history) {
   ck_assert(JobJson(st, "10", &out, &err));
   ck_has(out, "\"waitedBeforeStart\"");
   ck_has(out, "\"behindVcHead\": 12");
+  // The longest wait per VC and cause, for alerts (job 14 is vc1's).
+  ck_has(Metrics(st), "hived_vc_longest_wait_seconds{vc=\"vc1\",cause=\"cells\"} 45\n");
+  ck_has(Metrics(st), "hived_vc_longest_wait_seconds{vc=\"vc1\",cause=\"vcQuota\"} 40\n");
+  ck_has(Metrics(st), "hived_vc_longest_wait_seconds{vc=\"vc3\",cause=\"cells\"} 0\n");
+  ck_has(Metrics(fixture), "hived_vc_longest_wait_seconds{vc=\"vc1\",cause=\"cells\"} 0\n");
   // Without the fields (older plugins) nothing is said about waiting.
   ck_assert(JobText(fixture, "10", &out, &err));
   ck_assert_msg(!Has(out, "Waited"), "%s", out.c_str());
