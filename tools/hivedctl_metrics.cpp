@@ -143,7 +143,7 @@ std::string Metrics(const Status& s) {
            "cause (select/hived's wait history).");
   for (const auto& vc : s.vcs)
     for (const char* cause :
-         {"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead", "other"}) {
+         {"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead", "other", "notAsked"}) {
       int64_t most = 0;
       for (const auto& w : s.pending) {
         if (w.vc != vc.name || w.cls == "opportunistic") continue;

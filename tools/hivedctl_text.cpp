@@ -516,9 +516,13 @@ bool VcJson(const Status& s, const std::string& name, std::string* out, std::str
 // plugin's log line says the same in the same words).
 std::string WaitedText(const WaitHistory& h) {
   static const std::pair<const char*, const char*> words[] = {
-      {"vcQuota", "its VC's quota in use"},         {"cells", "no free cells of its shape"},
-      {"pinnedCell", "its pinned cell held"},       {"vcTooSmall", "its VC's cells too small"},
-      {"behindVcHead", "behind its VC's head job"}, {"other", "other"}};
+      {"vcQuota", "its VC's quota in use"},
+      {"cells", "no free cells of its shape"},
+      {"pinnedCell", "its pinned cell held"},
+      {"vcTooSmall", "its VC's cells too small"},
+      {"behindVcHead", "behind its VC's head job"},
+      {"other", "other"},
+      {"notAsked", "not asked by Slurm"}};
   std::string t = N(h.secs) + " s";
   const char* sep = ": ";
   for (const auto& c : h.by_cause) {

@@ -9,12 +9,13 @@
 #include "wait_history.h"
 
 static const char *const key[WAIT_CAUSES] = {
-	"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead", "other"
+	"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead", "other",
+	"notAsked"
 };
 static const char *const text[WAIT_CAUSES] = {
 	"its VC's quota in use", "no free cells of its shape",
 	"its pinned cell held", "its VC's cells too small",
-	"behind its VC's head job", "other"
+	"behind its VC's head job", "other", "not asked by Slurm"
 };
 
 /* A clock that steps back counts as no time, never as a huge unsigned one. */
@@ -23,29 +24,48 @@ static uint32_t _span(time_t from, time_t to)
 	return (to > from) ? (uint32_t) (to - from) : 0;
 }
 
+/* Where the current stretch stops counting for its cause. */
+static time_t _asked_until(const wait_history_t *w, time_t now)
+{
+	time_t end = w->last + WAIT_HISTORY_GAP;
+
+	return (now < end) ? now : end;
+}
+
 extern void wait_history_note(wait_history_t *w, wait_cause_t cause,
 			      time_t now)
 {
 	if ((cause < 0) || (cause >= WAIT_CAUSES))
 		cause = WAIT_CAUSE_OTHER;
 	if (!w->first) {
-		w->first = w->since = now;
+		w->first = w->since = w->last = now;
 		w->cause = cause;
 		return;
 	}
-	if (cause == w->cause)
-		return;
-	w->secs[w->cause] += _span(w->since, now);
-	w->since = now;
-	w->cause = cause;
+	if ((cause != w->cause) || (now > w->last + WAIT_HISTORY_GAP)) {
+		w->secs[w->cause] += _span(w->since, _asked_until(w, now));
+		w->secs[WAIT_CAUSE_NOT_ASKED] +=
+			_span(w->last + WAIT_HISTORY_GAP, now);
+		w->since = now;
+		w->cause = cause;
+	}
+	if (now > w->last)
+		w->last = now;
 }
 
 extern uint32_t wait_history_secs(const wait_history_t *w, wait_cause_t cause,
 				  time_t now)
 {
+	uint32_t s;
+
 	if (!w->first || (cause < 0) || (cause >= WAIT_CAUSES))
 		return 0;
-	return w->secs[cause] + ((cause == w->cause) ? _span(w->since, now) : 0);
+	s = w->secs[cause];
+	if (cause == w->cause)
+		s += _span(w->since, _asked_until(w, now));
+	if (cause == WAIT_CAUSE_NOT_ASKED)
+		s += _span(w->last + WAIT_HISTORY_GAP, now);
+	return s;
 }
 
 extern uint32_t wait_history_total(const wait_history_t *w, time_t now)

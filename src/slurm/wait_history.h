@@ -7,7 +7,10 @@
  * Telling those apart took a debug build in the contended-nodes runs (issue 18).
  * A history is the seconds spent under each cause before the current one, the
  * current cause and since when. Time between two job_test calls counts toward
- * the cause given last: Slurm does not ask about every job in every pass.
+ * the cause given last, since Slurm does not ask about every job in every pass,
+ * but only for WAIT_HISTORY_GAP seconds: longer than that Slurm did not ask at
+ * all (its own priority order, depth limits, association limits, a hold), and
+ * the rest counts as WAIT_CAUSE_NOT_ASKED.
  * No Slurm headers, no allocation: tested alone (tests/slurm).
  */
 #ifndef HIVED_WAIT_HISTORY_H
@@ -24,12 +27,17 @@ typedef enum {
 	WAIT_CAUSE_VC_TOO_SMALL,	/* its VC's cells can never hold it */
 	WAIT_CAUSE_BEHIND_HEAD,	/* left its VC's head job's nodes */
 	WAIT_CAUSE_OTHER,	/* e.g. a start that found its GPUs gone */
+	WAIT_CAUSE_NOT_ASKED,	/* no job_test for over WAIT_HISTORY_GAP s */
 	WAIT_CAUSES
 } wait_cause_t;
 
+/* Twice sched_interval's default: the main scheduler's full pass asks sooner. */
+#define WAIT_HISTORY_GAP 120
+
 typedef struct {
 	time_t first;		/* first time it was made to wait; 0: never */
-	time_t since;		/* the current cause's start */
+	time_t since;		/* the current stretch's start */
+	time_t last;		/* the last note */
 	wait_cause_t cause;	/* the current cause */
 	uint32_t secs[WAIT_CAUSES];	/* before `since`, by cause */
 } wait_history_t;

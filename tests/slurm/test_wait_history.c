@@ -57,6 +57,30 @@ START_TEST(test_cause_returns)
 }
 END_TEST
 
+/*
+ * Past WAIT_HISTORY_GAP seconds without a job_test, Slurm did not ask: that
+ * time is "not asked", for the stretch that goes on and for one still open.
+ */
+START_TEST(test_not_asked)
+{
+	char buf[160];
+
+	wait_history_note(&w, WAIT_CAUSE_VC_QUOTA, 1000);
+	wait_history_note(&w, WAIT_CAUSE_VC_QUOTA, 1000 + WAIT_HISTORY_GAP + 380);
+	ck_assert_uint_eq(wait_history_secs(&w, WAIT_CAUSE_VC_QUOTA, 1510), WAIT_HISTORY_GAP + 10);
+	ck_assert_uint_eq(wait_history_secs(&w, WAIT_CAUSE_NOT_ASKED, 1510), 380);
+	/* Asked for cells, then nothing until it starts 300 s later. */
+	wait_history_note(&w, WAIT_CAUSE_CELLS, 2000);
+	ck_assert_uint_eq(wait_history_secs(&w, WAIT_CAUSE_CELLS, 2300), WAIT_HISTORY_GAP);
+	ck_assert_uint_eq(wait_history_secs(&w, WAIT_CAUSE_NOT_ASKED, 2300),
+			  380 + (2000 - 1500 - WAIT_HISTORY_GAP) +
+			  (300 - WAIT_HISTORY_GAP));
+	ck_assert_uint_eq(wait_history_total(&w, 2300), 1300);
+	wait_history_json(&w, 2300, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "{\"vcQuota\":240,\"cells\":120,\"notAsked\":940}");
+}
+END_TEST
+
 /* A clock stepping back counts as no time; an unknown cause as "other". */
 START_TEST(test_clock_back_and_bad_cause)
 {
@@ -99,6 +123,7 @@ int main(void)
 	tcase_add_test(tc, test_never_waited);
 	tcase_add_test(tc, test_stretches);
 	tcase_add_test(tc, test_cause_returns);
+	tcase_add_test(tc, test_not_asked);
 	tcase_add_test(tc, test_clock_back_and_bad_cause);
 	tcase_add_test(tc, test_truncation);
 	suite_add_tcase(s, tc);
