@@ -61,6 +61,29 @@ class Table {
 };
 
 std::string N(int64_t v) { return std::to_string(v); }
+
+// "85 s: its VC's quota in use 40 s, no free cells of its shape 45 s" (the
+// plugin's log line says the same in the same words).
+std::string WaitedText(const WaitHistory& h) {
+  static const std::pair<const char*, const char*> words[] = {
+      {"vcQuota", "its VC's quota in use"},
+      {"cells", "no free cells of its shape"},
+      {"pinnedCell", "its pinned cell held"},
+      {"vcTooSmall", "its VC's cells too small"},
+      {"behindVcHead", "behind its VC's head job"},
+      {"other", "other"},
+      {"notAsked", "not asked by Slurm"}};
+  std::string t = N(h.secs) + " s";
+  const char* sep = ": ";
+  for (const auto& c : h.by_cause) {
+    std::string what = c.first;
+    for (const auto& w : words)
+      if (c.first == w.first) what = w.second;
+    t += sep + what + " " + N(c.second) + " s";
+    sep = ", ";
+  }
+  return t;
+}
 // GPU amounts, which fractional cells make fractional: "16", "1.25".
 std::string G(double v) {
   std::ostringstream o;
@@ -317,6 +340,15 @@ std::string StatusText(const Status& s, int64_t now) {
     o << "Last reload REFUSED" << (s.reload_time ? " at " + TimeText(s.reload_time) : "")
       << " (the previous configuration stays in force): " << s.reload_reason << "\n";
   o << "Jobs: " << s.jobs.size() << " running, " << s.pending.size() << " waiting for cells\n";
+  const Waiting* longest = nullptr;
+  for (const auto& w : s.pending)
+    if (w.cls != "opportunistic" && w.history.present &&
+        (!longest || w.history.secs > longest->history.secs))
+      longest = &w;
+  if (longest)
+    o << "Longest guaranteed wait: job " << longest->job
+      << (longest->vc.empty() ? "" : " (VC " + longest->vc + ")") << ", "
+      << WaitedText(longest->history) << "\n";
   o << "Bad nodes: " << (s.bad_nodes.empty() ? "none" : Join(s.bad_nodes, " ")) << "\n";
   // sbatch prints no job id for a refused job: the latest ones, with their ids.
   size_t shown = 0;
@@ -510,29 +542,6 @@ bool VcJson(const Status& s, const std::string& name, std::string* out, std::str
   }
   json_decref(result);
   return true;
-}
-
-// "85 s: its VC's quota in use 40 s, no free cells of its shape 45 s" (the
-// plugin's log line says the same in the same words).
-std::string WaitedText(const WaitHistory& h) {
-  static const std::pair<const char*, const char*> words[] = {
-      {"vcQuota", "its VC's quota in use"},
-      {"cells", "no free cells of its shape"},
-      {"pinnedCell", "its pinned cell held"},
-      {"vcTooSmall", "its VC's cells too small"},
-      {"behindVcHead", "behind its VC's head job"},
-      {"other", "other"},
-      {"notAsked", "not asked by Slurm"}};
-  std::string t = N(h.secs) + " s";
-  const char* sep = ": ";
-  for (const auto& c : h.by_cause) {
-    std::string what = c.first;
-    for (const auto& w : words)
-      if (c.first == w.first) what = w.second;
-    t += sep + what + " " + N(c.second) + " s";
-    sep = ", ";
-  }
-  return t;
 }
 
 bool JobText(const Status& s, const std::string& id, std::string* out, std::string* err) {

@@ -238,6 +238,9 @@ START_TEST(test_wait_history) {
   free(text);
   ck_assert(JobText(st, "14", &out, &err));
   ck_has(out, "Waited so far: 85 s: its VC's quota in use 40 s, no free cells of its shape 45 s\n");
+  ck_has(StatusText(st, st.written),
+         "Longest guaranteed wait: job 14 (VC vc1), 85 s: its VC's quota in use 40 s");
+  ck_assert(!Has(StatusText(fixture, fixture.written), "Longest"));
   ck_assert(JobText(st, "10", &out, &err));
   ck_has(out, "Waited before it started: 12 s: behind its VC's head job 12 s\n");
   ck_assert(JobJson(st, "10", &out, &err));
