@@ -336,6 +336,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int64_t now = time(nullptr);
+  st.AgeWaits(now);
   std::string out;
   bool ok = true;
   if (cmd == "status") {

@@ -199,6 +199,7 @@ void ReadHistory(Reader& r, json_t* o, const std::string& p, WaitHistory* h) {
   h->present = true;
   h->since = r.Int(o, "waitingSince", p, false);
   h->secs = r.Int(o, "waitedSecs", p, false);
+  h->current = r.Str(o, "waitingFor", p, false);
   const char* key;
   json_t* v;
   json_object_foreach(by, key, v) {
@@ -365,6 +366,24 @@ const Waiting* Status::FindRefused(const std::string& id) const {
   for (const auto& w : refused)
     if (w.job == id) return &w;
   return nullptr;
+}
+
+void Status::AgeWaits(int64_t now) {
+  const int64_t from = std::max(written, waits_as_of);
+  if (now <= from) return;
+  for (auto& w : pending) {
+    WaitHistory& h = w.history;
+    if (!h.present || h.current.empty()) continue;
+    h.secs += now - from;
+    auto it = std::find_if(
+        h.by_cause.begin(), h.by_cause.end(),
+        [&](const std::pair<std::string, int64_t>& c) { return c.first == h.current; });
+    if (it == h.by_cause.end())
+      h.by_cause.emplace_back(h.current, now - from);
+    else
+      it->second += now - from;
+  }
+  waits_as_of = now;
 }
 
 const Started* Status::FindStarted(const std::string& id) const {

@@ -118,6 +118,7 @@ struct WaitHistory {
   int64_t since = 0;     // the first wait (epoch seconds)
   int64_t secs = 0;      // from then to the file's writing, or to the start
   std::vector<std::pair<std::string, int64_t>> by_cause;
+  std::string current;  // a waiting job's cause now ("waitingFor"; "" if not written)
 };
 
 struct Waiting {
@@ -163,6 +164,10 @@ struct Status {
   const Waiting* FindWaiting(const std::string& id) const;
   const Waiting* FindRefused(const std::string& id) const;
   const Started* FindStarted(const std::string& id) const;
+  // The plugin writes the file on changes only: waiting jobs' histories as of
+  // `now`, the time since it was written added to their current cause.
+  void AgeWaits(int64_t now);
+  int64_t waits_as_of = 0;  // the last AgeWaits (0: none; the file's time)
   // The cell type of the node level of a chain ("" if unknown).
   std::string NodeCellType(const std::string& chain) const;
   // Waiting guaranteed jobs of a VC (all waiting jobs when the class is not written).

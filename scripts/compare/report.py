@@ -536,7 +536,7 @@ def wait_causes_md(r):
         return ", ".join("%s %d s" % (c, v) for c, v in sorted(by.items(), key=lambda x: -x[1])) \
             or "none"
     return ("\nWhy select/hived held guaranteed jobs (its start lines; %d jobs held): %s; "
-            "the jobs that waited under quota: %s.\n" % (
+            "the whole waits of the jobs counted as waiting under quota: %s.\n" % (
                 wc["jobs_held"], causes(wc["guaranteed"]), causes(wc["anomaly_jobs"])))
 
 

@@ -380,15 +380,22 @@ static void _hist_at(char **out, char **pos, const char *name,
 		     name, unit, h->max);
 }
 
-/* ,"waitingSince":T,"waitedSecs":N,"waited":{"vcQuota":40,...} */
+/*
+ * ,"waitingSince":T,"waitedSecs":N,"waited":{"vcQuota":40,...}, and for a job
+ * still waiting ,"waitingFor":"cells": the file is written on changes only, so
+ * hivedctl adds the time since it was written to that cause.
+ */
 static void _history_json_at(char **out, char **pos, const wait_history_t *h,
-			     time_t now)
+			     time_t now, bool waiting)
 {
 	char buf[256];
 
 	wait_history_json(h, now, buf, sizeof(buf));
 	xstrfmtcatat(*out, pos, ",\"waitingSince\":%ld,\"waitedSecs\":%u,\"waited\":%s",
 		     (long) h->first, wait_history_total(h, now), buf);
+	if (waiting)
+		xstrfmtcatat(*out, pos, ",\"waitingFor\":\"%s\"",
+			     wait_cause_key(wait_history_current(h, now)));
 }
 
 /* The plugin's own part of the file. Caller holds status_mutex. */
@@ -407,7 +414,7 @@ static char *_compose_plugin(size_t engine_bytes)
 		_json_str_at(&out, &pos, pending[i].job_class);
 		xstrcatat(out, &pos, ",\"reason\":");
 		_json_str_at(&out, &pos, pending[i].reason);
-		_history_json_at(&out, &pos, &pending[i].hist, now);
+		_history_json_at(&out, &pos, &pending[i].hist, now, true);
 		xstrcatat(out, &pos, "}");
 	}
 	xstrcatat(out, &pos, "],\"started\":[");
@@ -420,7 +427,8 @@ static char *_compose_plugin(size_t engine_bytes)
 		xstrfmtcatat(out, &pos, "%s{\"job\":\"%u\",\"time\":%ld",
 			     first ? "" : ",", started[i].job_id,
 			     (long) started[i].when);
-		_history_json_at(&out, &pos, &started[i].hist, started[i].when);
+		_history_json_at(&out, &pos, &started[i].hist, started[i].when,
+				 false);
 		xstrcatat(out, &pos, "}");
 		first = 0;
 	}

@@ -698,7 +698,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	if (d->outcome == HIVED_WAITING) {
 		char *behind = NULL;
 
-		if (held_by)
+		/* Waiting for its quota, it would wait without the head too. */
+		if (held_by && (d->wait_kind != HIVED_WAIT_VC_QUOTA) &&
+		    (d->wait_kind != HIVED_WAIT_VC_TOO_SMALL))
 			behind = xstrdup_printf("waits behind JobId=%u of VC '%s', of higher priority, which waits for whole cells of that VC; its nodes are left to it (%s)",
 						held_by, ask.vc, d->reason);
 		hived_job_set_comment(job_ptr, behind ? behind : d->reason);

@@ -68,6 +68,12 @@ extern uint32_t wait_history_secs(const wait_history_t *w, wait_cause_t cause,
 	return s;
 }
 
+extern wait_cause_t wait_history_current(const wait_history_t *w, time_t now)
+{
+	return (now >= w->last + WAIT_HISTORY_GAP) ? WAIT_CAUSE_NOT_ASKED :
+						      w->cause;
+}
+
 extern uint32_t wait_history_total(const wait_history_t *w, time_t now)
 {
 	return w->first ? _span(w->first, now) : 0;

@@ -50,6 +50,9 @@ extern void wait_history_note(wait_history_t *w, wait_cause_t cause,
 extern uint32_t wait_history_secs(const wait_history_t *w, wait_cause_t cause,
 				  time_t now);
 
+/* The cause the seconds after `now` go to (not asked, past the gap). */
+extern wait_cause_t wait_history_current(const wait_history_t *w, time_t now);
+
 /* Seconds from the first wait to `now` (0 for a job that never waited). */
 extern uint32_t wait_history_total(const wait_history_t *w, time_t now);
 

@@ -124,7 +124,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check("held job 2", r["jobs"]["2"]["hived_waited"], {"vcQuota": 20, "behindVcHead": 3})
     check("causes line", report.wait_causes_md(r),
           "\nWhy select/hived held guaranteed jobs (its start lines; 2 jobs held): vcQuota 22 s, "
-          "cells 6 s, behindVcHead 3 s; the jobs that waited under quota: cells 6 s, "
+          "cells 6 s, behindVcHead 3 s; the whole waits of the jobs counted as waiting under "
+          "quota: cells 6 s, "
           "vcQuota 2 s.\n")
     check("rack share of b", (r["per_account"]["b"]["affinity"]["rack"]["hits"],
                               r["per_account"]["b"]["affinity"]["rack"]["jobs"]), (0, 1))

@@ -227,6 +227,7 @@ START_TEST(test_wait_history) {
   json_object_set_new(job14, "waitingSince", json_integer(1795275879));
   json_object_set_new(job14, "waitedSecs", json_integer(85));
   json_object_set_new(job14, "waited", json_pack("{s:i, s:i}", "vcQuota", 40, "cells", 45));
+  json_object_set_new(job14, "waitingFor", json_string("cells"));
   json_object_set_new(
       root, "started",
       json_pack("[{s:s, s:i, s:i, s:i, s:{s:i}}]", "job", "10", "time", 1795275900, "waitingSince",
@@ -241,6 +242,14 @@ START_TEST(test_wait_history) {
   ck_has(StatusText(st, st.written),
          "Longest guaranteed wait: job 14 (VC vc1), 85 s: its VC's quota in use 40 s");
   ck_assert(!Has(StatusText(fixture, fixture.written), "Longest"));
+  // The file is written on changes only: 10 s later the current cause has 10 s more.
+  Status later = st;
+  later.AgeWaits(st.written + 10);
+  ck_assert(JobText(later, "14", &out, &err));
+  ck_has(out, "Waited so far: 95 s: its VC's quota in use 40 s, no free cells of its shape 55 s\n");
+  later.AgeWaits(st.written + 10);  // the same moment again adds nothing
+  ck_assert(JobText(later, "14", &out, &err));
+  ck_has(out, "Waited so far: 95 s:");
   ck_assert(JobText(st, "10", &out, &err));
   ck_has(out, "Waited before it started: 12 s: behind its VC's head job 12 s\n");
   ck_assert(JobJson(st, "10", &out, &err));
