@@ -136,6 +136,13 @@ static int _pending_find(uint32_t job_id)
 	return -1;
 }
 
+static void _pending_drop(int i)
+{
+	xfree(pending[i].vc);
+	xfree(pending[i].reason);
+	pending[i] = pending[--n_pending];
+}
+
 extern void hived_status_pending(uint32_t job_id, const char *vc,
 				 const char *job_class, const char *reason,
 				 wait_cause_t cause)
@@ -158,9 +165,7 @@ extern void hived_status_pending(uint32_t job_id, const char *vc,
 		pending[i].job_class = job_class;
 		pending[i].reason = xstrdup(reason);
 	} else if (i >= 0) {
-		xfree(pending[i].vc);
-		xfree(pending[i].reason);
-		pending[i] = pending[--n_pending];
+		_pending_drop(i);
 	} else if (reason && n_pending < MAX_PENDING) {
 		xrecalloc(pending, n_pending + 1, sizeof(pending_t));
 		pending[n_pending].job_id = job_id;
@@ -194,11 +199,8 @@ extern bool hived_status_started(uint32_t job_id, uint32_t array_job_id,
 		return false;
 	}
 	hist = pending[i].hist;
-	if (pending[i].job_id == job_id) {
-		xfree(pending[i].vc);
-		xfree(pending[i].reason);
-		pending[i] = pending[--n_pending];
-	}
+	if (pending[i].job_id == job_id)
+		_pending_drop(i);
 	for (k = 0; k < STARTED_KEPT; k++)
 		if (started[k].job_id == job_id)
 			break;

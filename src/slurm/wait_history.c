@@ -84,11 +84,6 @@ extern const char *wait_cause_key(wait_cause_t cause)
 	return ((cause >= 0) && (cause < WAIT_CAUSES)) ? key[cause] : key[WAIT_CAUSE_OTHER];
 }
 
-extern const char *wait_cause_text(wait_cause_t cause)
-{
-	return ((cause >= 0) && (cause < WAIT_CAUSES)) ? text[cause] : text[WAIT_CAUSE_OTHER];
-}
-
 /* Appends; keeps counting past the end of buf, as snprintf itself does. */
 __attribute__((format(printf, 4, 5)))
 static void _add(char *buf, size_t size, int *len, const char *fmt, ...)

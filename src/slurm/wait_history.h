@@ -56,9 +56,8 @@ extern wait_cause_t wait_history_current(const wait_history_t *w, time_t now);
 /* Seconds from the first wait to `now` (0 for a job that never waited). */
 extern uint32_t wait_history_total(const wait_history_t *w, time_t now);
 
-/* The status file's key and the log's words for a cause. */
+/* The status file's key for a cause. */
 extern const char *wait_cause_key(wait_cause_t cause);
-extern const char *wait_cause_text(wait_cause_t cause);
 
 /*
  * "85 s: its VC's quota in use 40 s, no free cells of its shape 45 s", causes
