@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # hivedctl: cluster, VC and job views, the cell map and Prometheus metrics from
 # select/hived's hived_status.json (jansson only), and whatif (the engine too).
+# wait_history.c (no Slurm headers) gives it the plugin's words for wait causes.
 
 noinst_LTLIBRARIES += tools/libhivedctl.la
 tools_libhivedctl_la_SOURCES = \
 	tools/hivedctl_model.cpp tools/hivedctl_model.h \
 	tools/hivedctl_views.h tools/hivedctl_text.cpp \
-	tools/hivedctl_metrics.cpp tools/hivedctl_map.cpp tools/xml_text.h
+	tools/hivedctl_metrics.cpp tools/hivedctl_map.cpp tools/xml_text.h \
+	src/slurm/wait_history.c src/slurm/wait_history.h
 tools_libhivedctl_la_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 tools_libhivedctl_la_LIBADD = $(JANSSON_LIBS)
 

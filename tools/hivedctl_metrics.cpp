@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hivedctl_views.h"
+#include "slurm/wait_history.h"
 
 namespace hivedctl {
 
@@ -142,16 +143,15 @@ std::string Metrics(const Status& s) {
            "Of the VC's waiting guaranteed jobs, the most seconds one has waited for the "
            "cause (select/hived's wait history).");
   for (const auto& vc : s.vcs)
-    for (const char* cause :
-         {"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead", "other", "notAsked"}) {
+    for (int k = 0; k < WAIT_CAUSES; k++) {
+      const std::string cause = wait_cause_key(static_cast<wait_cause_t>(k));
       int64_t most = 0;
       for (const auto& w : s.pending) {
         if (w.vc != vc.name || w.cls == "opportunistic") continue;
         for (const auto& c : w.history.by_cause)
           if (c.first == cause) most = std::max(most, c.second);
       }
-      m.Sample("hived_vc_longest_wait_seconds",
-               VcLabel(vc.name) + ",cause=\"" + std::string(cause) + "\"",
+      m.Sample("hived_vc_longest_wait_seconds", VcLabel(vc.name) + ",cause=\"" + cause + "\"",
                static_cast<double>(most));
     }
 

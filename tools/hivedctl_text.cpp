@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "hivedctl_views.h"
+#include "slurm/wait_history.h"
 
 namespace hivedctl {
 
@@ -62,23 +63,15 @@ class Table {
 
 std::string N(int64_t v) { return std::to_string(v); }
 
-// "85 s: its VC's quota in use 40 s, no free cells of its shape 45 s" (the
-// plugin's log line says the same in the same words).
+// "85 s: its VC's quota in use 40 s, no free cells of its shape 45 s": the
+// plugin's words (wait_history.c), so this reads as its log line does. A key a
+// newer plugin wrote and this hivedctl lacks shows as the key itself.
 std::string WaitedText(const WaitHistory& h) {
-  static const std::pair<const char*, const char*> words[] = {
-      {"vcQuota", "its VC's quota in use"},
-      {"cells", "no free cells of its shape"},
-      {"pinnedCell", "its pinned cell held"},
-      {"vcTooSmall", "its VC's cells too small"},
-      {"behindVcHead", "behind its VC's head job"},
-      {"other", "other"},
-      {"notAsked", "not asked by Slurm"}};
   std::string t = N(h.secs) + " s";
   const char* sep = ": ";
   for (const auto& c : h.by_cause) {
-    std::string what = c.first;
-    for (const auto& w : words)
-      if (c.first == w.first) what = w.second;
+    const wait_cause_t cause = wait_cause_from_key(c.first.c_str());
+    const std::string what = cause == WAIT_CAUSES ? c.first : wait_cause_text(cause);
     t += sep + what + " " + N(c.second) + " s";
     sep = ", ";
   }

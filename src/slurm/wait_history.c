@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "wait_history.h"
 
@@ -81,7 +82,22 @@ extern uint32_t wait_history_total(const wait_history_t *w, time_t now)
 
 extern const char *wait_cause_key(wait_cause_t cause)
 {
-	return ((cause >= 0) && (cause < WAIT_CAUSES)) ? key[cause] : key[WAIT_CAUSE_OTHER];
+	return ((cause >= 0) && (cause < WAIT_CAUSES)) ?
+		key[cause] : key[WAIT_CAUSE_OTHER];
+}
+
+extern const char *wait_cause_text(wait_cause_t cause)
+{
+	return ((cause >= 0) && (cause < WAIT_CAUSES)) ?
+		text[cause] : text[WAIT_CAUSE_OTHER];
+}
+
+extern wait_cause_t wait_cause_from_key(const char *k)
+{
+	for (int c = 0; c < WAIT_CAUSES; c++)
+		if (k && !strcmp(k, key[c]))
+			return c;
+	return WAIT_CAUSES;
 }
 
 /* Appends; keeps counting past the end of buf, as snprintf itself does. */

@@ -20,6 +20,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
 	WAIT_CAUSE_VC_QUOTA,	/* its VC's free cells hold too few GPUs */
 	WAIT_CAUSE_CELLS,	/* enough GPUs, not in cells of its shape */
@@ -60,6 +64,15 @@ extern uint32_t wait_history_total(const wait_history_t *w, time_t now);
 extern const char *wait_cause_key(wait_cause_t cause);
 
 /*
+ * The log's words for a cause. hivedctl links this file for them, so the
+ * plugin's start line and hivedctl's "Waited ..." lines cannot drift apart.
+ */
+extern const char *wait_cause_text(wait_cause_t cause);
+
+/* The cause of a status file key; WAIT_CAUSES for a key this build lacks. */
+extern wait_cause_t wait_cause_from_key(const char *k);
+
+/*
  * "85 s: its VC's quota in use 40 s, no free cells of its shape 45 s", causes
  * in enum order, those under a second left out; truncated to fit `size`.
  * Returns the length snprintf would have written.
@@ -70,5 +83,9 @@ extern int wait_history_text(const wait_history_t *w, time_t now, char *buf,
 /* {"vcQuota":40,"cells":45}: every cause with a second or more. */
 extern int wait_history_json(const wait_history_t *w, time_t now, char *buf,
 			     size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,7 @@
 GPU-seconds, preemptions and affinity, and the churn/contended workload presets."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -101,6 +102,22 @@ def write_run(d):
         f.write(p + "104 VC=b class=opportunistic GPUs=node4:0-7; waited 10 s: "
                 "no free cells of its shape 10 s\n")
 
+
+def plugin_wait_words():
+    """The plugin's words -> keys, read from its tables in src/slurm/wait_history.c."""
+    src = open(os.path.join(HERE, "..", "..", "src", "slurm", "wait_history.c")).read()
+    tables = {}
+    for name in ("key", "text"):
+        m = re.search(r"\b%s\[WAIT_CAUSES\] = \{(.*?)\};" % name, src, re.S)
+        tables[name] = re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)) if m else []
+    return dict(zip(tables["text"], tables["key"]))
+
+
+# The report reads the start lines' words back into the status file's keys: a word
+# changed in the plugin and not here would drop that cause from every report.
+words = plugin_wait_words()
+check("plugin's causes read", len(words) >= 7, True)
+check("report's cause words", report.WAIT_WORDS, words)
 
 with tempfile.TemporaryDirectory() as tmp:
     run = os.path.join(tmp, "run")

@@ -252,6 +252,12 @@ START_TEST(test_wait_history) {
   ck_has(out, "Waited so far: 95 s:");
   ck_assert(JobText(st, "10", &out, &err));
   ck_has(out, "Waited before it started: 12 s: behind its VC's head job 12 s\n");
+  // A cause a newer plugin wrote shows by its key rather than vanishing.
+  Status newer = st;
+  newer.started[0].history.by_cause.emplace_back("fairShare", 3);
+  newer.started[0].history.secs = 15;
+  ck_assert(JobText(newer, "10", &out, &err));
+  ck_has(out, "Waited before it started: 15 s: behind its VC's head job 12 s, fairShare 3 s\n");
   ck_assert(JobJson(st, "10", &out, &err));
   ck_has(out, "\"waitedBeforeStart\"");
   ck_has(out, "\"behindVcHead\": 12");

@@ -114,6 +114,25 @@ START_TEST(test_truncation)
 }
 END_TEST
 
+/* hivedctl reads the status file's keys back into the log's words. */
+START_TEST(test_keys_and_words)
+{
+	for (int c = 0; c < WAIT_CAUSES; c++) {
+		ck_assert_int_eq(wait_cause_from_key(wait_cause_key(c)), c);
+		ck_assert(strlen(wait_cause_text(c)) > 0);
+		for (int d = 0; d < c; d++) {
+			ck_assert_str_ne(wait_cause_key(c), wait_cause_key(d));
+			ck_assert_str_ne(wait_cause_text(c), wait_cause_text(d));
+		}
+	}
+	ck_assert_int_eq(wait_cause_from_key("cell"), WAIT_CAUSES);
+	ck_assert_int_eq(wait_cause_from_key(NULL), WAIT_CAUSES);
+	ck_assert_str_eq(wait_cause_text(WAIT_CAUSES), "other");
+	ck_assert_str_eq(wait_cause_text(WAIT_CAUSE_CELLS),
+			 "no free cells of its shape");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("wait_history");
@@ -126,6 +145,7 @@ int main(void)
 	tcase_add_test(tc, test_not_asked);
 	tcase_add_test(tc, test_clock_back_and_bad_cause);
 	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_keys_and_words);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
