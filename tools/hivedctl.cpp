@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "hivedctl_model.h"
+#include "hivedctl_output.h"
 #include "hivedctl_views.h"
 #include "hivedctl_whatif.h"
 
@@ -125,43 +126,6 @@ bool ReadAll(const std::string& path, std::string* text, std::string* err) {
   std::ostringstream ss;
   ss << in.rdbuf();
   *text = ss.str();
-  return true;
-}
-
-// Write to FILE.tmp then rename: a textfile collector or a browser never sees half a file.
-bool WriteFile(const std::string& path, const std::string& text, std::string* err) {
-  if (path == "-") {
-    fwrite(text.data(), 1, text.size(), stdout);
-    return true;
-  }
-  // mkstemp: a new file of our own, never a name someone else prepared (the
-  // output may go to /tmp, and hivedctl may run as root).
-  std::string tmp = path + ".XXXXXX";
-  int fd = mkstemp(&tmp[0]);
-  if (fd < 0) {
-    *err = tmp + ": " + strerror(errno);
-    return false;
-  }
-  const mode_t mask = umask(0);  // mkstemp gives 0600; keep what open(0644) would give
-  umask(mask);
-  if (fchmod(fd, 0644 & ~mask)) {
-    *err = tmp + ": " + strerror(errno);
-    close(fd);
-    unlink(tmp.c_str());
-    return false;
-  }
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  if (close(fd) || done != text.size() || rename(tmp.c_str(), path.c_str())) {
-    *err = path + ": " + strerror(errno);
-    unlink(tmp.c_str());
-    return false;
-  }
   return true;
 }
 
@@ -354,14 +318,14 @@ int main(int argc, char** argv) {
   } else if (cmd == "whatif") {
     return RunWhatif(st, status_path, state_path, ends_path, ask, json, now);
   } else if (cmd == "metrics") {
-    if (!WriteFile(output.empty() ? "-" : output, hivedctl::Metrics(st), &err)) {
+    if (!hivedctl::WriteOutput(output.empty() ? "-" : output, hivedctl::Metrics(st), &err)) {
       fprintf(stderr, "hivedctl: %s\n", err.c_str());
       return 2;
     }
     return 0;
   } else {
-    if ((!html.empty() && !WriteFile(html, hivedctl::MapHtml(st, now), &err)) ||
-        (!svg.empty() && !WriteFile(svg, hivedctl::MapSvg(st, now), &err))) {
+    if ((!html.empty() && !hivedctl::WriteOutput(html, hivedctl::MapHtml(st, now), &err)) ||
+        (!svg.empty() && !hivedctl::WriteOutput(svg, hivedctl::MapSvg(st, now), &err))) {
       fprintf(stderr, "hivedctl: %s\n", err.c_str());
       return 2;
     }

@@ -4,7 +4,10 @@
 // lazy-preempted job 9 on node1 and guaranteed jobs 15 and 16; vc2 runs job 11
 // opportunistically and has 1 doomed node cell; vc3 runs job 10 on 2 GPUs of a
 // socket; jobs 14, 12 and 13 wait).
+#include <fcntl.h>
 #include <jansson.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <ctime>
@@ -17,6 +20,7 @@
 #include <check.h>
 
 #include "hivedctl_model.h"
+#include "hivedctl_output.h"
 #include "hivedctl_views.h"
 #include "../check_run.h"
 
@@ -592,6 +596,60 @@ START_TEST(test_fractions_metrics) {
 }
 END_TEST
 
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// map --html and metrics -o: a regular file is replaced whole (a new inode), through
+// a symbolic link too; a FIFO or device is written in place. "hivedctl map --html
+// /dev/null" as root once renamed a plain file over /dev/null.
+START_TEST(test_write_output) {
+  char dir_tmpl[] = "/tmp/hivedctl-out-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir_tmpl));
+  const std::string dir = dir_tmpl, file = dir + "/map.html", link = dir + "/latest.html",
+                    fifo = dir + "/pipe";
+  std::string err;
+  ck_assert_msg(hivedctl::WriteOutput(file, "one", &err), "%s", err.c_str());
+  ck_assert_str_eq(Slurp(file).c_str(), "one");
+  struct stat before, after;
+  ck_assert_int_eq(stat(file.c_str(), &before), 0);
+  ck_assert(hivedctl::WriteOutput(file, "two", &err));
+  ck_assert_int_eq(stat(file.c_str(), &after), 0);
+  ck_assert_str_eq(Slurp(file).c_str(), "two");
+  ck_assert(before.st_ino != after.st_ino);  // renamed over, never half-written
+
+  ck_assert_int_eq(symlink("map.html", link.c_str()), 0);
+  ck_assert(hivedctl::WriteOutput(link, "three", &err));
+  ck_assert_int_eq(lstat(link.c_str(), &after), 0);
+  ck_assert(S_ISLNK(after.st_mode));
+  ck_assert_str_eq(Slurp(file).c_str(), "three");
+
+  ck_assert_int_eq(mkfifo(fifo.c_str(), 0600), 0);
+  const int rd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // a reader, so the write opens
+  ck_assert_int_ge(rd, 0);
+  ck_assert_msg(hivedctl::WriteOutput(fifo, "four", &err), "%s", err.c_str());
+  char buf[16] = {0};
+  ck_assert_int_eq(read(rd, buf, sizeof(buf) - 1), 4);
+  ck_assert_str_eq(buf, "four");
+  close(rd);
+  ck_assert_int_eq(lstat(fifo.c_str(), &after), 0);
+  ck_assert(S_ISFIFO(after.st_mode));
+
+  ck_assert(!hivedctl::WriteOutput(dir, "five", &err));
+  ck_assert_msg(err.find("is a directory") != std::string::npos, "%s", err.c_str());
+  ck_assert(!hivedctl::WriteOutput(dir + "/no/such/dir/x", "six", &err));
+  ck_assert_msg(err.find("No such file") != std::string::npos, "%s", err.c_str());
+
+  unlink(fifo.c_str());
+  unlink(link.c_str());
+  unlink(file.c_str());
+  ck_assert_int_eq(rmdir(dir.c_str()), 0);  // no temporary file left behind
+}
+END_TEST
+
 START_TEST(test_ranges) {
   ck_assert(Ranges({3, 0, 1, 2, 6}) == "0-3,6");
   ck_assert(Ranges({}).empty());
@@ -624,6 +682,7 @@ int main() {
   tcase_add_test(tc, test_mig_map);
   tcase_add_test(tc, test_fractions_metrics);
   tcase_add_test(tc, test_ranges);
+  tcase_add_test(tc, test_write_output);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
