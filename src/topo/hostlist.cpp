@@ -60,21 +60,34 @@ Status for_each_range(const std::string& text, F f) {
   }
 }
 
+// The names a host list may still add; over it, expansion stops before building any.
+struct Budget {
+  size_t left;
+  bool over = false;
+  Status Exceeded(size_t max) {
+    over = true;
+    return config_error("more than " + std::to_string(max) + " names");
+  }
+};
+
 // One bracket body ("1-4,7,09-11") -> its values as text, zero-padded like Slurm does
 // (to the width of the range's first number).
-Status expand_bracket(const std::string& body, std::vector<std::string>* out) {
+Status expand_bracket(const std::string& body, size_t max, Budget* budget,
+                      std::vector<std::string>* out) {
   return for_each_range(
       body, [&](const std::string& item, const std::string& lo, long a, long b) -> Status {
         if (static_cast<size_t>(b - a) >= kMaxHostlistNames)
           return config_error("range '" + item + "' is too large");
+        if (static_cast<size_t>(b - a) + 1 > budget->left - std::min(budget->left, out->size()))
+          return budget->Exceeded(max);
         for (long v = a; v <= b; v++) out->push_back(pad(v, lo.size()));
-        if (out->size() > kMaxHostlistNames) return config_error("more than a million names");
         return Status::Ok();
       });
 }
 
 // One top-level item ("rack[1-2]-n[1-4]") -> the cartesian product of its brackets.
-Status expand_item(const std::string& item, std::vector<std::string>* out) {
+Status expand_item(const std::string& item, size_t max, Budget* budget,
+                   std::vector<std::string>* out) {
   std::vector<std::string> acc{""};
   size_t i = 0;
   while (i < item.size()) {
@@ -86,10 +99,9 @@ Status expand_item(const std::string& item, std::vector<std::string>* out) {
     size_t close = item.find(']', open);
     if (close == std::string::npos) return config_error("'[' without ']'");
     std::vector<std::string> vals;
-    Status st = expand_bracket(item.substr(open + 1, close - open - 1), &vals);
+    Status st = expand_bracket(item.substr(open + 1, close - open - 1), max, budget, &vals);
     if (!st.ok()) return st;
-    if (acc.size() * vals.size() > kMaxHostlistNames)
-      return config_error("more than a million names");
+    if (acc.size() * vals.size() > budget->left) return budget->Exceeded(max);
     std::vector<std::string> next;
     next.reserve(acc.size() * vals.size());
     for (const auto& a : acc)
@@ -97,20 +109,25 @@ Status expand_item(const std::string& item, std::vector<std::string>* out) {
     acc.swap(next);
     i = close + 1;
   }
+  if (acc.size() > budget->left) return budget->Exceeded(max);
   for (auto& a : acc) {
     if (a.empty()) return config_error("empty name");
     out->push_back(std::move(a));
   }
+  budget->left -= acc.size();
   return Status::Ok();
 }
 
 }  // namespace
 
-Status expand_hostlist(const std::string& text, std::vector<std::string>* out) {
+Status expand_hostlist(const std::string& text, std::vector<std::string>* out, size_t max_names,
+                       bool* over_limit) {
   // Split at commas outside brackets.
   int depth = 0;
   size_t start = 0;
-  size_t before = out->size();
+  const size_t max = std::min(max_names, kMaxHostlistNames);
+  Budget budget{max};
+  if (over_limit) *over_limit = false;
   for (size_t i = 0; i <= text.size(); i++) {
     char c = i < text.size() ? text[i] : ',';
     if (c == '[') {
@@ -121,10 +138,11 @@ Status expand_hostlist(const std::string& text, std::vector<std::string>* out) {
       std::string item = text.substr(start, i - start);
       start = i + 1;
       if (item.empty()) return config_error("empty name in host list '" + text + "'");
-      Status st = expand_item(item, out);
-      if (!st.ok()) return config_error(st.msg + " in host list '" + text + "'");
-      if (out->size() - before > kMaxHostlistNames)
-        return config_error("more than a million names in host list '" + text + "'");
+      Status st = expand_item(item, max, &budget, out);
+      if (!st.ok()) {
+        if (over_limit) *over_limit = budget.over;
+        return config_error(st.msg + " in host list '" + text + "'");
+      }
     } else if (isspace(static_cast<unsigned char>(c))) {
       return config_error("space in host list '" + text + "'");
     }

@@ -11,9 +11,14 @@
 namespace hived {
 namespace topo {
 
+constexpr size_t kMaxHostlistNames = 1000000;
+
 // Appends every name of `text` to *out in order. A kConfig error says why the text is
-// not a host list (unbalanced brackets, a bad range, more than kMaxHostlistNames names).
-Status expand_hostlist(const std::string& text, std::vector<std::string>* out);
+// not a host list (unbalanced brackets, a bad range, more than max_names names). The
+// limit is checked before a range is expanded, so a caller with a smaller one refuses
+// "n[1-999999]" without building its names; *over_limit (if given) tells that case.
+Status expand_hostlist(const std::string& text, std::vector<std::string>* out,
+                       size_t max_names = kMaxHostlistNames, bool* over_limit = nullptr);
 
 // The shortest usual form of `names`: names that differ only in a trailing number are
 // merged into ranges ("node[1-4,7]"); prefixes keep their first-seen order.
@@ -22,8 +27,6 @@ std::string compress_hostlist(const std::vector<std::string>& names);
 // Integer list syntax of Cores= ("0-3,8,10-11") both ways; a bad list is a kConfig error.
 Status parse_int_ranges(const std::string& text, int max_value, std::vector<int>* out);
 std::string format_int_ranges(std::vector<int> values);
-
-constexpr size_t kMaxHostlistNames = 1000000;
 
 }  // namespace topo
 }  // namespace hived

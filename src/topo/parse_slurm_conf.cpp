@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // slurm.conf NodeName lines -> NodeFacts (sockets, cores, configured GPUs).
+#include <algorithm>
 #include <map>
 
 #include "topo/conf_lines.h"
@@ -162,14 +163,18 @@ Status parse_slurm_conf_nodes(const std::string& text, const std::string& file,
       mig[it->first] += it->second;
       it = gpus.erase(it);
     }
-    std::vector<std::string> names;
-    Status st = expand_hostlist(first.value, &names);
-    if (!st.ok()) return config_error(where + ": NodeName: " + st.msg);
     // Each name costs a NodeFacts and a map entry, so a few lines of large ranges
-    // would take gigabytes of slurmctld's memory; no Slurm cluster comes close.
-    if (nodes->size() + names.size() > kMaxSlurmConfNodes)
+    // would take gigabytes of slurmctld's memory; no Slurm cluster comes close. The
+    // cap goes into the expansion: a line over it is refused before its names exist.
+    std::vector<std::string> names;
+    bool over = false;
+    Status st =
+        expand_hostlist(first.value, &names,
+                        kMaxSlurmConfNodes - std::min(kMaxSlurmConfNodes, nodes->size()), &over);
+    if (over)
       return config_error(where + ": NodeName: more than " + std::to_string(kMaxSlurmConfNodes) +
                           " nodes in " + file);
+    if (!st.ok()) return config_error(where + ": NodeName: " + st.msg);
     int cores = k.cores > 0 ? static_cast<int>(k.cores) : 1;
     int threads = k.threads > 0 ? static_cast<int>(k.threads) : 1;
     int sockets = sockets_of(k, cores, threads);

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # libFuzzer targets for the parsers of untrusted text (doc/reliability.md, "Fuzzing"):
 # conf (hived.conf), state (the state file), replay (hived-replay events), topo
-# (slurm.conf, gres.conf, topology.conf). Seeds in tests/fuzz/corpus/<target>/.
+# (slurm.conf, gres.conf, topology.conf), status (hived_status.json as hivedctl
+# reads it). Seeds in tests/fuzz/corpus/<target>/.
 
-fuzz_targets = conf state replay topo
+fuzz_targets = conf state replay topo status
 fuzz_target_sources = tests/fuzz/fuzz_target.h tests/fuzz/fuzz_conf.cpp tests/fuzz/fuzz_state.cpp \
-	tests/fuzz/fuzz_replay.cpp tests/fuzz/fuzz_topo.cpp
+	tests/fuzz/fuzz_replay.cpp tests/fuzz/fuzz_topo.cpp tests/fuzz/fuzz_status.cpp
 fuzz_replay_sources = tools/replay_json.cpp tools/replay_json.h tools/replay_request.cpp \
 	tools/replay_request.h tools/replay_session.cpp tools/replay_session.h
 
@@ -17,12 +18,13 @@ tests_fuzz_test_fuzz_corpus_SOURCES = tests/fuzz/test_fuzz_corpus.cpp $(fuzz_tar
 	$(fuzz_replay_sources)
 tests_fuzz_test_fuzz_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -DHIVED_FUZZ_DRIVER \
 	$(CHECK_CFLAGS) $(JANSSON_CFLAGS) -DHIVED_TOP_SRCDIR='"$(abs_top_srcdir)"'
-tests_fuzz_test_fuzz_corpus_LDADD = libhived.la $(CHECK_LIBS) $(JANSSON_LIBS)
+tests_fuzz_test_fuzz_corpus_LDADD = libhived.la tools/libhivedctl.la $(CHECK_LIBS) $(JANSSON_LIBS)
 EXTRA_DIST += tests/fuzz/corpus
 
 # The libFuzzer programs exist only in a build configured with --enable-fuzz.
 if FUZZ
-noinst_PROGRAMS += tests/fuzz/fuzz_conf tests/fuzz/fuzz_state tests/fuzz/fuzz_replay tests/fuzz/fuzz_topo
+noinst_PROGRAMS += tests/fuzz/fuzz_conf tests/fuzz/fuzz_state tests/fuzz/fuzz_replay tests/fuzz/fuzz_topo \
+	tests/fuzz/fuzz_status
 fuzz_cppflags = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 fuzz_ldflags = $(AM_LDFLAGS) -fsanitize=fuzzer
 fuzz_ldadd = libhived.la $(JANSSON_LIBS)
@@ -43,6 +45,10 @@ tests_fuzz_fuzz_topo_SOURCES = tests/fuzz/fuzz_topo.cpp tests/fuzz/fuzz_target.h
 tests_fuzz_fuzz_topo_CPPFLAGS = $(fuzz_cppflags)
 tests_fuzz_fuzz_topo_LDFLAGS = $(fuzz_ldflags)
 tests_fuzz_fuzz_topo_LDADD = $(fuzz_ldadd)
+tests_fuzz_fuzz_status_SOURCES = tests/fuzz/fuzz_status.cpp tests/fuzz/fuzz_target.h
+tests_fuzz_fuzz_status_CPPFLAGS = $(fuzz_cppflags) -I$(top_srcdir)/tools
+tests_fuzz_fuzz_status_LDFLAGS = $(fuzz_ldflags)
+tests_fuzz_fuzz_status_LDADD = tools/libhivedctl.la $(fuzz_ldadd)
 endif
 
 # "make fuzz": each target, built with clang -fsanitize=fuzzer,address,undefined in the

@@ -25,6 +25,7 @@ HIVED_FUZZ_TARGET(conf);
 HIVED_FUZZ_TARGET(state);
 HIVED_FUZZ_TARGET(replay);
 HIVED_FUZZ_TARGET(topo);
+HIVED_FUZZ_TARGET(status);
 
 namespace {
 
@@ -135,6 +136,9 @@ END_TEST
 START_TEST(corpus_topo) { RunTarget("topo", hived_fuzz_topo); }
 END_TEST
 
+START_TEST(corpus_status) { RunTarget("status", hived_fuzz_status); }
+END_TEST
+
 Suite *fuzz_suite() {
   Suite *s = suite_create("fuzz_corpus");
   TCase *tc = tcase_create("targets");
@@ -144,6 +148,7 @@ Suite *fuzz_suite() {
   tcase_add_test(tc, corpus_state);
   tcase_add_test(tc, corpus_replay);
   tcase_add_test(tc, corpus_topo);
+  tcase_add_test(tc, corpus_status);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -128,6 +128,36 @@ START_TEST(hostlist_compress_and_ranges) {
 }
 END_TEST
 
+// A caller's limit refuses a list before its names are built: slurm.conf's cap of
+// 100000 nodes must not cost the million names of "n[0-999999]" first.
+START_TEST(hostlist_limit_checked_before_expanding) {
+  std::vector<std::string> v{"kept"};
+  bool over = false;
+  ck_assert_ok(expand_hostlist("a[1-3],b", &v, 4, &over));
+  ck_assert(!over);
+  ck_assert_uint_eq(v.size(), 5);
+  v = {"kept"};
+  for (const char* text : {"a[1-3],b[1-2]", "n[0-999999]", "r[1-4]n[1-4]", "a,b,c,d,e"}) {
+    Status st = expand_hostlist(text, &v, 4, &over);
+    ck_assert_msg(over, "%s", text);
+    ck_assert_has(st.msg, "more than 4 names");
+    ck_assert_uint_le(v.size(), 1 + 4);  // never more than the limit added
+    v = {"kept"};
+  }
+  expand_hostlist("n[1-", &v, 4, &over);
+  ck_assert(!over);  // a syntax error is not the limit
+  std::vector<NodeFacts> n;
+  std::vector<std::string> notes;
+  ck_assert_has(
+      parse_slurm_conf_nodes("NodeName=n[1-50000]\nNodeName=m[0-999999]\n", "s.conf", &n, &notes),
+      "s.conf:2: NodeName: more than 100000 nodes in s.conf");
+  n.clear();
+  ck_assert_ok(
+      parse_slurm_conf_nodes("NodeName=n[1-50000]\nNodeName=m[1-50000]\n", "s.conf", &n, &notes));
+  ck_assert_uint_eq(n.size(), 100000);
+}
+END_TEST
+
 // Host-list and Cores= failures are config errors whose message names the text.
 START_TEST(hostlist_errors_are_config_status) {
   std::vector<std::string> v;
@@ -945,6 +975,7 @@ Suite* topo_suite() {
   TCase* parse = tcase_create("parse");
   tcase_add_test(parse, hostlist_expand);
   tcase_add_test(parse, hostlist_compress_and_ranges);
+  tcase_add_test(parse, hostlist_limit_checked_before_expanding);
   tcase_add_test(parse, hostlist_errors_are_config_status);
   tcase_add_test(parse, topo_parsers_fail_with_config_status);
   tcase_add_test(parse, conf_line_syntax);
