@@ -141,6 +141,12 @@ static void _pending_drop(int i)
 	xfree(pending[i].vc);
 	xfree(pending[i].reason);
 	pending[i] = pending[--n_pending];
+	/*
+	 * xrecalloc zeroes only memory it adds: a slot freed here and taken by the
+	 * next waiting job kept the moved entry's history, and that job's start
+	 * line said it had waited since the other job's first wait.
+	 */
+	memset(&pending[n_pending], 0, sizeof(pending[n_pending]));
 }
 
 extern void hived_status_pending(uint32_t job_id, const char *vc,
@@ -168,6 +174,7 @@ extern void hived_status_pending(uint32_t job_id, const char *vc,
 		_pending_drop(i);
 	} else if (reason && n_pending < MAX_PENDING) {
 		xrecalloc(pending, n_pending + 1, sizeof(pending_t));
+		memset(&pending[n_pending], 0, sizeof(pending[n_pending]));
 		pending[n_pending].job_id = job_id;
 		pending[n_pending].vc = xstrdup(vc);
 		pending[n_pending].job_class = job_class;

@@ -146,6 +146,57 @@ START_TEST(test_vc_head_keeps_its_cells)
 }
 END_TEST
 
+/* The seconds job id's start line says it waited; -1 without one. */
+static int _logged_wait(int id)
+{
+	char *out = NULL;
+	int secs = -1;
+
+	if (!run(&out, "grep -oE 'select/hived: JobId=%d VC=.*; waited [0-9]+ s' '%s/log/slurmctld.log' | "
+		 "tail -n 1 | sed -E 's/.*waited ([0-9]+) s$/\\1/'", id, e2e_clusterdir) && out)
+		secs = atoi(out);
+	free(out);
+	return secs;
+}
+
+/*
+ * A job's wait history is its own. The plugin keeps waiting jobs in an array; a
+ * job that starts leaves its slot, and the next job to wait took that slot with
+ * the history still in it (xrecalloc zeroes only what it adds): c, held for a few
+ * seconds, logged that it had waited since a's first wait, 25 s before c existed.
+ */
+START_TEST(test_wait_history_is_the_jobs_own)
+{
+	int f[3], a, c, logged;
+	time_t c_submitted;
+
+	cancel_all();
+	f[0] = submit("-A mid -N1 --gres=gpu:8 -t 30");	/* mid's 18 GPUs: */
+	f[1] = submit("-A mid -N1 --gres=gpu:8 -t 30");	/* two node cells */
+	f[2] = submit("-A mid --gres=gpu:2 -t 30");	/* and the pair */
+	for (int i = 0; i < 3; i++)
+		ck_assert(wait_job(f[i], "JobState=RUNNING", 120));
+	a = submit("-A mid --gres=gpu:2 -t 30");
+	ck_assert(wait_job(a, "VC 'mid' quota is in use", 60));
+	sleep(25);
+	ck_assert_int_eq(run(NULL, "scancel %d", f[2]), 0);
+	ck_assert(wait_job(a, "JobState=RUNNING", 120));
+	ck_assert_msg(_logged_wait(a) >= 20, "job %d waited 25 s, its start line says %d s",
+		      a, _logged_wait(a));
+	c_submitted = time(NULL);
+	c = submit("-A mid --gres=gpu:2 -t 30");
+	ck_assert(wait_job(c, "VC 'mid' quota is in use", 60));
+	ck_assert_int_eq(run(NULL, "scancel %d", a), 0);
+	ck_assert(wait_job(c, "JobState=RUNNING", 120));
+	logged = _logged_wait(c);
+	ck_assert_msg(logged >= 0, "no start line with a wait for job %d", c);
+	ck_assert_msg(logged <= time(NULL) - c_submitted + 1,
+		      "job %d waited at most %ld s, its start line says %d s (job %d's history)",
+		      c, (long) (time(NULL) - c_submitted), logged, a);
+	cancel_all();
+}
+END_TEST
+
 /*
  * big fills its quota (13 jobs of 2 GPUs, 26 GPUs), then queues `flood` more
  * that wait for its own cells, not for nodes. Returns the flood's last job.
@@ -267,6 +318,7 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_vc_head_keeps_its_cells);
+	tcase_add_test(tc, test_wait_history_is_the_jobs_own);
 	tcase_add_test(tc, test_flood_does_not_hold_other_vcs);
 	tcase_add_test(tc, test_up_priority_hived);
 	tcase_add_test(tc, test_flood_past_every_depth);
