@@ -3,10 +3,7 @@
 // a cell map, Prometheus metrics and "what if I submitted this job". Reads
 // <StateSaveLocation>/hived_status.json, which slurmctld writes world-readable;
 // needs no privilege and no daemon (whatif also reads the config, see below).
-#include <fcntl.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>

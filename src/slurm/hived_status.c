@@ -141,12 +141,6 @@ static void _pending_drop(int i)
 	xfree(pending[i].vc);
 	xfree(pending[i].reason);
 	pending[i] = pending[--n_pending];
-	/*
-	 * xrecalloc zeroes only memory it adds: a slot freed here and taken by the
-	 * next waiting job kept the moved entry's history, and that job's start
-	 * line said it had waited since the other job's first wait.
-	 */
-	memset(&pending[n_pending], 0, sizeof(pending[n_pending]));
 }
 
 extern void hived_status_pending(uint32_t job_id, const char *vc,
@@ -174,6 +168,11 @@ extern void hived_status_pending(uint32_t job_id, const char *vc,
 		_pending_drop(i);
 	} else if (reason && n_pending < MAX_PENDING) {
 		xrecalloc(pending, n_pending + 1, sizeof(pending_t));
+		/*
+		 * xrecalloc zeroes only memory it adds: a slot _pending_drop()
+		 * freed still holds the moved entry, whose history the next
+		 * waiting job would go on from.
+		 */
 		memset(&pending[n_pending], 0, sizeof(pending[n_pending]));
 		pending[n_pending].job_id = job_id;
 		pending[n_pending].vc = xstrdup(vc);

@@ -62,9 +62,10 @@ Status for_each_range(const std::string& text, F f) {
 
 // The names a host list may still add; over it, expansion stops before building any.
 struct Budget {
-  size_t left;
+  const size_t max;
+  size_t left = max;
   bool over = false;
-  Status Exceeded(size_t max) {
+  Status Exceeded() {
     over = true;
     return config_error("more than " + std::to_string(max) + " names");
   }
@@ -72,22 +73,20 @@ struct Budget {
 
 // One bracket body ("1-4,7,09-11") -> its values as text, zero-padded like Slurm does
 // (to the width of the range's first number).
-Status expand_bracket(const std::string& body, size_t max, Budget* budget,
-                      std::vector<std::string>* out) {
+Status expand_bracket(const std::string& body, Budget* budget, std::vector<std::string>* out) {
   return for_each_range(
       body, [&](const std::string& item, const std::string& lo, long a, long b) -> Status {
         if (static_cast<size_t>(b - a) >= kMaxHostlistNames)
           return config_error("range '" + item + "' is too large");
         if (static_cast<size_t>(b - a) + 1 > budget->left - std::min(budget->left, out->size()))
-          return budget->Exceeded(max);
+          return budget->Exceeded();
         for (long v = a; v <= b; v++) out->push_back(pad(v, lo.size()));
         return Status::Ok();
       });
 }
 
 // One top-level item ("rack[1-2]-n[1-4]") -> the cartesian product of its brackets.
-Status expand_item(const std::string& item, size_t max, Budget* budget,
-                   std::vector<std::string>* out) {
+Status expand_item(const std::string& item, Budget* budget, std::vector<std::string>* out) {
   std::vector<std::string> acc{""};
   size_t i = 0;
   while (i < item.size()) {
@@ -99,9 +98,9 @@ Status expand_item(const std::string& item, size_t max, Budget* budget,
     size_t close = item.find(']', open);
     if (close == std::string::npos) return config_error("'[' without ']'");
     std::vector<std::string> vals;
-    Status st = expand_bracket(item.substr(open + 1, close - open - 1), max, budget, &vals);
+    Status st = expand_bracket(item.substr(open + 1, close - open - 1), budget, &vals);
     if (!st.ok()) return st;
-    if (acc.size() * vals.size() > budget->left) return budget->Exceeded(max);
+    if (acc.size() * vals.size() > budget->left) return budget->Exceeded();
     std::vector<std::string> next;
     next.reserve(acc.size() * vals.size());
     for (const auto& a : acc)
@@ -109,7 +108,7 @@ Status expand_item(const std::string& item, size_t max, Budget* budget,
     acc.swap(next);
     i = close + 1;
   }
-  if (acc.size() > budget->left) return budget->Exceeded(max);
+  if (acc.size() > budget->left) return budget->Exceeded();
   for (auto& a : acc) {
     if (a.empty()) return config_error("empty name");
     out->push_back(std::move(a));
@@ -125,8 +124,7 @@ Status expand_hostlist(const std::string& text, std::vector<std::string>* out, s
   // Split at commas outside brackets.
   int depth = 0;
   size_t start = 0;
-  const size_t max = std::min(max_names, kMaxHostlistNames);
-  Budget budget{max};
+  Budget budget{std::min(max_names, kMaxHostlistNames)};
   if (over_limit) *over_limit = false;
   for (size_t i = 0; i <= text.size(); i++) {
     char c = i < text.size() ? text[i] : ',';
@@ -138,7 +136,7 @@ Status expand_hostlist(const std::string& text, std::vector<std::string>* out, s
       std::string item = text.substr(start, i - start);
       start = i + 1;
       if (item.empty()) return config_error("empty name in host list '" + text + "'");
-      Status st = expand_item(item, max, &budget, out);
+      Status st = expand_item(item, &budget, out);
       if (!st.ok()) {
         if (over_limit) *over_limit = budget.over;
         return config_error(st.msg + " in host list '" + text + "'");
