@@ -112,7 +112,8 @@ struct Job {
 };
 
 // How long select/hived made a job wait, by cause ("waited" in the status file:
-// vcQuota, cells, pinnedCell, vcTooSmall, behindVcHead, other, notAsked), in seconds.
+// vcQuota, cells, pinnedCell, vcTooSmall, behindVcHead, victimsLeaving, other,
+// notAsked), in seconds.
 struct WaitHistory {
   bool present = false;  // written (plugins before it write none)
   int64_t since = 0;     // the first wait (epoch seconds)

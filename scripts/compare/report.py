@@ -159,7 +159,8 @@ def under_quota(polls, jobs, quota, queue, room=None):
 # the status file's cause keys, by the log's words.
 WAIT_WORDS = {"its VC's quota in use": "vcQuota", "no free cells of its shape": "cells",
               "its pinned cell held": "pinnedCell", "its VC's cells too small": "vcTooSmall",
-              "behind its VC's head job": "behindVcHead", "other": "other",
+              "behind its VC's head job": "behindVcHead",
+              "its preempted jobs leaving": "victimsLeaving", "other": "other",
               "not asked by Slurm": "notAsked"}
 START_WAITED = re.compile(r"select/hived: JobId=(\d+) VC=\S+ class=\S+ GPUs=.*?; waited (\d+) s: (.*)$")
 

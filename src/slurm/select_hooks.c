@@ -583,6 +583,12 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	return rc;
 }
 
+/* The class hived_status.json and the log name a job by. */
+static const char *_job_class(const hived_job_ask_t *ask)
+{
+	return (ask->req.priority < 0) ? "opportunistic" : "guaranteed";
+}
+
 /* The engine's wait kind as a wait history cause. */
 static wait_cause_t _wait_cause(int wait_kind)
 {
@@ -704,9 +710,8 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			behind = xstrdup_printf("waits behind JobId=%u of VC '%s', of higher priority, which waits for whole cells of that VC; its nodes are left to it (%s)",
 						held_by, ask.vc, d->reason);
 		hived_job_set_comment(job_ptr, behind ? behind : d->reason);
-		hived_status_pending(job_ptr->job_id, ask.vc,
-				     (ask.req.priority < 0) ? "opportunistic" :
-				     "guaranteed", behind ? behind : d->reason,
+		hived_status_pending(job_ptr->job_id, ask.vc, _job_class(&ask),
+				     behind ? behind : d->reason,
 				     behind ? WAIT_CAUSE_BEHIND_HEAD :
 				     _wait_cause(d->wait_kind));
 		xfree(behind);
@@ -815,6 +820,10 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 
 		if (!victims || !preemptee_job_list) {
 			hived_job_set_comment(job_ptr, why);
+			hived_status_pending(job_ptr->job_id, ask.vc,
+					     _job_class(&ask), why ? why :
+					     "Slurm passed no list for victims",
+					     WAIT_CAUSE_OTHER);
 			xfree(why);
 			FREE_NULL_LIST(victims);
 			hived_job_ask_free(&ask);
@@ -848,6 +857,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		bit_copybits(bitmap, chosen);
 		FREE_NULL_BITMAP(chosen);
 		hived_job_set_comment(job_ptr, "waiting for preempted jobs to end");
+		/*
+		 * Its cells are bound; a requeue under a loaded slurmctld takes
+		 * seconds, which is neither fragmentation nor quota.
+		 */
+		hived_status_pending(job_ptr->job_id, ask.vc, _job_class(&ask),
+				     "waiting for preempted jobs to end",
+				     WAIT_CAUSE_VICTIMS);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
 		return SLURM_SUCCESS;
@@ -989,8 +1005,7 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		/* One line per start, with how long HiveD held it and why. */
 		info("select/hived: %pJ VC=%s class=%s GPUs=%s%s%s",
 		     job_ptr, p->ask.vc ? p->ask.vc : "-",
-		     (p->ask.req.priority < 0) ? "opportunistic" :
-		     "guaranteed", s, held ? "; waited " : "",
+		     _job_class(&p->ask), s, held ? "; waited " : "",
 		     held ? waited : "");
 		for (size_t i = 0; i < d->n_lazy_preempted; i++)
 			info("select/hived: job %s lazy-preempted: now opportunistic, keeps running",
@@ -1003,8 +1018,7 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		hived_status_pending(job_ptr->job_id, NULL, NULL, NULL, 0);
 	else
 		hived_status_pending(job_ptr->job_id, p->ask.vc,
-				     (p->ask.req.priority < 0) ?
-				     "opportunistic" : "guaranteed",
+				     _job_class(&p->ask),
 				     why ? why : no_gpus_why, WAIT_CAUSE_OTHER);
 	xfree(why);
 	hived_ctld_check("job_begin");

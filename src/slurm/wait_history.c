@@ -10,13 +10,14 @@
 #include "wait_history.h"
 
 static const char *const key[WAIT_CAUSES] = {
-	"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead", "other",
-	"notAsked"
+	"vcQuota", "cells", "pinnedCell", "vcTooSmall", "behindVcHead",
+	"victimsLeaving", "other", "notAsked"
 };
 static const char *const text[WAIT_CAUSES] = {
 	"its VC's quota in use", "no free cells of its shape",
 	"its pinned cell held", "its VC's cells too small",
-	"behind its VC's head job", "other", "not asked by Slurm"
+	"behind its VC's head job", "its preempted jobs leaving", "other",
+	"not asked by Slurm"
 };
 
 /* A clock that steps back counts as no time, never as a huge unsigned one. */

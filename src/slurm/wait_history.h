@@ -30,6 +30,7 @@ typedef enum {
 	WAIT_CAUSE_PINNED,	/* its pinned cell is held by equal/higher priority */
 	WAIT_CAUSE_VC_TOO_SMALL,	/* its VC's cells can never hold it */
 	WAIT_CAUSE_BEHIND_HEAD,	/* left its VC's head job's nodes */
+	WAIT_CAUSE_VICTIMS,	/* placed; its preempted jobs still leaving */
 	WAIT_CAUSE_OTHER,	/* e.g. a start that found its GPUs gone */
 	WAIT_CAUSE_NOT_ASKED,	/* no job_test for over WAIT_HISTORY_GAP s */
 	WAIT_CAUSES

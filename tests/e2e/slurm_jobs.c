@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e_main.h"
@@ -57,6 +58,22 @@ int submit(const char *args)
 }
 
 /* GPUs per node from "Nodes=x ... GRES=gpu:a100:n(IDX:a-b,c)". */
+/* Up to `seconds` until `hivedctl job id` prints text; its last output. */
+bool hivedctl_job_says(int id, const char *text, int seconds, char **out)
+{
+	time_t end = time(NULL) + seconds;
+
+	do {
+		free(*out);
+		*out = NULL;
+		if (!run(out, "'%s/hivedctl' job %d", e2e_builddir, id) && *out &&
+		    strstr(*out, text))
+			return true;
+		sleep(1);
+	} while (time(NULL) < end);
+	return false;
+}
+
 void job_alloc(int id, alloc_t *a)
 {
 	char *l = job_line(id), *p;

@@ -30,6 +30,11 @@ bool wait_job(int id, const char *text, int seconds);
 int submit(const char *args);
 void job_alloc(int id, alloc_t *a);
 /*
+ * Up to `seconds` until "hivedctl job ID" prints text (hived_status.json is
+ * written after the change that shows, not with it); *out: its last output.
+ */
+bool hivedctl_job_says(int id, const char *text, int seconds, char **out);
+/*
  * sbatch -A ACCOUNT ARGS must be refused. When slurmctld refuses it for a
  * plugin ("Requested node configuration is not available"), its log must name
  * `why`. RET true if so, false if Slurm refused it itself first (a GRES no node

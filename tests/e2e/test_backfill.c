@@ -73,22 +73,6 @@ static int submit_sleep(const char *args, int seconds)
  * third small job took the 4 GPUs left in the node cell that empties first, and
  * the whole-node job waited for it (600 s) instead of for the 45 s job.
  */
-/* Up to `seconds` until `hivedctl job id` prints text; its last output. */
-static bool _hivedctl_job_says(int id, const char *text, int seconds, char **out)
-{
-	time_t end = time(NULL) + seconds;
-
-	do {
-		free(*out);
-		*out = NULL;
-		if (!run(out, "'%s/hivedctl' job %d", e2e_builddir, id) && *out &&
-		    strstr(*out, text))
-			return true;
-		sleep(1);
-	} while (time(NULL) < end);
-	return false;
-}
-
 /* job_begin's line for job id names the cause it waited for, with seconds. */
 static bool _start_logged_waiting_for(int id, const char *cause)
 {
@@ -124,10 +108,10 @@ START_TEST(test_vc_head_keeps_its_cells)
 	ck_assert_msg(wait_job(k[2], text, 60), "job %d does not say it waits behind %d: %s",
 		      k[2], w, job_line(k[2]));
 	/* How long each waited, and why, while they wait. */
-	ck_assert_msg(_hivedctl_job_says(w, "Waited so far: ", 30, &out) &&
+	ck_assert_msg(hivedctl_job_says(w, "Waited so far: ", 30, &out) &&
 		      strstr(out, "no free cells of its shape"),
 		      "hivedctl job %d: %s", w, out);
-	ck_assert_msg(_hivedctl_job_says(k[2], "behind its VC's head job", 30, &out),
+	ck_assert_msg(hivedctl_job_says(k[2], "behind its VC's head job", 30, &out),
 		      "hivedctl job %d: %s", k[2], out);
 	job_alloc(s, &js);
 	ck_assert_msg(wait_job(w, "JobState=RUNNING", 150),
@@ -139,7 +123,7 @@ START_TEST(test_vc_head_keeps_its_cells)
 	/* Its start says how long it waited for its shape; hivedctl too. */
 	ck_assert_msg(_start_logged_waiting_for(w, "no free cells of its shape"),
 		      "no start line with its wait for job %d", w);
-	ck_assert_msg(_hivedctl_job_says(w, "Waited before it started: ", 30, &out),
+	ck_assert_msg(hivedctl_job_says(w, "Waited before it started: ", 30, &out),
 		      "hivedctl job %d: %s", w, out);
 	free(out);
 	cancel_all();

@@ -9,7 +9,8 @@
  * of both accounts run opportunistically beside guaranteed ones; guaranteed
  * jobs then arrive while idle nodes remain, and must start without requeueing
  * anyone. Before the fix they bound their VC cells to the nodes the
- * opportunistic jobs ran on and preempted them. Needs root (exit 77 otherwise).
+ * opportunistic jobs ran on and preempted them. Then the wait for preempted
+ * jobs to leave has a cause of its own. Needs root (exit 77 otherwise).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -107,6 +108,63 @@ START_TEST(test_free_cells_before_preemption)
 }
 END_TEST
 
+/* Batch jobs that leave only at SIGKILL, KillWait (5 s) after SIGTERM. */
+static int submit_slow_to_leave(const char *args)
+{
+	char *out = NULL;
+	int id = -1;
+
+	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap \"trap 'sleep 600' TERM; sleep 1000 & wait\"",
+		args) == 0)
+		id = atoi(out);
+	ck_assert_msg(id > 0, "sbatch %s failed: %s", args, out ? out : "");
+	free(out);
+	return id;
+}
+
+/* The seconds job id's start line gives its preempted jobs; -1: none named. */
+static int victims_secs(int id)
+{
+	char *out = NULL;
+	int secs = -1;
+
+	if (!run(&out, "grep -E 'select/hived: JobId=%d VC=.* GPUs=.*; waited [0-9]+ s: ' '%s/log/slurmctld.log' | grep -oE 'its preempted jobs leaving [0-9]+ s' | tail -1 | grep -oE '[0-9]+'",
+		 id, e2e_clusterdir) && out && *out)
+		secs = atoi(out);
+	free(out);
+	return secs;
+}
+
+/*
+ * A guaranteed job whose cells are bound waits while the jobs it preempted are
+ * requeued; those seconds are the victims', not fragmentation's, and its start
+ * line and hivedctl say so. Every GPU runs opportunistic work that leaves only
+ * at KillWait, so own's whole-node job preempts one of them and waits >= 5 s.
+ */
+START_TEST(test_wait_for_victims_named)
+{
+	int opp[NODES], g, secs;
+	char *out = NULL;
+
+	cancel_all();
+	for (int i = 0; i < NODES; i++)
+		opp[i] = submit_slow_to_leave("-A other --qos=scavenger -N1 --gres=gpu:8");
+	for (int i = 0; i < NODES; i++)
+		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
+	g = submit("-A own -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(g, "JobState=RUNNING", 180), "own's job %d did not start: %s",
+		      g, job_line(g));
+	secs = victims_secs(g);
+	ck_assert_msg(secs >= 3, "job %d's start line gives its victims %d s (KillWait is 5 s)",
+		      g, secs);
+	ck_assert_msg(hivedctl_job_says(g, "Waited before it started: ", 30, &out) &&
+		      strstr(out, "its preempted jobs leaving"), "hivedctl job %d: %s", g,
+		      out ? out : "");
+	free(out);
+	cancel_all();
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -118,5 +176,6 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_free_cells_before_preemption);
+	tcase_add_test(tc, test_wait_for_victims_named);
 	return e2e_run("preempt", tc, cancel_all);
 }

@@ -58,6 +58,25 @@ START_TEST(test_cause_returns)
 END_TEST
 
 /*
+ * Bound cells whose opportunistic jobs are still being requeued: the seconds
+ * after the preemption are the victims', not fragmentation's.
+ */
+START_TEST(test_victims_leaving)
+{
+	char buf[160];
+
+	wait_history_note(&w, WAIT_CAUSE_CELLS, 100);
+	wait_history_note(&w, WAIT_CAUSE_VICTIMS, 110);
+	wait_history_note(&w, WAIT_CAUSE_VICTIMS, 114);
+	ck_assert_int_eq(wait_history_current(&w, 118), WAIT_CAUSE_VICTIMS);
+	wait_history_text(&w, 118, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "18 s: no free cells of its shape 10 s, its preempted jobs leaving 8 s");
+	wait_history_json(&w, 118, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "{\"cells\":10,\"victimsLeaving\":8}");
+}
+END_TEST
+
+/*
  * Past WAIT_HISTORY_GAP seconds without a job_test, Slurm did not ask: that
  * time is "not asked", for the stretch that goes on and for one still open.
  */
@@ -142,6 +161,7 @@ int main(void)
 	tcase_add_test(tc, test_never_waited);
 	tcase_add_test(tc, test_stretches);
 	tcase_add_test(tc, test_cause_returns);
+	tcase_add_test(tc, test_victims_leaving);
 	tcase_add_test(tc, test_not_asked);
 	tcase_add_test(tc, test_clock_back_and_bad_cause);
 	tcase_add_test(tc, test_truncation);
