@@ -149,6 +149,22 @@ Status expand_hostlist(const std::string& text, std::vector<std::string>* out, s
   return Status::Ok();
 }
 
+Status FileHostlists::Expand(const std::string& text, std::vector<std::string>* out) {
+  const size_t before = out->size();
+  const size_t file_left = kMaxHostlistNames - std::min(kMaxHostlistNames, used_);
+  const bool file_limit = file_left < kMaxClusterNodes;
+  bool over = false;
+  Status st = expand_hostlist(text, out, file_limit ? file_left : kMaxClusterNodes, &over);
+  if (over)
+    return config_error(file_limit ? "more than " + std::to_string(kMaxHostlistNames) +
+                                         " names in the host lists of " + file_
+                                   : "more than " + std::to_string(kMaxClusterNodes) +
+                                         " names in one host list (a cluster has at most " +
+                                         std::to_string(kMaxClusterNodes) + " nodes)");
+  used_ += out->size() - before;
+  return st;
+}
+
 std::string compress_hostlist(const std::vector<std::string>& names) {
   struct Group {
     std::string prefix;

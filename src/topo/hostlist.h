@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -19,6 +20,25 @@ constexpr size_t kMaxHostlistNames = 1000000;
 // "n[1-999999]" without building its names; *over_limit (if given) tells that case.
 Status expand_hostlist(const std::string& text, std::vector<std::string>* out,
                        size_t max_names = kMaxHostlistNames, bool* over_limit = nullptr);
+
+// slurm.conf's node lines may define no more nodes than this (no Slurm cluster comes
+// near it), so no other file's list can name more distinct nodes either.
+constexpr size_t kMaxClusterNodes = 100000;
+
+// The host lists of one file (gres.conf, topology.conf) share a budget: each list
+// names at most kMaxClusterNodes names and the file kMaxHostlistNames in all (a node
+// may be named on several lines, one per GPU type). Every name costs memory in
+// slurmctld, and a few lines of huge ranges would take gigabytes of it.
+class FileHostlists {
+ public:
+  explicit FileHostlists(std::string file) : file_(std::move(file)) {}
+  // expand_hostlist into *out; over a limit, a kConfig error that names it.
+  Status Expand(const std::string& text, std::vector<std::string>* out);
+
+ private:
+  std::string file_;
+  size_t used_ = 0;
+};
 
 // The shortest usual form of `names`: names that differ only in a trailing number are
 // merged into ranges ("node[1-4,7]"); prefixes keep their first-seen order.

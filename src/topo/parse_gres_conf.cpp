@@ -17,7 +17,8 @@ namespace {
 
 // Name=shard: Count= per node, or per GPU with File= (Slurm ignores Type= and Cores=).
 Status parse_shard_line(const GresGpuRecord& line, const std::string& files_text,
-                        const std::string& count_text, std::vector<GresShardRecord>* out) {
+                        const std::string& count_text, FileHostlists* lists,
+                        std::vector<GresShardRecord>* out) {
   GresShardRecord s;
   s.nodes = line.nodes;
   s.where = line.where;
@@ -28,7 +29,7 @@ Status parse_shard_line(const GresGpuRecord& line, const std::string& files_text
   s.count = static_cast<int>(c);
   if (!files_text.empty()) {
     std::vector<std::string> files;
-    Status st = expand_hostlist(files_text, &files);
+    Status st = lists->Expand(files_text, &files);
     if (!st.ok()) return config_error(line.where + ": File: " + st.msg);
     if (files.size() != 1)
       return config_error(line.where +
@@ -73,6 +74,7 @@ Status parse_links(const std::string& value, std::vector<int>* out) {
 
 Status parse_gres_conf(const std::string& text, const std::string& file, GresConf* out,
                        std::vector<std::string>* notes) {
+  FileHostlists lists(file);
   for (const ConfLine& cl : split_conf_lines(text)) {
     std::string where = where_of(file, cl.line);
     GresGpuRecord r;
@@ -82,7 +84,7 @@ Status parse_gres_conf(const std::string& text, const std::string& file, GresCon
     for (const ConfToken& t : cl.tokens) {
       if (!t.has_value) return config_error(where + ": '" + t.key + "' is not Key=Value");
       if (key_is(t.key, "NodeName")) {
-        Status st = expand_hostlist(t.value, &r.nodes);
+        Status st = lists.Expand(t.value, &r.nodes);
         if (!st.ok()) return config_error(where + ": NodeName: " + st.msg);
         has_nodes = true;
       } else if (key_is(t.key, "Name")) {
@@ -123,14 +125,14 @@ Status parse_gres_conf(const std::string& text, const std::string& file, GresCon
       continue;
     }
     if (key_is(name, "shard")) {
-      Status err = parse_shard_line(r, files_text, count_text, &out->shards);
+      Status err = parse_shard_line(r, files_text, count_text, &lists, &out->shards);
       if (!err.ok()) return err;
       continue;
     }
     if (!key_is(name, "gpu")) continue;  // mps, nic: not cells
     std::string file_key = multiple ? "MultipleFiles" : "File";
     if (!files_text.empty()) {
-      Status st = expand_hostlist(files_text, &r.files);
+      Status st = lists.Expand(files_text, &r.files);
       if (!st.ok()) return config_error(where + ": " + file_key + ": " + st.msg);
       std::set<std::string> uniq(r.files.begin(), r.files.end());
       if (uniq.size() != r.files.size())

@@ -101,8 +101,6 @@ Status parse_node_gres(const std::string& value, std::map<std::string, int>* gpu
   return Status::Ok();
 }
 
-constexpr size_t kMaxSlurmConfNodes = 100000;
-
 Status parse_slurm_conf_nodes(const std::string& text, const std::string& file,
                               std::vector<NodeFacts>* nodes, std::vector<std::string>* notes) {
   NodeKeys defaults;
@@ -168,11 +166,10 @@ Status parse_slurm_conf_nodes(const std::string& text, const std::string& file,
     // cap goes into the expansion: a line over it is refused before its names exist.
     std::vector<std::string> names;
     bool over = false;
-    Status st =
-        expand_hostlist(first.value, &names,
-                        kMaxSlurmConfNodes - std::min(kMaxSlurmConfNodes, nodes->size()), &over);
+    Status st = expand_hostlist(
+        first.value, &names, kMaxClusterNodes - std::min(kMaxClusterNodes, nodes->size()), &over);
     if (over)
-      return config_error(where + ": NodeName: more than " + std::to_string(kMaxSlurmConfNodes) +
+      return config_error(where + ": NodeName: more than " + std::to_string(kMaxClusterNodes) +
                           " nodes in " + file);
     if (!st.ok()) return config_error(where + ": NodeName: " + st.msg);
     int cores = k.cores > 0 ? static_cast<int>(k.cores) : 1;

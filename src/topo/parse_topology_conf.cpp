@@ -13,6 +13,7 @@ namespace topo {
 Status parse_topology_conf(const std::string& text, const std::string& file, TopologyFacts* out) {
   TopologyFacts t;
   std::map<std::string, size_t> index;
+  FileHostlists lists(file);
   for (const ConfLine& cl : split_conf_lines(text)) {
     std::string where = where_of(file, cl.line);
     const ConfToken& first = cl.tokens[0];
@@ -29,9 +30,9 @@ Status parse_topology_conf(const std::string& text, const std::string& file, Top
       if (!tok.has_value) return config_error(where + ": '" + tok.key + "' is not Key=Value");
       Status st;
       if (key_is(tok.key, "Nodes")) {
-        st = expand_hostlist(tok.value, &s.nodes);
+        st = lists.Expand(tok.value, &s.nodes);
       } else if (key_is(tok.key, "Switches")) {
-        st = expand_hostlist(tok.value, &s.switches);
+        st = lists.Expand(tok.value, &s.switches);
       } else if (key_is(tok.key, "LinkSpeed")) {
         continue;
       } else {

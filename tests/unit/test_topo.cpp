@@ -158,6 +158,36 @@ START_TEST(hostlist_limit_checked_before_expanding) {
 }
 END_TEST
 
+// gres.conf and topology.conf: no list names more nodes than a cluster has, and
+// one file's lists stop at a million names in all, before they are expanded.
+START_TEST(file_hostlists_share_a_budget) {
+  GresConf g;
+  std::vector<std::string> notes;
+  ck_assert_has(
+      parse_gres_conf("NodeName=n[0-100000] Name=gpu File=/dev/nvidia0\n", "g.conf", &g, &notes),
+      "g.conf:1: NodeName: more than 100000 names in one host list");
+  g = GresConf();
+  ck_assert_has(
+      parse_gres_conf("NodeName=n1 Name=gpu File=/dev/nvidia[0-100000]\n", "g.conf", &g, &notes),
+      "g.conf:1: File: more than 100000 names in one host list");
+  TopologyFacts t;
+  ck_assert_has(parse_topology_conf("SwitchName=s1 Nodes=r[1-1000]n[1-1000]\n", "t.conf", &t),
+                "t.conf:1: Nodes: more than 100000 names in one host list");
+  // Devices count too: ten lines of 99 999 nodes and a device each fit, one name more
+  // does not.
+  std::string text;
+  for (int i = 0; i < 10; i++)
+    text += "NodeName=n[1-99999] Name=gpu Type=t" + std::to_string(i) + " File=/dev/nvidia" +
+            std::to_string(i) + "\n";
+  g = GresConf();
+  ck_assert_ok(parse_gres_conf(text, "g.conf", &g, &notes));
+  g = GresConf();
+  ck_assert_has(
+      parse_gres_conf(text + "NodeName=n1 Name=gpu File=/dev/nvidia10\n", "g.conf", &g, &notes),
+      "g.conf:11: NodeName: more than 1000000 names in the host lists of g.conf");
+}
+END_TEST
+
 // Host-list and Cores= failures are config errors whose message names the text.
 START_TEST(hostlist_errors_are_config_status) {
   std::vector<std::string> v;
@@ -976,6 +1006,7 @@ Suite* topo_suite() {
   tcase_add_test(parse, hostlist_expand);
   tcase_add_test(parse, hostlist_compress_and_ranges);
   tcase_add_test(parse, hostlist_limit_checked_before_expanding);
+  tcase_add_test(parse, file_hostlists_share_a_budget);
   tcase_add_test(parse, hostlist_errors_are_config_status);
   tcase_add_test(parse, topo_parsers_fail_with_config_status);
   tcase_add_test(parse, conf_line_syntax);
