@@ -44,17 +44,22 @@ bool wait_job(int id, const char *text, int seconds)
 	return false;
 }
 
-int submit(const char *args)
+int submit_wrap(const char *args, const char *script)
 {
 	char *out = NULL;
 	int id = -1;
 
-	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap 'sleep 600'",
-		args) == 0)
+	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap \"%s\"", args,
+		script) == 0)
 		id = atoi(out);
 	ck_assert_msg(id > 0, "sbatch %s failed: %s", args, out ? out : "");
 	free(out);
 	return id;
+}
+
+int submit(const char *args)
+{
+	return submit_wrap(args, "sleep 600");
 }
 
 /* GPUs per node from "Nodes=x ... GRES=gpu:a100:n(IDX:a-b,c)". */

@@ -28,6 +28,8 @@ bool job_has(int id, const char *text);
 bool wait_job(int id, const char *text, int seconds);
 /* sbatch --parsable ARGS --wrap 'sleep 600'; the job id. */
 int submit(const char *args);
+/* The same with another script (no '"' or '$' in it). */
+int submit_wrap(const char *args, const char *script);
 void job_alloc(int id, alloc_t *a);
 /*
  * Up to `seconds` until "hivedctl job ID" prints text (hived_status.json is

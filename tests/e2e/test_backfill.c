@@ -55,15 +55,10 @@ END_TEST
 
 static int submit_sleep(const char *args, int seconds)
 {
-	char *out = NULL;
-	int id = -1;
+	char script[32];
 
-	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap 'sleep %d'",
-		args, seconds) == 0)
-		id = atoi(out);
-	ck_assert_msg(id > 0, "sbatch %s failed: %s", args, out ? out : "");
-	free(out);
-	return id;
+	snprintf(script, sizeof(script), "sleep %d", seconds);
+	return submit_wrap(args, script);
 }
 
 /*

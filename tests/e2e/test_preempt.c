@@ -108,19 +108,8 @@ START_TEST(test_free_cells_before_preemption)
 }
 END_TEST
 
-/* Batch jobs that leave only at SIGKILL, KillWait (5 s) after SIGTERM. */
-static int submit_slow_to_leave(const char *args)
-{
-	char *out = NULL;
-	int id = -1;
-
-	if (run(&out, "sbatch --parsable -o /dev/null %s --wrap \"trap 'sleep 600' TERM; sleep 1000 & wait\"",
-		args) == 0)
-		id = atoi(out);
-	ck_assert_msg(id > 0, "sbatch %s failed: %s", args, out ? out : "");
-	free(out);
-	return id;
-}
+/* A batch script that leaves only at SIGKILL, KillWait (5 s) after SIGTERM. */
+#define SLOW_TO_LEAVE "trap 'sleep 600' TERM; sleep 1000 & wait"
 
 /* The seconds job id's start line gives its preempted jobs; -1: none named. */
 static int victims_secs(int id)
@@ -148,7 +137,8 @@ START_TEST(test_wait_for_victims_named)
 
 	cancel_all();
 	for (int i = 0; i < NODES; i++)
-		opp[i] = submit_slow_to_leave("-A other --qos=scavenger -N1 --gres=gpu:8");
+		opp[i] = submit_wrap("-A other --qos=scavenger -N1 --gres=gpu:8",
+				     SLOW_TO_LEAVE);
 	for (int i = 0; i < NODES; i++)
 		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
 	g = submit("-A own -N1 --gres=gpu:8");
