@@ -627,6 +627,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	uint32_t held_by;
 	bitstr_t *left = NULL;
 	bool shape_wait;
+	char *victim_ids = NULL;	/* "3,4": the jobs it preempts */
 
 	/* job_id 0: a reservation's stand-in job (23.11+), not HiveD's to place. */
 	if (!running_in_slurmctld() || !job_ptr->job_id)
@@ -830,16 +831,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}
+		for (size_t i = 0; i < d->n_preempted; i++)
+			xstrfmtcat(victim_ids, "%s%s", i ? "," : "",
+				   d->preempted[i]);
 		/* Slurm asks again until the victims are gone: say it once. */
 		if (!_preempt_seen(job_ptr->job_id)) {
-			char *names = NULL;
-
-			for (size_t i = 0; i < d->n_preempted; i++)
-				xstrfmtcat(names, "%s%s", i ? "," : "",
-					   d->preempted[i]);
 			info("select/hived: %pJ preempts %zu job(s) for its cells: JobId=%s",
-			     job_ptr, d->n_preempted, names);
-			xfree(names);
+			     job_ptr, d->n_preempted, victim_ids);
 			_victims_comment(job_ptr, ask.vc, d);
 			hived_status_count_preempt(d->n_preempted, 0);
 		}
@@ -856,14 +854,17 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		/* Slurm preempts, the job starts on a later pass. */
 		bit_copybits(bitmap, chosen);
 		FREE_NULL_BITMAP(chosen);
-		hived_job_set_comment(job_ptr, "waiting for preempted jobs to end");
+		why = xstrdup_printf("its cells are bound; waiting for the jobs it preempted to end: JobId=%s",
+				     victim_ids);
+		hived_job_set_comment(job_ptr, why);
 		/*
-		 * Its cells are bound; a requeue under a loaded slurmctld takes
-		 * seconds, which is neither fragmentation nor quota.
+		 * A requeue under a loaded slurmctld takes seconds, which is
+		 * neither fragmentation nor quota.
 		 */
 		hived_status_pending(job_ptr->job_id, ask.vc, _job_class(&ask),
-				     "waiting for preempted jobs to end",
-				     WAIT_CAUSE_VICTIMS);
+				     why, WAIT_CAUSE_VICTIMS);
+		xfree(why);
+		xfree(victim_ids);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
 		return SLURM_SUCCESS;

@@ -132,8 +132,8 @@ static int victims_secs(int id)
  */
 START_TEST(test_wait_for_victims_named)
 {
-	int opp[NODES], g, secs;
-	char *out = NULL;
+	int opp[NODES], g, secs, victims = 0;
+	char *out = NULL, *waiting;
 
 	cancel_all();
 	for (int i = 0; i < NODES; i++)
@@ -142,8 +142,24 @@ START_TEST(test_wait_for_victims_named)
 	for (int i = 0; i < NODES; i++)
 		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
 	g = submit("-A own -N1 --gres=gpu:8");
+	/* While its victim leaves, the job names it. */
+	ck_assert_msg(wait_job(g, "waiting for the jobs it preempted to end: JobId=", 120),
+		      "job %d: %s", g, job_line(g));
+	waiting = job_line(g);
 	ck_assert_msg(wait_job(g, "JobState=RUNNING", 180), "own's job %d did not start: %s",
 		      g, job_line(g));
+	for (int i = 0; i < NODES; i++) {
+		char text[64];
+
+		if (!job_has(opp[i], "Restarts=1"))
+			continue;
+		victims++;
+		snprintf(text, sizeof(text), "to end: JobId=%d", opp[i]);
+		ck_assert_msg(strstr(waiting, text), "job %d preempted %d but said: %s", g,
+			      opp[i], waiting);
+	}
+	ck_assert_int_eq(victims, 1);
+	free(waiting);
 	secs = victims_secs(g);
 	ck_assert_msg(secs >= 3, "job %d's start line gives its victims %d s (KillWait is 5 s)",
 		      g, secs);
