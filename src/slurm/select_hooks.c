@@ -302,6 +302,64 @@ static list_t *_victims(const hived_decision *d, list_t *candidates, char **why)
 	return out;
 }
 
+/*
+ * Slurm has preempted every victim already: a requeued or killed job is no
+ * longer RUNNING, and one in its GraceTime has preempt_time and an end_time
+ * ahead. Past its grace a victim needs the preemptor's next test to be
+ * requeued (else only slurmctld's periodic time-limit check does it).
+ */
+static bool _victims_leaving(const hived_decision *d)
+{
+	time_t now = time(NULL);
+
+	if (!find_job_record)
+		return false;
+	for (size_t i = 0; i < d->n_preempted; i++) {
+		job_record_t *v = find_job_record(
+			strtoul(d->preempted[i], NULL, 10));
+
+		if (v && IS_JOB_RUNNING(v) &&
+		    (!v->preempt_time || (now >= v->end_time)))
+			return false;
+	}
+	return true;
+}
+
+/* The class hived_status.json and the log name a job by. */
+static const char *_job_class(const hived_job_ask_t *ask)
+{
+	return (ask->req.priority < 0) ? "opportunistic" : "guaranteed";
+}
+
+/* "3,4": the decision's victims (xfree it). */
+static char *_victim_ids(const hived_decision *d)
+{
+	char *ids = NULL;
+
+	for (size_t i = 0; i < d->n_preempted; i++)
+		xstrfmtcat(ids, "%s%s", i ? "," : "", d->preempted[i]);
+	return ids;
+}
+
+/*
+ * A placed job waits for its victims to leave: a requeue under a loaded
+ * slurmctld takes seconds, which is neither fragmentation nor quota.
+ */
+static void _note_victims_wait(job_record_t *job_ptr,
+			       const hived_job_ask_t *ask,
+			       const hived_decision *d)
+{
+	char *ids = _victim_ids(d);
+	char *why = xstrdup_printf("its cells are bound; waiting for the jobs it preempted to end: JobId=%s",
+				   ids);
+
+	hived_job_set_comment(job_ptr, why);
+	hived_status_pending(job_ptr->job_id, ask->vc, _job_class(ask), why,
+			     WAIT_CAUSE_VICTIMS);
+	xfree(why);
+	xfree(ids);
+}
+
 /* Victims say who preempted them until they are placed again. */
 static void _victims_comment(job_record_t *job_ptr, const char *vc,
 			     const hived_decision *d)
@@ -583,12 +641,6 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	return rc;
 }
 
-/* The class hived_status.json and the log name a job by. */
-static const char *_job_class(const hived_job_ask_t *ask)
-{
-	return (ask->req.priority < 0) ? "opportunistic" : "guaranteed";
-}
-
 /* The engine's wait kind as a wait history cause. */
 static wait_cause_t _wait_cause(int wait_kind)
 {
@@ -627,7 +679,6 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	uint32_t held_by;
 	bitstr_t *left = NULL;
 	bool shape_wait;
-	char *victim_ids = NULL;	/* "3,4": the jobs it preempts */
 
 	/* job_id 0: a reservation's stand-in job (23.11+), not HiveD's to place. */
 	if (!running_in_slurmctld() || !job_ptr->job_id)
@@ -816,6 +867,24 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	}
 
 	/* Placed. */
+	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW) &&
+	    _victims_leaving(d)) {
+		/*
+		 * Handing Slurm the victims again would make select_nodes()
+		 * answer ESLURM_NODES_BUSY, and the main scheduler would then
+		 * hold back every lower-priority job of the partition, other
+		 * VCs' too, until they are gone (seconds under load). Wait as
+		 * for cells instead: what they free goes to the first job
+		 * tested after they end, which is this one before any job of
+		 * lower priority.
+		 */
+		_note_victims_wait(job_ptr, &ask, d);
+		hived_job_ask_free(&ask);
+		if (bit_set_count(bitmap) >= (int) min_nodes)
+			_quota_wait_mark(job_ptr->job_id);
+		hived_ctld_unlock();
+		return ESLURM_NODES_BUSY;
+	}
 	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW)) {
 		list_t *victims = _victims(d, preemptee_candidates, &why);
 
@@ -831,13 +900,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}
-		for (size_t i = 0; i < d->n_preempted; i++)
-			xstrfmtcat(victim_ids, "%s%s", i ? "," : "",
-				   d->preempted[i]);
 		/* Slurm asks again until the victims are gone: say it once. */
 		if (!_preempt_seen(job_ptr->job_id)) {
+			char *ids = _victim_ids(d);
+
 			info("select/hived: %pJ preempts %zu job(s) for its cells: JobId=%s",
-			     job_ptr, d->n_preempted, victim_ids);
+			     job_ptr, d->n_preempted, ids);
+			xfree(ids);
 			_victims_comment(job_ptr, ask.vc, d);
 			hived_status_count_preempt(d->n_preempted, 0);
 		}
@@ -854,17 +923,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		/* Slurm preempts, the job starts on a later pass. */
 		bit_copybits(bitmap, chosen);
 		FREE_NULL_BITMAP(chosen);
-		why = xstrdup_printf("its cells are bound; waiting for the jobs it preempted to end: JobId=%s",
-				     victim_ids);
-		hived_job_set_comment(job_ptr, why);
-		/*
-		 * A requeue under a loaded slurmctld takes seconds, which is
-		 * neither fragmentation nor quota.
-		 */
-		hived_status_pending(job_ptr->job_id, ask.vc, _job_class(&ask),
-				     why, WAIT_CAUSE_VICTIMS);
-		xfree(why);
-		xfree(victim_ids);
+		_note_victims_wait(job_ptr, &ask, d);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
 		return SLURM_SUCCESS;
@@ -874,6 +933,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		FREE_NULL_BITMAP(chosen);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
+		/* The test on available nodes after a wait for victims. */
+		if ((mode == SELECT_MODE_TEST_ONLY) && quota_marked)
+			return ESLURM_NODES_BUSY;
 		goto forward;
 	}
 	bit_copybits(bitmap, chosen);

@@ -10,13 +10,15 @@
  * jobs then arrive while idle nodes remain, and must start without requeueing
  * anyone. Before the fix they bound their VC cells to the nodes the
  * opportunistic jobs ran on and preempted them. Then the wait for preempted
- * jobs to leave has a cause of its own. Needs root (exit 77 otherwise).
+ * jobs to leave has a cause of its own and holds back no other VC's job.
+ * Needs root (exit 77 otherwise).
  */
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e2e_main.h"
 #include "run.h"
@@ -41,9 +43,31 @@ static void assert_untouched(int opp, const char *why)
 		      "opportunistic job %d was preempted %s: %s", opp, why, job_line(opp));
 }
 
+/*
+ * QOS scavenger's GraceTime. slurmdbd passes the change on to slurmctld as it
+ * commits it; scontrol does not show the QOS's GraceTime to wait for.
+ */
+static void set_grace(int seconds)
+{
+	char *out = NULL, want[32];
+
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos where name=scavenger set GraceTime=%d",
+			     seconds), 0);
+	ck_assert_int_eq(run(&out, "sacctmgr -n -P show qos where name=scavenger format=GraceTime"),
+			 0);
+	snprintf(want, sizeof(want), "%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60,
+		 seconds % 60);
+	ck_assert_msg(out && strstr(out, want), "GraceTime: %s, not %s", out ? out : "", want);
+	free(out);
+	sleep(2);
+}
+
 START_TEST(test_up)
 {
-	e2e_cluster_up(NODES, GPUS, "--fresh --priority multifactor --vc-quotas own=16,other=8");
+	/* Backfill would start what the main scheduler holds back (hides it). */
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority multifactor --vc-quotas own=16,other=8 "
+		       "--sched-params bf_interval=3600");
+	set_grace(0);	/* the database outlives --fresh: an aborted run's grace */
 	e2e_log_from_start();
 	ck_assert(e2e_log_has("select/hived: loaded"));
 }
@@ -171,6 +195,48 @@ START_TEST(test_wait_for_victims_named)
 }
 END_TEST
 
+/*
+ * While a job's victims leave (here a 30 s GraceTime), other VCs' jobs that fit
+ * their own cells start. Slurm answers a job that hands it victims still leaving
+ * with ESLURM_NODES_BUSY, and its main scheduler then holds back every
+ * lower-priority job of the partition; select/hived waits instead, as for cells.
+ * Before, "other"'s job below stayed pending with reason Priority until own's
+ * job started.
+ */
+START_TEST(test_victims_hold_back_no_other_vc)
+{
+	int b, opp[NODES - 1], g, c;
+	char *line;
+
+	cancel_all();
+	set_grace(30);
+	/* other's node cell binds one node; 4 of its GPUs stay free. */
+	b = submit("-A other -N1 --gres=gpu:4");
+	ck_assert(wait_job(b, "JobState=RUNNING", 120));
+	for (int i = 0; i < NODES - 1; i++)
+		opp[i] = submit_wrap("-A own --qos=scavenger -N1 --gres=gpu:8", SLOW_TO_LEAVE);
+	for (int i = 0; i < NODES - 1; i++)
+		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
+	g = submit("-A own -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(g, "waiting for the jobs it preempted to end: JobId=", 120),
+		      "job %d: %s", g, job_line(g));
+	/* Of lower priority than g, in other's free cell. */
+	c = submit("-A other -N1 --gres=gpu:2 --nice=10000");
+	ck_assert_msg(wait_job(c, "JobState=RUNNING", 25),
+		      "other's job %d waited behind own's job %d, whose victims leave: %s", c, g,
+		      job_line(c));
+	line = job_line(g);
+	ck_assert_msg(line && strstr(line, "JobState=PENDING"),
+		      "own's job %d started before other's job %d: the victims left too soon (%s)",
+		      g, c, line ? line : "");
+	free(line);
+	ck_assert_msg(wait_job(g, "JobState=RUNNING", 180), "own's job %d did not start: %s",
+		      g, job_line(g));
+	cancel_all();
+	set_grace(0);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -183,5 +249,6 @@ int main(void)
 	tcase_add_test(tc, test_up);
 	tcase_add_test(tc, test_free_cells_before_preemption);
 	tcase_add_test(tc, test_wait_for_victims_named);
+	tcase_add_test(tc, test_victims_hold_back_no_other_vc);
 	return e2e_run("preempt", tc, cancel_all);
 }
