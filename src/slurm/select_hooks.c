@@ -41,15 +41,16 @@ typedef struct {
 static list_t *pending = NULL;
 
 /*
- * Jobs whose last RUN_NOW waited in HiveD (for their VC's cells, or for idle
- * cells). The next TEST_ONLY on available nodes fails for them, so _pick_best_nodes() answers
+ * Jobs whose last RUN_NOW HiveD held (waiting for their VC's cells, for idle
+ * cells, or for the jobs they preempted to leave). The next TEST_ONLY on
+ * available nodes fails for them, so _pick_best_nodes() answers
  * ESLURM_NODE_NOT_AVAIL rather than ESLURM_NODES_BUSY and the main scheduler does
- * not stop the whole partition behind one VC's full quota (job_scheduler.c skips a
+ * not stop the whole partition behind one VC's job (job_scheduler.c skips a
  * partition only after ESLURM_NODES_BUSY).
  */
-#define QUOTA_WAIT_SLOTS 64
-static uint32_t quota_wait[QUOTA_WAIT_SLOTS];
-static int quota_wait_next = 0;
+#define HELD_SLOTS 64
+static uint32_t held[HELD_SLOTS];
+static int held_next = 0;
 
 static void _pending_free(void *x)
 {
@@ -71,36 +72,56 @@ static pending_t *_pending_take(uint32_t job_id)
 	return list_remove_first(pending, _pending_match, &job_id);
 }
 
-static void _quota_wait_mark(uint32_t job_id)
+static void _held_mark(uint32_t job_id)
 {
-	for (int i = 0; i < QUOTA_WAIT_SLOTS; i++)
-		if (quota_wait[i] == job_id)
+	for (int i = 0; i < HELD_SLOTS; i++)
+		if (held[i] == job_id)
 			return;
-	quota_wait[quota_wait_next] = job_id;
-	quota_wait_next = (quota_wait_next + 1) % QUOTA_WAIT_SLOTS;
+	held[held_next] = job_id;
+	held_next = (held_next + 1) % HELD_SLOTS;
 }
 
-static bool _quota_wait_take(uint32_t job_id)
+static bool _held_take(uint32_t job_id)
 {
-	for (int i = 0; i < QUOTA_WAIT_SLOTS; i++)
-		if (quota_wait[i] == job_id) {
-			quota_wait[i] = 0;
+	for (int i = 0; i < HELD_SLOTS; i++)
+		if (held[i] == job_id) {
+			held[i] = 0;
 			return true;
 		}
 	return false;
 }
 
+/*
+ * Fails a RUN_NOW the way that holds back no other job: marks the job for the
+ * TEST_ONLY on available nodes that follows (see held[]). Releases the ctld
+ * lock.
+ */
+static int _hold_without_blocking(job_record_t *job_ptr, bitstr_t *bitmap,
+				  uint32_t min_nodes)
+{
+	/*
+	 * _pick_best_nodes() runs the TEST_ONLY on available nodes only if
+	 * they are at least min_nodes; else the next TEST_ONLY is the one on
+	 * all nodes, and failing that one would mark the job never runnable.
+	 */
+	if (bit_set_count(bitmap) >= (int) min_nodes)
+		_held_mark(job_ptr->job_id);
+	hived_ctld_unlock();
+	return ESLURM_NODES_BUSY;
+}
+
 /* Preemptors already logged and counted (a small ring is enough). */
-static uint32_t preempt_seen[QUOTA_WAIT_SLOTS];
+#define PREEMPT_SEEN_SLOTS 64
+static uint32_t preempt_seen[PREEMPT_SEEN_SLOTS];
 static int preempt_seen_next = 0;
 
 static bool _preempt_seen(uint32_t job_id)
 {
-	for (int i = 0; i < QUOTA_WAIT_SLOTS; i++)
+	for (int i = 0; i < PREEMPT_SEEN_SLOTS; i++)
 		if (preempt_seen[i] == job_id)
 			return true;
 	preempt_seen[preempt_seen_next] = job_id;
-	preempt_seen_next = (preempt_seen_next + 1) % QUOTA_WAIT_SLOTS;
+	preempt_seen_next = (preempt_seen_next + 1) % PREEMPT_SEEN_SLOTS;
 	return false;
 }
 
@@ -672,7 +693,6 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	char *why = NULL;
 	bitstr_t *chosen = NULL;
 	hived_exc_t *near;
-	bool quota_marked;
 	int rc, cnt;
 	hived_job_kind_t kind;
 	hived_rc submitted;
@@ -688,9 +708,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	_phase_end(HIVED_PHASE_LOCK);
 	/*
 	 * A mark speaks only for the job_test right after the RUN_NOW that set
-	 * it; any later one (another pass, backfill) must not see it.
+	 * it; any later one (another pass, backfill) must not see it. Under the
+	 * same locks the engine would only hold the job again.
 	 */
-	quota_marked = _quota_wait_take(job_ptr->job_id);
+	if (_held_take(job_ptr->job_id) && (mode == SELECT_MODE_TEST_ONLY)) {
+		hived_ctld_unlock();
+		return ESLURM_NODES_BUSY;
+	}
 	e = hived_ctld_engine();
 	if (!e) {
 		hived_ctld_unlock();
@@ -805,27 +829,14 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		}
 		if (mode != SELECT_MODE_WILL_RUN)
 			hived_job_ask_free(&ask);
-		if (mode == SELECT_MODE_RUN_NOW) {
-			/*
-			 * Whatever holds this job back (its VC's quota, its VC's
-			 * doomed cells, no idle cells for opportunistic work) is
-			 * no reason to hold back other VCs' jobs.
-			 */
-			/*
-			 * _pick_best_nodes() runs the TEST_ONLY on available
-			 * nodes only if they are at least min_nodes; else the
-			 * next TEST_ONLY is the one on all nodes, and failing
-			 * that one would mark the job never runnable.
-			 */
-			if (bit_set_count(bitmap) >= (int) min_nodes)
-				_quota_wait_mark(job_ptr->job_id);
-			hived_ctld_unlock();
-			return ESLURM_NODES_BUSY;
-		}
-		if ((mode == SELECT_MODE_TEST_ONLY) && quota_marked) {
-			hived_ctld_unlock();
-			return ESLURM_NODES_BUSY;
-		}
+		/*
+		 * Whatever holds this job back (its VC's quota, its VC's
+		 * doomed cells, no idle cells for opportunistic work) is no
+		 * reason to hold back other VCs' jobs.
+		 */
+		if (mode == SELECT_MODE_RUN_NOW)
+			return _hold_without_blocking(job_ptr, bitmap,
+						      min_nodes);
 		if (mode == SELECT_MODE_WILL_RUN) {
 			/* No end of running jobs makes a VC bigger. */
 			bitstr_t *later = NULL, *usable = bitmap;
@@ -880,10 +891,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		 */
 		_note_victims_wait(job_ptr, &ask, d);
 		hived_job_ask_free(&ask);
-		if (bit_set_count(bitmap) >= (int) min_nodes)
-			_quota_wait_mark(job_ptr->job_id);
-		hived_ctld_unlock();
-		return ESLURM_NODES_BUSY;
+		return _hold_without_blocking(job_ptr, bitmap, min_nodes);
 	}
 	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW)) {
 		list_t *victims = _victims(d, preemptee_candidates, &why);
@@ -933,9 +941,6 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		FREE_NULL_BITMAP(chosen);
 		hived_job_ask_free(&ask);
 		hived_ctld_unlock();
-		/* The test on available nodes after a wait for victims. */
-		if ((mode == SELECT_MODE_TEST_ONLY) && quota_marked)
-			return ESLURM_NODES_BUSY;
 		goto forward;
 	}
 	bit_copybits(bitmap, chosen);
