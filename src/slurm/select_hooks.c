@@ -162,6 +162,25 @@ static char *_pods_str(const hived_decision *d)
 	return s;
 }
 
+/*
+ * Backfill counts a job against bf_max_job_test only after its association's
+ * bf_max_job_assoc, so that cap lets it reach past one VC's flood.
+ */
+static void _say_queue_depth(void)
+{
+	const char *prio = slurm_conf.priority_type ?
+			   slurm_conf.priority_type : "(none)";
+	char *p = xstrcasestr(slurm_conf.sched_params, "bf_max_job_assoc=");
+	int per_assoc = p ? atoi(p + strlen("bf_max_job_assoc=")) : 0;
+
+	if (per_assoc > 0)
+		info("select/hived: PriorityType=%s, not priority/hived: backfill tests at most %d jobs of each association (bf_max_job_assoc), so it reaches a job that fits its VC's free cells behind another VC's queued jobs; the main scheduler's event passes may not (default_queue_depth)",
+		     prio, per_assoc);
+	else
+		info("select/hived: PriorityType=%s, not priority/hived: a job that fits its VC's free cells may wait behind another VC's queued jobs until the main scheduler's full pass (sched_interval); SchedulerParameters=bf_max_job_assoc=N lets backfill reach it",
+		     prio);
+}
+
 extern int hived_hook_init(void)
 {
 	if (!running_in_slurmctld())
@@ -173,8 +192,7 @@ extern int hived_hook_init(void)
 	 * "Past every depth limit"): say so once, where an admin looks.
 	 */
 	if (xstrcmp(slurm_conf.priority_type, "priority/hived"))
-		info("select/hived: PriorityType=%s, not priority/hived: a job that fits its VC's free cells may wait behind another VC's queued jobs until the main scheduler's full pass (sched_interval)",
-		     slurm_conf.priority_type ? slurm_conf.priority_type : "(none)");
+		_say_queue_depth();
 	hived_ctld_lock();
 	if (!pending)
 		pending = list_create(_pending_free);

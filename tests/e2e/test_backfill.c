@@ -10,7 +10,8 @@
  * passes test only the first 100 queued jobs (default_queue_depth), so those
  * jobs start only if backfill reaches them: sched_interval is set to an hour so
  * that the main scheduler's full pass cannot hide what backfill does. Then the
- * same under priority/hived with a flood deeper than both schedulers' limits.
+ * same under priority/hived with a flood deeper than both schedulers' limits,
+ * and under priority/multifactor with bf_max_job_assoc.
  * Needs root (exit 77 otherwise).
  */
 #define _GNU_SOURCE
@@ -286,6 +287,39 @@ START_TEST(test_flood_past_every_depth)
 }
 END_TEST
 
+/*
+ * A site that keeps priority/multifactor: bf_max_job_assoc caps the jobs of
+ * one association that a backfill cycle tests, and Slurm counts a job against
+ * bf_max_job_test only after that cap, so backfill reaches the other VCs'
+ * fitting jobs behind the same deep flood (without it they wait for the full
+ * pass, an hour here). The admin is told so at startup.
+ */
+#define BF_PER_ASSOC "10"
+
+START_TEST(test_up_bf_max_job_assoc)
+{
+	cancel_all();
+	e2e_cluster_down();
+	e2e_cluster_up(NODES, GPUS, "--fresh --priority multifactor "
+		       "--vc-quotas big=26,mid=18,small=12,tiny=8 "
+		       "--sched-params bf_interval=5,sched_interval=3600,"
+		       "bf_max_job_test=" BF_TESTS ",bf_max_job_assoc=" BF_PER_ASSOC);
+	e2e_log_from_start();
+	ck_assert(e2e_log_has("select/hived: loaded"));
+	ck_assert(e2e_log_has("backfill tests at most " BF_PER_ASSOC " jobs of each association"));
+}
+END_TEST
+
+START_TEST(test_flood_past_every_depth_multifactor)
+{
+	_fill_quota_then_flood(DEEP_FLOOD);
+	/* Behind the whole flood in multifactor's order too. */
+	_others_start("--nice=1000", DEEP_FLOOD);
+	ck_assert_int_eq(pending_count("big"), DEEP_FLOOD);
+	cancel_all();
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -301,5 +335,7 @@ int main(void)
 	tcase_add_test(tc, test_flood_does_not_hold_other_vcs);
 	tcase_add_test(tc, test_up_priority_hived);
 	tcase_add_test(tc, test_flood_past_every_depth);
+	tcase_add_test(tc, test_up_bf_max_job_assoc);
+	tcase_add_test(tc, test_flood_past_every_depth_multifactor);
 	return e2e_run("backfill", tc, cancel_all);
 }
