@@ -188,8 +188,9 @@ extern int hived_hook_init(void)
 	/*
 	 * Under another priority plugin a flood from one VC deeper than
 	 * default_queue_depth and bf_max_job_test holds every other VC's
-	 * fitting job until the main scheduler's full pass (doc/compare.md,
-	 * "Past every depth limit"): say so once, where an admin looks.
+	 * fitting job until the main scheduler's full pass, unless
+	 * bf_max_job_assoc lets backfill past it (doc/compare.md, "Past every
+	 * depth limit"): say which, once, where an admin looks.
 	 */
 	if (xstrcmp(slurm_conf.priority_type, "priority/hived"))
 		_say_queue_depth();

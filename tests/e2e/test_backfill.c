@@ -260,18 +260,27 @@ END_TEST
 #define DEEP_FLOOD 150
 #define BF_TESTS "30"
 
+/* A fresh cluster of the same accounts past both depth limits. */
+static void _restart_deep(const char *priority, const char *sched_params)
+{
+	char options[256];
+
+	cancel_all();
+	e2e_cluster_down();
+	snprintf(options, sizeof(options), "--fresh --priority %s "
+		 "--vc-quotas big=26,mid=18,small=12,tiny=8 "
+		 "--sched-params bf_interval=5,sched_interval=3600,"
+		 "bf_max_job_test=" BF_TESTS "%s", priority, sched_params);
+	e2e_cluster_up(NODES, GPUS, options);
+	e2e_log_from_start();
+	ck_assert(e2e_log_has("select/hived: loaded"));
+}
+
 START_TEST(test_up_priority_hived)
 {
 	char *out = NULL;
 
-	cancel_all();
-	e2e_cluster_down();
-	e2e_cluster_up(NODES, GPUS, "--fresh --priority hived "
-		       "--vc-quotas big=26,mid=18,small=12,tiny=8 "
-		       "--sched-params bf_interval=5,sched_interval=3600,"
-		       "bf_max_job_test=" BF_TESTS);
-	e2e_log_from_start();
-	ck_assert(e2e_log_has("select/hived: loaded"));
+	_restart_deep("hived", "");
 	ck_assert(!e2e_log_has("not priority/hived"));
 	ck_assert_int_eq(run(&out, "scontrol show config | grep -c 'PriorityType *= priority/hived'"), 0);
 	free(out);
@@ -298,14 +307,7 @@ END_TEST
 
 START_TEST(test_up_bf_max_job_assoc)
 {
-	cancel_all();
-	e2e_cluster_down();
-	e2e_cluster_up(NODES, GPUS, "--fresh --priority multifactor "
-		       "--vc-quotas big=26,mid=18,small=12,tiny=8 "
-		       "--sched-params bf_interval=5,sched_interval=3600,"
-		       "bf_max_job_test=" BF_TESTS ",bf_max_job_assoc=" BF_PER_ASSOC);
-	e2e_log_from_start();
-	ck_assert(e2e_log_has("select/hived: loaded"));
+	_restart_deep("multifactor", ",bf_max_job_assoc=" BF_PER_ASSOC);
 	ck_assert(e2e_log_has("backfill tests at most " BF_PER_ASSOC " jobs of each association"));
 }
 END_TEST
