@@ -190,6 +190,20 @@ hived_rc hived_will_run_kept(hived_engine *e, const hived_job_request *req,
 			     const hived_job_end *ends, size_t n_ends,
 			     uint64_t ends_gen, int64_t *start,
 			     const hived_decision **out);
+/*
+ * What the last hived_will_run or hived_will_run_kept on e did: the running jobs its
+ * trial ended and put back, by class, and the dry runs of the job it asked. A
+ * question's cost is mostly these; its answer never depends on them (hived-bench
+ * reports them). All zero before the first question, or if e is NULL.
+ */
+typedef struct hived_will_run_counts {
+	int from_memo;			/* answered from an earlier question: no trial */
+	int64_t ended_own;		/* the asking VC's guaranteed jobs */
+	int64_t ended_guaranteed;	/* other VCs' guaranteed jobs */
+	int64_t ended_opportunistic;	/* opportunistic jobs of any VC */
+	int32_t decisions;
+} hived_will_run_counts;
+void hived_will_run_last(const hived_engine *e, hived_will_run_counts *out);
 /* Release a job's cells (it finished, was cancelled, or was preempted). */
 hived_rc hived_finish(hived_engine *e, const char *job);
 /* Record a job that already runs at a known placement (restart recovery). A guaranteed

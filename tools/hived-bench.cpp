@@ -307,6 +307,13 @@ struct WillRunStats {
   // The same calls in the thread's CPU time: on a shared machine a wall-clock tail
   // of milliseconds is mostly time spent descheduled.
   std::vector<uint32_t> trial_cpu_ns, copy_cpu_ns;
+  // The questions the engine answered with a trial (not from its memo): what each
+  // ended and asked (hived_will_run_last), to tell which part a slow one spent on.
+  struct Trial {
+    uint32_t cpu_ns = 0;
+    hived_will_run_counts counts{};
+  };
+  std::vector<Trial> trials;
 };
 
 uint64_t ThreadCpuNs() {
@@ -383,6 +390,10 @@ WillRunStats BenchWillRun(hived_engine *e, Churn *churn, long n, size_t copies) 
     if (rc != HIVED_OK || !d) continue;
     w.trial_ns.push_back(NsBetween(t0, t1));
     w.trial_cpu_ns.push_back(CpuNs(u0, u1));
+    WillRunStats::Trial t;
+    t.cpu_ns = CpuNs(u0, u1);
+    hived_will_run_last(e, &t.counts);
+    if (!t.counts.from_memo) w.trials.push_back(t);
     w.asked++;
     if (j.priority < 0) w.opportunistic++;
     (d->outcome == HIVED_PLACED ? w.later : w.never)++;
@@ -499,6 +510,37 @@ WillRunPhase RunWillRun(hived_engine *engine, Churn *churn, const Options &opt, 
   return p;
 }
 
+// The trials' ends by class, in all and for the slowest few (CPU time): a first
+// question's cost is mostly the jobs it ends and puts back, and which of them a trial
+// could skip depends on their class (doc/bench.md).
+void AddTrials(json_t *o, std::vector<WillRunStats::Trial> *trials) {
+  int64_t own = 0, guaranteed = 0, opportunistic = 0, decisions = 0;
+  for (const auto &t : *trials) {
+    own += t.counts.ended_own;
+    guaranteed += t.counts.ended_guaranteed;
+    opportunistic += t.counts.ended_opportunistic;
+    decisions += t.counts.decisions;
+  }
+  json_object_set_new(o, "willRunTrials", json_integer(static_cast<json_int_t>(trials->size())));
+  json_object_set_new(o, "willRunEndedOwn", json_integer(own));
+  json_object_set_new(o, "willRunEndedGuaranteed", json_integer(guaranteed));
+  json_object_set_new(o, "willRunEndedOpportunistic", json_integer(opportunistic));
+  json_object_set_new(o, "willRunDecisions", json_integer(decisions));
+  std::stable_sort(trials->begin(), trials->end(),
+                   [](const auto &a, const auto &b) { return a.cpu_ns > b.cpu_ns; });
+  json_t *slowest = json_array();
+  for (size_t k = 0; k < trials->size() && k < 5; k++) {
+    const WillRunStats::Trial &t = (*trials)[k];
+    json_array_append_new(
+        slowest, json_pack("{s:f,s:I,s:I,s:I,s:i}", "cpu_us", t.cpu_ns / 1000.0, "own",
+                           static_cast<json_int_t>(t.counts.ended_own), "guaranteed",
+                           static_cast<json_int_t>(t.counts.ended_guaranteed), "opportunistic",
+                           static_cast<json_int_t>(t.counts.ended_opportunistic), "decisions",
+                           static_cast<int>(t.counts.decisions)));
+  }
+  json_object_set_new(o, "willRunSlowestTrials", slowest);
+}
+
 void AddWillRun(json_t *o, WillRunPhase &p, int gpus) {
   auto num = [o](const char *k, double v) { json_object_set_new(o, k, json_real(v)); };
   auto integer = [o](const char *k, long v) { json_object_set_new(o, k, json_integer(v)); };
@@ -530,6 +572,7 @@ void AddWillRun(json_t *o, WillRunPhase &p, int gpus) {
   num("copy_cpu_p99_us", Percentile(w.copy_cpu_ns, 0.99));
   integer("willRunMismatches", w.mismatches);
   num("will_run_bytes_per_gpu", static_cast<double>(p.will_run_bytes) / gpus);
+  AddTrials(o, &w.trials);
 }
 
 int RunSize(const Options &opt, int size) {

@@ -387,6 +387,18 @@ hived_rc hived_will_run(hived_engine* e, const hived_job_request* req, const hiv
   return hived_will_run_kept(e, req, ends, n_ends, 0, start, out);
 }
 
+void hived_will_run_last(const hived_engine* e, hived_will_run_counts* out) {
+  if (!out) return;
+  *out = hived_will_run_counts{};
+  if (!e || !e->engine) return;
+  const hived::Engine::TrialCounts& t = e->engine->LastTrial();
+  out->from_memo = t.memo ? 1 : 0;
+  out->ended_own = t.ended_own;
+  out->ended_guaranteed = t.ended_guaranteed;
+  out->ended_opportunistic = t.ended_opportunistic;
+  out->decisions = t.decisions;
+}
+
 hived_rc hived_finish(hived_engine* e, const char* job) {
   return OnEngine("hived_finish", e, [&]() -> Status {
     if (!job) return Missing("job");

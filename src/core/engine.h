@@ -125,6 +125,17 @@ class Engine : private CellStore {
   // read it (O(1)). Without a number nothing is kept: each question is its own trial.
   Status WillRun(const Request& req, const EndList& ends, Decision* out, int64_t* start,
                  uint64_t ends_gen = 0);
+  // What WillRun's last call did, by class of the running jobs its trial ended and put
+  // back: what a question costs is mostly those (hived-bench reports them). The answer
+  // never depends on these counts.
+  struct TrialCounts {
+    bool memo = false;                // answered from the memo: no trial at all
+    int64_t ended_own = 0;            // the asking VC's guaranteed jobs
+    int64_t ended_guaranteed = 0;     // other VCs' guaranteed jobs
+    int64_t ended_opportunistic = 0;  // opportunistic jobs of any VC
+    int32_t decisions = 0;            // dry runs of the job asked
+  };
+  const TrialCounts& LastTrial() const { return last_trial_; }
   // The end times (end, place in the caller's list) in end order, read lazily, in one
   // array: [0, heap) is a heap with the earliest on top; what trials took from it
   // lies behind it, earliest at the back (the k-th end is keys[size - 1 - k]).
@@ -358,6 +369,7 @@ class Engine : private CellStore {
     EndOrder order;  // of that list, kept for the next question's trial
   };
   WillRunMemo memo_;
+  TrialCounts last_trial_;
   size_t MemoBytes() const;
   // Frees the memo once a job has started or ended: what it holds is never read again.
   void DropStaleMemo();

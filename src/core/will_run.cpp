@@ -361,6 +361,8 @@ Status Engine::WillRun(const Request& req, const EndList& ends, Decision* out, i
     key = ShapeKey(req);
     auto it = memo_.answers.find(key);
     if (it != memo_.answers.end()) {
+      last_trial_ = TrialCounts();
+      last_trial_.memo = true;
       *out = it->second.first;
       *start = it->second.second;
       memo_.changes = jobs_.Changes();
@@ -386,7 +388,10 @@ Status Engine::WillRun(const Request& req, const EndList& ends, Decision* out, i
 Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* order, Decision* out,
                             int64_t* start) {
   *start = -1;
+  last_trial_ = TrialCounts();
   EndCursor next(order);
+  auto vc_it = vc_index_.find(req.vc);
+  const VcId vc = vc_it == vc_index_.end() ? VcId(kNone) : vc_it->second;
 
   FlagScope trial(&trial_);
   // Reserved up front so that putting the jobs back cannot fail for want of memory
@@ -400,11 +405,25 @@ Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* o
   // The dry runs insert and erase the asked job (one empty place at most, its
   // tombstone after); ended jobs go back on their own tombstones (JobIndex::Insert).
   jobs_.Reserve(most, 2);
+  auto end_pending = [&]() {
+    for (int slot : pending) {
+      const Job& j = jobs_[slot];
+      (!j.guaranteed() ? last_trial_.ended_opportunistic
+       : j.vc == vc    ? last_trial_.ended_own
+                       : last_trial_.ended_guaranteed)++;
+    }
+    EndJobs(&pending, &ended);
+  };
+  auto decide = [&](Decision* d) {
+    *d = Decision();
+    last_trial_.decisions++;
+    return Submit(req, true, d);
+  };
   // Everything released comes back, even when a decision throws (out of memory).
   try {
     no_reason_ = true;
     Decision d;
-    Status st = Submit(req, true, &d);
+    Status st = decide(&d);
     int64_t at = 0;
     std::unique_ptr<TrialEnds> taken;  // built when the first end is taken
     // A rejected job and one larger than its VC fit after no end of running jobs.
@@ -423,17 +442,15 @@ Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* o
       // Nothing changed, or not enough cells free up for the job's pods: the same
       // decision as before, without asking.
       if (!added || !taken->MayFit()) continue;
-      EndJobs(&pending, &ended);
-      d = Decision();
-      st = Submit(req, true, &d);
+      end_pending();
+      st = decide(&d);
     }
     // The answer a caller reads says why the job still waits.
     no_reason_ = false;
     if (st.ok() && d.outcome == Outcome::kWaiting) {
       if (taken) taken->Flush(&pending);
-      EndJobs(&pending, &ended);
-      d = Decision();
-      st = Submit(req, true, &d);
+      end_pending();
+      st = decide(&d);
     }
     PutBack(&ended);
     if (!st.ok()) return st;

@@ -552,6 +552,57 @@ START_TEST(other_vc_cell) {
 }
 END_TEST
 
+// hived_will_run_last says what the trial ended, by class, and how many dry runs it
+// asked: A's 2-node gang waits for A's own job (end 10); B's two jobs in B's only
+// node (ends 5 and 6) and an opportunistic job (end 3) end before it in the same
+// chain. No end
+// before 10 frees a cell of A's, so one dry run is asked before the ends and one at
+// 10. The same question again, of the same numbered list, comes from the memo.
+START_TEST(last_counts) {
+  const char config[] = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType":
+    "V100", "childCellNumber": 4, "isNodeLevel": true}}, "physicalCells": [
+    {"cellType": "NODE", "cellAddress": "n0"}, {"cellType": "NODE", "cellAddress": "n1"},
+    {"cellType": "NODE", "cellAddress": "n2"}]},
+    "virtualClusters": {"A": {"virtualCells": [{"cellType": "NODE", "cellNumber": 2}]},
+    "B": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}]}}})";
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(config, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  hived_will_run_counts c;
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.decisions + c.ended_own + c.ended_guaranteed + c.ended_opportunistic, 0);
+  std::vector<hived_job_end> ends;
+  for (const Ask& a : {Ask{"a1", "A", 0, "V100", 1, 4, 10}, Ask{"b1", "B", 0, "V100", 1, 2, 5},
+                       Ask{"b2", "B", 0, "V100", 1, 2, 6}, Ask{"o1", "B", -1, "V100", 1, 1, 3}}) {
+    hived_member m;
+    hived_job_request r = Request(a, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", a.job, d->reason);
+    ends.push_back({a.job, a.end});
+  }
+  hived_member m;
+  hived_job_request q = Request({"q", "A", 0, "V100", 2, 4, 0}, &m);
+  int64_t start = 0;
+  const hived_decision* d = nullptr;
+  ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), ends.size(), 7, &start, &d), HIVED_OK);
+  ck_assert_msg(d->outcome == HIVED_PLACED && start == 10, "%s", Text(d, start).c_str());
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.from_memo, 0);
+  ck_assert_int_eq(c.ended_own, 1);
+  ck_assert_int_eq(c.ended_guaranteed, 2);
+  ck_assert_int_eq(c.ended_opportunistic, 1);
+  ck_assert_int_eq(c.decisions, 2);
+  ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), ends.size(), 7, &start, &d), HIVED_OK);
+  ck_assert_int_eq(start, 10);
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.from_memo, 1);
+  ck_assert_int_eq(c.decisions + c.ended_own + c.ended_guaranteed + c.ended_opportunistic, 0);
+  ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+}
+END_TEST
+
 // Many jobs end at once: 24 nodes, two 2-GPU jobs on each, ending one by one; the
 // asked gang of 24 whole nodes fits only when all 48 have ended, so the trial ends and
 // puts back 48 jobs, each node and unit moving in the indexes twice each way. A move
@@ -611,6 +662,7 @@ int main(void) {
   tcase_add_test(tc, lazy_twin);
   tcase_add_test(tc, many_ends);
   tcase_add_test(tc, other_vc_cell);
+  tcase_add_test(tc, last_counts);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
