@@ -26,21 +26,15 @@ void Buddy::FreeErase(PCellId c) {
   ch.free_clean[Level(p.level)].erase(c);
 }
 
-// The set's node moves to the list the cell now belongs on: an opportunistic job a
-// WILL_RUN trial ends or puts back on a free cell refiles it, and a free and a malloc
-// per move were a visible part of that.
+// The cell moves to the list it now belongs on: an opportunistic job a WILL_RUN trial
+// ends or puts back on a free cell refiles it.
 void Buddy::FreeRefile(PCellId c) {
   const PCell& p = m_.pcells_[c];
   Chain& ch = m_.chains_[p.chain];
   const Level l = Level(p.level);
   auto& to = p.bad ? ch.free_bad[l] : p.opp ? ch.free_busy[l] : ch.free_clean[l];
-  for (auto* from : {&ch.free_bad[l], &ch.free_busy[l], &ch.free_clean[l]}) {
-    if (from == &to) continue;
-    if (auto node = from->extract(c)) {
-      to.insert(std::move(node));
-      return;
-    }
-  }
+  for (auto* from : {&ch.free_bad[l], &ch.free_busy[l], &ch.free_clean[l]})
+    if (from != &to) from->erase(c);
   to.insert(c);
 }
 

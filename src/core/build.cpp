@@ -70,19 +70,17 @@ size_t Engine::MemoryBytes() const {
   size_t b =
       sizeof(*this) + pcells_.capacity() * sizeof(PCell) + vcells_.capacity() * sizeof(VCell);
   b += MemoBytes();
-  const size_t set_node = 40;  // red-black tree node with an int32 key
   for (const auto& ch : chains_) {
     for (const auto& v : ch.cells_at_level) b += v.capacity() * sizeof(PCellId);
     for (int l = 0; l <= ch.levels; l++)
-      b += (ch.free_clean[Level(l)].size() + ch.free_busy[Level(l)].size() +
-            ch.free_bad[Level(l)].size()) *
-           set_node;
-    for (const auto& s : ch.node_by_avail) b += s.size() * set_node;
+      b += ch.free_clean[Level(l)].Bytes() + ch.free_busy[Level(l)].Bytes() +
+           ch.free_bad[Level(l)].Bytes();
+    for (const auto& s : ch.node_by_avail) b += s.Bytes();
   }
   for (const auto& vc : vcs_)
     for (const auto& vch : vc.chains) {
       for (const auto& v : vch.cells_at_level) b += v.capacity() * sizeof(PCellId);
-      for (const auto& s : vch.unit_by_free) b += s.size() * set_node;
+      for (const auto& s : vch.unit_by_free) b += s.Bytes();
       b += vch.roots.capacity() * sizeof(PCellId);
     }
   for (const auto& n : node_names_) b += sizeof(n) + n.capacity() + 48;  // + hash entry

@@ -4,6 +4,11 @@
 // sum of all VCs' cells.
 #include "core/cell_store.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 #include "core/buddy.h"
 #include "core/cell_path.h"
 
@@ -326,6 +331,26 @@ Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, Cha
 // The free lists start with the largest cells that hold no pinned cell; node-level
 // cells enter the best-fit index.
 void CellStore::SeedFreeLists(const Scratch& s) {
+  // Every list and bucket spans the ids it may ever hold before the first insert: a
+  // move then never allocates, so a WILL_RUN trial's put-back cannot fail midway.
+  std::vector<LevelVector<std::pair<int32_t, int32_t>>> span(chains_.size());
+  for (size_t k = 0; k < chains_.size(); k++)
+    span[k].assign(chains_[ChainId(k)].levels + 1, {INT32_MAX, INT32_MIN});
+  for (PCellId c : pcells_.ids()) {
+    auto& r = span[pcells_[c].chain.index()][Level(pcells_[c].level)];
+    r = {std::min(r.first, c.v), std::max(r.second, c.v + 1)};
+  }
+  for (size_t k = 0; k < chains_.size(); k++) {
+    Chain& ch = chains_[ChainId(k)];
+    for (int l = 1; l <= ch.levels; l++) {
+      const auto [lo, hi] = span[k][Level(l)];
+      ch.free_clean[Level(l)].Span(lo, hi);
+      ch.free_busy[Level(l)].Span(lo, hi);
+      ch.free_bad[Level(l)].Span(lo, hi);
+    }
+    const auto [lo, hi] = span[k][Level(ch.node_level)];
+    for (auto& bucket : ch.node_by_avail) bucket.Span(lo, hi);
+  }
   Buddy buddy(*this);
   for (PCellId t : s.tops)
     WalkPhysical(t, [&](PCellId c) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The cell store's second half: every VC's virtual cell forest (preassigned and pinned
 // cells), the placement indexes over it, and the safety check of the whole config.
+#include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 #include "core/buddy.h"
@@ -137,6 +139,12 @@ void CellStore::BuildIndexes() {
   for (auto& vc : vcs_)
     for (auto& vch : vc.chains) {
       const int nl = chains_[vch.chain].node_level;
+      // Spanned before the first insert, as the physical buckets (SeedFreeLists).
+      int32_t lo = INT32_MAX, hi = INT32_MIN;
+      for (VCellId r : vch.roots) lo = std::min(lo, r.v), hi = std::max(hi, r.v + 1);
+      for (VCellId u : vch.cells_at_level[Level(nl)])
+        lo = std::min(lo, u.v), hi = std::max(hi, u.v + 1);
+      for (auto& bucket : vch.unit_by_free) bucket.Span(lo, hi);
       for (VCellId r : vch.roots)
         if (vcells_[r].level <= nl) vch.unit_by_free[vcells_[r].vfree].insert(r);
       for (VCellId u : vch.cells_at_level[Level(nl)])

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Keeping the per-cell counters and the best-fit indexes in step with leaf changes.
-// Each change walks one leaf-to-root path, so it costs O(levels + log n).
+// Each change walks one leaf-to-root path, so it costs O(levels).
 #include <utility>
 
 #include "core/engine.h"
@@ -10,24 +10,16 @@ namespace hived {
 void Engine::NodeUpdate(PCellId pnode, int32_t before, int32_t after) {
   if (before == after) return;
   auto& buckets = chains_[pcells_[pnode].chain].node_by_avail;
-  // The set's node moves between buckets: no free and malloc per move, which ending
-  // and putting back hundreds of jobs per WILL_RUN would otherwise pay per cell.
-  auto node = buckets[before].extract(pnode);
-  if (node)
-    buckets[after].insert(std::move(node));
-  else
-    buckets[after].insert(pnode);
+  buckets[before].erase(pnode);
+  buckets[after].insert(pnode);
 }
 
 void Engine::UnitUpdate(VCellId vunit, int32_t before, int32_t after) {
   if (before == after || vcells_[vcells_[vunit].root].pinned) return;
   for (auto& vch : vcs_[vcells_[vunit].vc].chains)
     if (vch.chain == vcells_[vunit].chain) {
-      auto node = vch.unit_by_free[before].extract(vunit);
-      if (node)
-        vch.unit_by_free[after].insert(std::move(node));
-      else
-        vch.unit_by_free[after].insert(vunit);
+      vch.unit_by_free[before].erase(vunit);
+      vch.unit_by_free[after].insert(vunit);
       return;
     }
 }

@@ -30,7 +30,7 @@ FitBound::FitBound(const Engine& e, const Request& req, const std::vector<ChainI
     std::string why;
     // The chain cannot hold it at all.
     if (!e.ShapeMembers(req, c, &members, &why)) continue;
-    const std::vector<std::set<VCellId>>* vbuckets = nullptr;
+    const std::vector<IdSet<VCellId>>* vbuckets = nullptr;
     if (guaranteed_) {
       for (const auto& vch : e.vcs_[vc_].chains)
         if (vch.chain == c) vbuckets = &vch.unit_by_free;

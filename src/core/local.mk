@@ -3,6 +3,7 @@
 libhived_la_SOURCES += \
 	src/core/spec.h \
 	src/core/model.h \
+	src/core/id_set.h \
 	src/core/engine.h \
 	src/core/cell_store.h \
 	src/core/cell_store.cpp \

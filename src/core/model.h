@@ -6,11 +6,11 @@
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "core/id_set.h"
 #include "core/ids.h"
 
 namespace hived {
@@ -42,12 +42,12 @@ struct Chain {
   LevelVector<LevelVector<int64_t>> desc;  // [hi][lo] -> level-lo cells inside a level-hi cell
   LevelVector<std::vector<PCellId>> cells_at_level;  // physical cells per level >= node level
   // Buddy free lists per level, split by what a binding prefers to take first.
-  LevelVector<std::set<PCellId>> free_clean;  // healthy, no opportunistic leaves
-  LevelVector<std::set<PCellId>> free_busy;   // healthy, runs opportunistic jobs
-  LevelVector<std::set<PCellId>> free_bad;    // contains bad leaves
-  LevelVector<int64_t> unbound_demand;        // [level] unbound preassigned cells, all VCs
-  // Node-level cells bucketed by free healthy leaves, for O(log n) best-fit search.
-  std::vector<std::set<PCellId>> node_by_avail;
+  LevelVector<IdSet<PCellId>> free_clean;  // healthy, no opportunistic leaves
+  LevelVector<IdSet<PCellId>> free_busy;   // healthy, runs opportunistic jobs
+  LevelVector<IdSet<PCellId>> free_bad;    // contains bad leaves
+  LevelVector<int64_t> unbound_demand;     // [level] unbound preassigned cells, all VCs
+  // Node-level cells bucketed by free healthy leaves, for best-fit search.
+  std::vector<IdSet<PCellId>> node_by_avail;
 };
 
 enum : uint8_t { kFree = 1, kPinned = 2, kUnderPinned = 4 };
@@ -86,7 +86,7 @@ struct VcChain {
   std::vector<VCellId> roots;                        // preassigned virtual cells
   LevelVector<int64_t> quota;                        // [level] preassigned cells (non-pinned)
   LevelVector<std::vector<VCellId>> cells_at_level;  // virtual cells per level >= node level
-  std::vector<std::set<VCellId>> unit_by_free;       // placement units bucketed by vfree
+  std::vector<IdSet<VCellId>> unit_by_free;          // placement units bucketed by vfree
   int64_t leaves = 0;                                // non-pinned virtual leaves
 };
 

@@ -15,7 +15,7 @@ namespace hived {
 // Units in best-fit order from buckets indexed by free GPUs: fullest-fitting first
 // when packing, emptiest first when spreading; f returns true to stop.
 template <class I, class F>
-void ForEachInBuckets(const std::vector<std::set<I>>& b, int min_free, bool pack, F f) {
+void ForEachInBuckets(const std::vector<IdSet<I>>& b, int min_free, bool pack, F f) {
   int hi = static_cast<int>(b.size()) - 1;
   for (int i = 0; i <= hi - min_free; i++) {
     int k = pack ? min_free + i : hi - i;

@@ -106,6 +106,13 @@ tests_unit_test_ids_SOURCES = tests/unit/test_ids.cpp src/core/job_table.cpp
 tests_unit_test_ids_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src $(CHECK_CFLAGS)
 tests_unit_test_ids_LDADD = $(CHECK_LIBS)
 
+# --- src/core: the ordered id sets behind the best-fit buckets and free lists
+check_PROGRAMS += tests/unit/test_id_set
+TESTS += tests/unit/test_id_set
+tests_unit_test_id_set_SOURCES = tests/unit/test_id_set.cpp
+tests_unit_test_id_set_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src $(CHECK_CFLAGS)
+tests_unit_test_id_set_LDADD = $(CHECK_LIBS)
+
 # --- src/core: WILL_RUN's trial against a copy where the jobs end for real (two chains)
 check_PROGRAMS += tests/unit/test_will_run
 TESTS += tests/unit/test_will_run
