@@ -205,6 +205,16 @@ std::string Metrics(const Status& s) {
   m.Sample("hived_job_test_seconds", "stat=\"p50\"", s.job_test_p50_us / 1e6);
   m.Sample("hived_job_test_seconds", "stat=\"p99\"", s.job_test_p99_us / 1e6);
   m.Sample("hived_job_test_seconds", "stat=\"max\"", s.job_test_max_us / 1e6);
+  m.Family("hived_will_run_answers_total", "counter",
+           "Answers to \"when, and where?\" (backfill's WILL_RUN, a VC's head job): by a "
+           "trial on the live engine, or from its memo.");
+  m.Sample("hived_will_run_answers_total", "by=\"trial\"", static_cast<double>(s.will_run_trials));
+  m.Sample("hived_will_run_answers_total", "by=\"memo\"",
+           static_cast<double>(s.will_run_memo_answers));
+  m.Family("hived_will_run_trial_ended_jobs_total", "counter",
+           "Running jobs WILL_RUN trials ended and put back: what the trials cost.");
+  m.Sample("hived_will_run_trial_ended_jobs_total", "",
+           static_cast<double>(s.will_run_trial_ended_jobs));
   m.Family("hived_status_written_timestamp_seconds", "gauge",
            "When slurmctld wrote the status these numbers come from.");
   m.Sample("hived_status_written_timestamp_seconds", "", static_cast<double>(s.written));

@@ -500,6 +500,12 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
       out->job_test_p50_us = r.Num(timing, "jobTestP50Us", "timing");
     out->job_test_p99_us = r.Num(timing, "jobTestP99Us", "timing");
     out->job_test_max_us = r.Num(timing, "jobTestMaxUs", "timing");
+    // Absent from status files of plugins before 2026-11-29.
+    if (json_object_get(timing, "willRunTrials")) {
+      out->will_run_trials = r.Int(timing, "willRunTrials", "timing", false);
+      out->will_run_memo_answers = r.Int(timing, "willRunMemoAnswers", "timing", false);
+      out->will_run_trial_ended_jobs = r.Int(timing, "willRunTrialEndedJobs", "timing", false);
+    }
   }
   json_t* counters = json_object_get(root, "counters");
   if (json_is_object(counters)) {

@@ -154,6 +154,8 @@ struct Status {
   std::string reload_reason;
   int64_t job_test_calls = 0;
   double job_test_mean_us = 0, job_test_p50_us = 0, job_test_p99_us = 0, job_test_max_us = 0;
+  // WILL_RUN answers by a trial on the engine or from its memo; jobs the trials ended.
+  int64_t will_run_trials = 0, will_run_memo_answers = 0, will_run_trial_ended_jobs = 0;
   int64_t preemptions = 0, lazy_preemptions = 0;
 
   // The parsed document, for --json output of its parts.

@@ -88,6 +88,12 @@ static const char *const phase_key[HIVED_PHASE_N] = {
 /* CPU time of the own share and of the engine; involuntary switches a call. */
 static latency_hist_t job_test_own_cpu_us, engine_cpu_us, job_test_ivcsw;
 /*
+ * Backfill's WILL_RUN questions: answered by a trial on the engine (running
+ * jobs ended and put back; what a slow one costs) or from its memo.
+ */
+static uint64_t n_trials, n_memo_answers, n_trial_ended;
+static latency_hist_t trial_ended;
+/*
  * Calls whose own share passed the 1 ms target, and for each phase those in
  * which it was the longest: a p99 of the sum above every phase's p99 means
  * the phases' slow calls are different calls.
@@ -274,6 +280,11 @@ extern void hived_status_job_test(const hived_job_test_time_t *t)
 	latency_hist_add(&job_test_own_cpu_us, t->own_cpu_usec);
 	latency_hist_add(&engine_cpu_us, t->engine_cpu_usec);
 	latency_hist_add(&job_test_ivcsw, t->ivcsw);
+	n_trials += t->trials;
+	n_memo_answers += t->memo_answers;
+	n_trial_ended += t->trial_ended;
+	if (t->trials)	/* a call asks about one job: one trial at most */
+		latency_hist_add(&trial_ended, t->trial_ended);
 	for (int i = 0; i < HIVED_PHASE_N; i++)
 		latency_hist_add(&phase_us[i], t->phase_usec[i]);
 	if (t->own_usec > OVER_US) {
@@ -490,6 +501,11 @@ static char *_compose_plugin(size_t engine_bytes)
 			     n_over_by[i]);
 	}
 	_hist_at(&out, &pos, "phaseEngineCpu", &engine_cpu_us, "Us");
+	xstrfmtcatat(out, &pos, ",\"willRunTrials\":%"PRIu64
+		     ",\"willRunMemoAnswers\":%"PRIu64
+		     ",\"willRunTrialEndedJobs\":%"PRIu64,
+		     n_trials, n_memo_answers, n_trial_ended);
+	_hist_at(&out, &pos, "willRunTrialEnded", &trial_ended, "");
 	xstrcatat(out, &pos, "},\"slowJobTests\":[");
 	/* Oldest first, as in refused. */
 	for (int k = 0, first = 1; k < SLOW_KEPT; k++) {

@@ -80,6 +80,8 @@ typedef struct {
 	uint64_t phase_usec[HIVED_PHASE_N];	/* wall; REST: own less the rest */
 	uint64_t engine_cpu_usec;	/* the thread's CPU time in the engine */
 	uint64_t ivcsw;		/* involuntary context switches in the call */
+	/* WILL_RUN questions in the call: trials, memo answers, jobs ended */
+	uint64_t trials, memo_answers, trial_ended;
 } hived_job_test_time_t;
 
 extern void hived_status_job_test(const hived_job_test_time_t *t);

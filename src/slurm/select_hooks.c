@@ -244,6 +244,31 @@ extern void hived_hook_state_restore(const char *dir_name)
 }
 
 /*
+ * What this call's WILL_RUN questions cost the engine (hived_will_run_last): the
+ * slow-call log and the status file's timing say so. Reset per job_test call;
+ * slurmctld's locks serialise those.
+ */
+static __thread uint64_t wr_trials, wr_memo, wr_ended, wr_own, wr_guaranteed,
+	wr_opportunistic, wr_decisions;
+
+static void _count_will_run(const hived_engine *e)
+{
+	hived_will_run_counts c;
+
+	hived_will_run_last(e, &c);
+	if (c.from_memo) {
+		wr_memo++;
+		return;
+	}
+	wr_trials++;
+	wr_own += c.ended_own;
+	wr_guaranteed += c.ended_guaranteed;
+	wr_opportunistic += c.ended_opportunistic;
+	wr_ended += c.ended_own + c.ended_guaranteed + c.ended_opportunistic;
+	wr_decisions += c.decisions;
+}
+
+/*
  * Backfill's question "when, and where?" for a job that waits: the engine ends the
  * running jobs in the order Slurm expects them to end until the job fits, as a
  * trial it undoes (hived_will_run: no copy of the engine); the nodes it then gets
@@ -261,6 +286,7 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 	size_t m = 0;
 	uint64_t gen = 0;
 	int64_t start = -1;
+	hived_rc rc;
 
 	if (!find_job_record ||
 	    hived_job_build(job_ptr, bitmap, &ask, &why) != HIVED_JOB_ASK) {
@@ -269,9 +295,10 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 		return NULL;
 	}
 	ends = hived_ends_by(e, horizon, &m, &gen);
-	if ((hived_will_run_kept(e, &ask.req, ends, m, gen, &start, &d) ==
-	     HIVED_OK) &&
-	    (d->outcome == HIVED_PLACED)) {
+	rc = hived_will_run_kept(e, &ask.req, ends, m, gen, &start, &d);
+	if (rc == HIVED_OK)
+		_count_will_run(e);
+	if ((rc == HIVED_OK) && (d->outcome == HIVED_PLACED)) {
 		out = bit_alloc(bit_size(bitmap));
 		for (size_t p = 0; p < d->n_pods; p++) {
 			int idx = hived_ctld_slurm_index(d->pods[p].node);
@@ -623,6 +650,12 @@ static void _slow_job_test(job_record_t *job_ptr, uint16_t mode,
 	}
 	xstrfmtcat(text, "; cons_tres %"PRIu64" us wall, %"PRIu64" us CPU",
 		   t->usec - t->own_usec, fwd_spent.cpu);
+	if (wr_trials)
+		xstrfmtcat(text, "; WILL_RUN trial ended and put back %"PRIu64" running jobs (its VC's %"PRIu64", other VCs' guaranteed %"PRIu64", opportunistic %"PRIu64") and asked %"PRIu64" dry runs",
+			   wr_ended, wr_own, wr_guaranteed, wr_opportunistic,
+			   wr_decisions);
+	else if (wr_memo)
+		xstrcat(text, "; WILL_RUN answered from the memo");
 	if (_verbose())
 		info("select/hived: slow job_test: %s", text);
 	else
@@ -653,6 +686,8 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	memset(&fwd_spent, 0, sizeof(fwd_spent));
 	memset(phase_us, 0, sizeof(phase_us));
 	engine_cpu_us = submit_us = submit_cpu_us = 0;
+	wr_trials = wr_memo = wr_ended = wr_own = wr_guaranteed = 0;
+	wr_opportunistic = wr_decisions = 0;
 	rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 		       mode, preemptee_candidates, preemptee_job_list,
 		       exc, will_run, _fwd_timed, &asked);
@@ -675,6 +710,9 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	}
 	t.phase_usec[HIVED_PHASE_REST] = _minus(t.own_usec, named);
 	t.engine_cpu_usec = engine_cpu_us;
+	t.trials = wr_trials;
+	t.memo_answers = wr_memo;
+	t.trial_ended = wr_ended;
 	hived_status_job_test(&t);
 	if (t.own_usec > SLOW_JOB_TEST_US)
 		_slow_job_test(job_ptr, mode, &t, _minus(vcsw1, vcsw0));

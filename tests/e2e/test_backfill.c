@@ -81,6 +81,19 @@ static bool _start_logged_waiting_for(int id, const char *cause)
 	return ok;
 }
 
+/* A count in hived_status.json's timing (-1: not there yet). */
+static long _status_count(const char *key)
+{
+	char *out = NULL;
+	long n = -1;
+
+	if (!run(&out, "grep -oE '\"%s\":[0-9]+' '%s/state/hived_status.json' | cut -d: -f2",
+		 key, e2e_clusterdir) && out && *out)
+		n = atol(out);
+	free(out);
+	return n;
+}
+
 START_TEST(test_vc_head_keeps_its_cells)
 {
 	alloc_t js, jw;
@@ -95,6 +108,19 @@ START_TEST(test_vc_head_keeps_its_cells)
 	/* 8 GPUs free (2 + 4 + the pair), no node cell whole. */
 	w = submit("-A mid -N1 --gres=gpu:8 -t 30");
 	ck_assert(wait_job(w, "not in cells of that shape", 60));
+	/*
+	 * Asked when it could start (it heads its VC), the engine tried it on the
+	 * live state: at least one trial, which ended the 45 s job before the
+	 * whole-node job fit. The file is written at most once a second.
+	 */
+	for (int i = 0; i < 30 && _status_count("willRunTrialEndedMax") < 1; i++)
+		sleep(1);
+	ck_assert_msg(_status_count("willRunTrials") >= 1,
+		      "hived_status.json counts %ld WILL_RUN trials",
+		      _status_count("willRunTrials"));
+	ck_assert_msg(_status_count("willRunTrialEndedMax") >= 1,
+		      "no WILL_RUN trial ended a running job (most: %ld)",
+		      _status_count("willRunTrialEndedMax"));
 	for (int i = 0; i < 3; i++)
 		k[i] = submit("-A mid -N1 --gres=gpu:2 -t 30");
 	/* Two fit beside it: the pair, and node cell 1's last two GPUs. */

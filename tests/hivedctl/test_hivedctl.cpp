@@ -370,6 +370,9 @@ START_TEST(test_metrics) {
   ck_has(m, "# TYPE hived_preemptions_total counter\n");
   ck_has(m, "hived_job_test_calls_total ");
   ck_has(m, "hived_job_test_seconds{stat=\"p50\"} 0.000131\n");
+  ck_has(m, "hived_will_run_answers_total{by=\"trial\"} 5\n");
+  ck_has(m, "hived_will_run_answers_total{by=\"memo\"} 40\n");
+  ck_has(m, "hived_will_run_trial_ended_jobs_total 12\n");
   // Every sample line is well formed and belongs to a family declared before it.
   std::regex sample(R"(^([a-z_]+)(\{([a-z_]+="([^"\\]|\\.)*",?)+\})? -?[0-9.e+-]+$)");
   std::istringstream in(m);
