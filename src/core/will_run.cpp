@@ -157,10 +157,13 @@ class ParkedEnds {
 // ended before its next decision, and whether that decision could place the job.
 class TrialEnds {
  public:
-  TrialEnds(const Engine& e, const Request& req, std::vector<ChainId> chains)
-      : e_(e), chains_(std::move(chains)), bound_(e, req, chains_), noted_(e.jobs_.size(), 0) {
-    auto it = e.vc_index_.find(req.vc);
-    vc_ = it == e.vc_index_.end() ? VcId(kNone) : it->second;
+  // vc: the request's (kNone: opportunistic without one).
+  TrialEnds(const Engine& e, const Request& req, VcId vc, std::vector<ChainId> chains)
+      : e_(e),
+        chains_(std::move(chains)),
+        vc_(vc),
+        bound_(e, req, chains_),
+        noted_(e.jobs_.size(), 0) {
     if (req.priority >= 0 && vc_.valid() && req.pinned_id.empty() && req.within_type.empty())
       parked_ = std::make_unique<ParkedEnds>(e);
   }
@@ -433,7 +436,7 @@ Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* o
         Decision v;
         std::vector<ChainId> chains;
         Validate(req, &chains, &v);
-        taken = std::make_unique<TrialEnds>(*this, req, std::move(chains));
+        taken = std::make_unique<TrialEnds>(*this, req, vc, std::move(chains));
       }
       at = next.Peek().first;
       size_t added = 0;

@@ -248,7 +248,7 @@ extern void hived_hook_state_restore(const char *dir_name)
  * slow-call log and the status file's timing say so. Reset per job_test call;
  * slurmctld's locks serialise those.
  */
-static __thread uint64_t wr_trials, wr_memo, wr_ended, wr_own, wr_guaranteed,
+static __thread uint64_t wr_trials, wr_memo, wr_own, wr_guaranteed,
 	wr_opportunistic, wr_decisions;
 
 static void _count_will_run(const hived_engine *e)
@@ -264,7 +264,6 @@ static void _count_will_run(const hived_engine *e)
 	wr_own += c.ended_own;
 	wr_guaranteed += c.ended_guaranteed;
 	wr_opportunistic += c.ended_opportunistic;
-	wr_ended += c.ended_own + c.ended_guaranteed + c.ended_opportunistic;
 	wr_decisions += c.decisions;
 }
 
@@ -652,7 +651,8 @@ static void _slow_job_test(job_record_t *job_ptr, uint16_t mode,
 		   t->usec - t->own_usec, fwd_spent.cpu);
 	if (wr_trials)
 		xstrfmtcat(text, "; WILL_RUN trial ended and put back %"PRIu64" running jobs (its VC's %"PRIu64", other VCs' guaranteed %"PRIu64", opportunistic %"PRIu64") and asked %"PRIu64" dry runs",
-			   wr_ended, wr_own, wr_guaranteed, wr_opportunistic,
+			   wr_own + wr_guaranteed + wr_opportunistic, wr_own,
+			   wr_guaranteed, wr_opportunistic,
 			   wr_decisions);
 	else if (wr_memo)
 		xstrcat(text, "; WILL_RUN answered from the memo");
@@ -686,7 +686,7 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	memset(&fwd_spent, 0, sizeof(fwd_spent));
 	memset(phase_us, 0, sizeof(phase_us));
 	engine_cpu_us = submit_us = submit_cpu_us = 0;
-	wr_trials = wr_memo = wr_ended = wr_own = wr_guaranteed = 0;
+	wr_trials = wr_memo = wr_own = wr_guaranteed = 0;
 	wr_opportunistic = wr_decisions = 0;
 	rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 		       mode, preemptee_candidates, preemptee_job_list,
@@ -712,7 +712,7 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	t.engine_cpu_usec = engine_cpu_us;
 	t.trials = wr_trials;
 	t.memo_answers = wr_memo;
-	t.trial_ended = wr_ended;
+	t.trial_ended = wr_own + wr_guaranteed + wr_opportunistic;
 	hived_status_job_test(&t);
 	if (t.own_usec > SLOW_JOB_TEST_US)
 		_slow_job_test(job_ptr, mode, &t, _minus(vcsw1, vcsw0));
