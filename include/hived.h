@@ -194,7 +194,8 @@ hived_rc hived_will_run_kept(hived_engine *e, const hived_job_request *req,
  * What the last hived_will_run or hived_will_run_kept on e did: the running jobs its
  * trial ended and put back, by class, and the dry runs of the job it asked. A
  * question's cost is mostly these; its answer never depends on them (hived-bench
- * reports them). All zero before the first question, or if e is NULL.
+ * reports them). All zero before the first question, or if e is NULL; a call
+ * refused before it reaches the engine (a bad request) leaves them as they were.
  */
 typedef struct hived_will_run_counts {
 	int from_memo;			/* answered from an earlier question: no trial */
