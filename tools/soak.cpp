@@ -894,6 +894,29 @@ class Soak {
     return t;
   }
 
+  // Whether pods a WILL_RUN answer named can be taken on `c` (the state at the
+  // answer's start): its victims gone, the job recorded there as running stays
+  // guaranteed (its VC's cells bind to those GPUs) and the invariants hold.
+  bool PodsHold(hived_engine *c, Req &r, const std::vector<MPod> &pods,
+                const std::vector<std::string> &victims) {
+    for (const std::string &v : victims) (void)hived_finish(c, v.c_str());
+    std::vector<hived_pod> hp;
+    for (const MPod &p : pods) {
+      hived_pod x{};
+      x.node = p.node;
+      x.leaves = p.leaves.data();
+      x.n_leaves = static_cast<int32_t>(p.leaves.size());
+      x.fractions = p.fractions.empty() ? nullptr : p.fractions.data();
+      x.n_fractions = static_cast<int32_t>(p.fractions.size());
+      hp.push_back(x);
+    }
+    int demoted = 1;
+    char err[512];
+    return hived_add_running(c, r.Fill(), hp.data(), hp.size(), &demoted) == HIVED_OK &&
+           *hived_last_error(c) == '\0' && !demoted &&
+           hived_check_invariants(c, err, sizeof err) == HIVED_OK;
+  }
+
   // hived_will_run (a trial on the engine that undoes itself) against the answer of
   // a copy on which the jobs really end: the same decision and start, and the
   // engine's snapshot byte for byte as before.
@@ -930,6 +953,20 @@ class Soak {
     if (rc != HIVED_OK || !d)
       return Fail(std::string("will_run: ") + hived_rc_str(rc) + ": " + Err());
     std::string got = DecisionText(d, start);
+    // Where the VC's guarantee answered (other VCs' work left running), only the start
+    // and the reason must be the copy's; the pods must be free to take then (below).
+    hived_will_run_counts counts;
+    hived_will_run_last(engine_, &counts);
+    const bool by_guarantee = counts.by_guarantee != 0;
+    std::vector<MPod> pods;
+    std::vector<std::string> victims;
+    for (size_t p = 0; p < d->n_pods; p++)
+      pods.push_back({d->pods[p].node,
+                      {d->pods[p].leaves, d->pods[p].leaves + d->pods[p].n_leaves},
+                      {d->pods[p].fractions, d->pods[p].fractions + d->pods[p].n_fractions}});
+    for (size_t i = 0; i < d->n_preempted; i++) victims.push_back(d->preempted[i]);
+    for (size_t i = 0; i < d->n_lazy_preempted; i++) victims.push_back(d->lazy_preempted[i]);
+    if (by_guarantee) got = got.substr(0, got.find(" pods"));
     if (!Snapshot(&after, engine_)) return false;
     if (after != before) return Fail("will_run changed the engine's snapshot: " + Describe(r));
     if (hived_job_exists(engine_, r.job.name.c_str())) return Fail("will_run left its job behind");
@@ -954,9 +991,14 @@ class Soak {
         return Fail(std::string("dry run on the copy: ") + hived_last_error(c));
     }
     std::string want = DecisionText(w, w->outcome == HIVED_PLACED ? at : -1);
+    if (by_guarantee) want = want.substr(0, want.find(" pods"));
     if (got != want)
       return Fail("will_run differs from the copy's answer for " + Describe(r) + ":\n  trial " +
                   got + "\n  copy  " + want);
+    if (by_guarantee && d->outcome == HIVED_PLACED && !PodsHold(c, r, pods, victims))
+      return Fail("will_run's pods, given by the VC's guarantee, cannot be taken at its start " +
+                  std::to_string(start) + " for " + Describe(r) + ": " + hived_last_error(c));
+    if (by_guarantee) res_.outcomes["will-run-by-guarantee"]++;
     res_.outcomes[std::string("will-run-") +
                   (d->outcome == HIVED_PLACED ? (start > 0 ? "later" : "now") : "never")]++;
     return true;

@@ -397,6 +397,7 @@ void hived_will_run_last(const hived_engine* e, hived_will_run_counts* out) {
   out->ended_guaranteed = t.ended_guaranteed;
   out->ended_opportunistic = t.ended_opportunistic;
   out->decisions = t.decisions;
+  out->by_guarantee = t.by_guarantee ? 1 : 0;
 }
 
 hived_rc hived_finish(hived_engine* e, const char* job) {

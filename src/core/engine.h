@@ -134,6 +134,9 @@ class Engine : private CellStore {
     int64_t ended_guaranteed = 0;     // other VCs' guaranteed jobs
     int64_t ended_opportunistic = 0;  // opportunistic jobs of any VC
     int32_t decisions = 0;            // dry runs of the job asked
+    // Other VCs' guaranteed jobs were left running: the VC's guarantee gives the start
+    // time without them (will_run.cpp, TrialEnds::GuaranteeAnswers).
+    bool by_guarantee = false;
   };
   const TrialCounts& LastTrial() const { return last_trial_; }
   // The end times (end, place in the caller's list) in end order, read lazily, in one
@@ -142,6 +145,16 @@ class Engine : private CellStore {
   struct EndOrder {
     std::vector<std::pair<int64_t, size_t>> keys;
     size_t heap = 0;
+    // What a trial reads of the job at each place of the list, looked up once for
+    // every trial asked while the job table is unchanged (a trial restores it); a
+    // lookup by name costs ~100 ns, mostly a cache miss on the job's record.
+    struct Class {
+      int32_t vc = -1;
+      int16_t chain = -1;
+      uint8_t state = 0;  // kUnread, kNotHeld, kOpportunistic or kGuaranteed
+    };
+    enum : uint8_t { kUnread = 0, kNotHeld, kOpportunistic, kGuaranteed };
+    std::vector<Class> classes;  // by place in the list; empty: none read yet
   };
   // GPUs of the placement the config does not have (an unknown node or GPU index) are
   // left out and the job is demoted; each is named in *dropped (may be null). Only a job
@@ -365,7 +378,12 @@ class Engine : private CellStore {
     std::vector<uint8_t> node_bad;  // node_bad_ then
     uint64_t ends_gen = 0;          // the caller's number for the list (0: none kept)
     size_t n_ends = 0;              // and its length: a shorter prefix is another list
-    std::unordered_map<std::string, std::pair<Decision, int64_t>> answers;
+    struct Answer {
+      Decision d;
+      int64_t start = -1;
+      bool by_guarantee = false;  // TrialCounts::by_guarantee of the trial that gave it
+    };
+    std::unordered_map<std::string, Answer> answers;
     EndOrder order;  // of that list, kept for the next question's trial
   };
   WillRunMemo memo_;

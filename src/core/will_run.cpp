@@ -157,28 +157,75 @@ class ParkedEnds {
 // ended before its next decision, and whether that decision could place the job.
 class TrialEnds {
  public:
-  // vc: the request's (kNone: opportunistic without one).
-  TrialEnds(const Engine& e, const Request& req, VcId vc, std::vector<ChainId> chains)
+  using Class = Engine::EndOrder::Class;
+  // vc: the request's (kNone: opportunistic without one). by_guarantee: only the VC's
+  // own guaranteed jobs end (GuaranteeAnswers says when that leaves the start time as
+  // it is). classes: the order's, kept between trials of one job table.
+  TrialEnds(const Engine& e, const Request& req, VcId vc, std::vector<ChainId> chains,
+            bool by_guarantee, const Engine::EndList& ends, std::vector<Class>* classes)
       : e_(e),
         chains_(std::move(chains)),
         vc_(vc),
         bound_(e, req, chains_),
-        noted_(e.jobs_.size(), 0) {
-    if (req.priority >= 0 && vc_.valid() && req.pinned_id.empty() && req.within_type.empty())
-      parked_ = std::make_unique<ParkedEnds>(e);
+        noted_(e.jobs_.size(), 0),
+        by_guarantee_(by_guarantee),
+        ends_(ends),
+        classes_(classes) {
+    if (!by_guarantee_ && Unconstrained(req, vc_)) parked_ = std::make_unique<ParkedEnds>(e);
+    if (classes_->size() != ends_.size()) classes_->assign(ends_.size(), Class());
   }
-  // The job in `slot` (-1: not held) will have ended: what must end with it goes to
-  // *ending (each job once); returns how many went.
-  size_t Add(int slot, std::vector<int>* ending) {
-    if (slot < 0 || noted_[static_cast<size_t>(slot)]) return 0;  // not held, or named twice
-    const Job& j = e_.jobs_[slot];
+  // A guaranteed request that names no pinned cell and no cell to stay within: its
+  // decision binds the VC's own virtual cells wherever the buddy allocator finds
+  // physical ones.
+  static bool Unconstrained(const Request& req, VcId vc) {
+    return req.priority >= 0 && vc.valid() && req.pinned_id.empty() && req.within_type.empty();
+  }
+  // HiveD's guarantee: a VC's free virtual cells can always be bound to physical cells
+  // that no other VC's guaranteed job holds (the invariant checker's "VC cells always
+  // obtainable"), opportunistic runs being displaced. So when such a request may use
+  // every healthy node of its chains and the healthy free cells cover every VC's
+  // unbound cells at each level (no cell doomed: bad nodes, if any, are not needed), it is
+  // placed at the first end time its own VC's ends free its virtual cells (or let it
+  // preempt its VC's lower-priority jobs), whatever else has ended by then: other
+  // VCs' guaranteed jobs and opportunistic runs need not end at all. Only where it is
+  // placed may differ (cells they would have left empty), and that placement can be
+  // taken at that time whatever they do, its victims being preemptible anyway. At
+  // 10k GPUs they were 91-97% of what a churned cluster's first questions ended
+  // (doc/bench.md, fourteenth round).
+  static bool GuaranteeAnswers(const Engine& e, const Request& req, VcId vc,
+                               const std::vector<ChainId>& chains) {
+    if (!Unconstrained(req, vc)) return false;
+    for (ChainId c : chains) {
+      const Chain& ch = e.chains_[c];
+      for (int l = 1; l <= ch.levels; l++)
+        if (e.Demand(c, l) > e.Obtainable(c, l, true)) return false;
+      // A node left out because it is bad (Slurm leaves down and drained nodes out of
+      // backfill's) is counted above already.
+      if (!req.allowed.empty())
+        for (PCellId x : ch.cells_at_level[Level(ch.node_level)]) {
+          const size_t n = static_cast<size_t>(e.pcells_[x].node);
+          if (!req.allowed[n] && !e.NodeBad(n)) return false;
+        }
+    }
+    return true;
+  }
+  // The job at `place` in the caller's list will have ended: what must end with it
+  // goes to *ending (each job once); returns how many went.
+  size_t Add(size_t place, std::vector<int>* ending) {
+    const Class c = ClassAt(place);
+    if (c.state == Engine::EndOrder::kNotHeld) return 0;
+    const bool guaranteed = c.state == Engine::EndOrder::kGuaranteed;
+    const bool own = c.vc == vc_.v;
     // A job of another VC in a chain the request cannot use changes nothing the
     // decision reads (its chain's cells, its VC's counters): it need not end.
-    if (j.vc != vc_ && std::find(chains_.begin(), chains_.end(), j.chain) == chains_.end())
+    if (!own && std::find(chains_.begin(), chains_.end(), ChainId(c.chain)) == chains_.end())
       return 0;
+    if (by_guarantee_ && !(guaranteed && own)) return 0;
+    const int slot = e_.jobs_.Find(ends_[place].job);
+    if (noted_[static_cast<size_t>(slot)]) return 0;  // named twice
     noted_[static_cast<size_t>(slot)] = 1;
     const size_t before = ending->size();
-    if (parked_ && j.guaranteed() && j.vc != vc_)
+    if (parked_ && guaranteed && !own)
       parked_->Park(slot, ending);
     else
       ending->push_back(slot);
@@ -193,12 +240,30 @@ class TrialEnds {
   }
 
  private:
+  Class ClassAt(size_t place) {
+    Class& c = (*classes_)[place];
+    if (c.state != Engine::EndOrder::kUnread) return c;
+    const int slot = e_.jobs_.Find(ends_[place].job);
+    if (slot < 0) {
+      c.state = Engine::EndOrder::kNotHeld;
+      return c;
+    }
+    const Job& j = e_.jobs_[slot];
+    c.vc = j.vc.v;
+    c.chain = j.chain.v;
+    c.state = j.guaranteed() ? Engine::EndOrder::kGuaranteed : Engine::EndOrder::kOpportunistic;
+    return c;
+  }
+
   const Engine& e_;
   std::vector<ChainId> chains_;  // the request's
   VcId vc_ = kNone;
   FitBound bound_;
   std::unique_ptr<ParkedEnds> parked_;  // for the decisions ParkedEnds describes
   std::vector<uint8_t> noted_;          // by slot
+  bool by_guarantee_ = false;
+  const Engine::EndList& ends_;
+  std::vector<Class>* classes_;
 };
 
 // In end order, as if each had ended at its time: the state is the same.
@@ -311,12 +376,13 @@ size_t DecisionBytes(const Decision& d) {
 // Everything the memo holds between calls: the end times' order, the answers (hash
 // nodes, keys, decisions) and the health it was right for.
 size_t Engine::MemoBytes() const {
-  size_t b = HeapBytes(memo_.node_bad) + HeapBytes(memo_.order.keys);
+  size_t b =
+      HeapBytes(memo_.node_bad) + HeapBytes(memo_.order.keys) + HeapBytes(memo_.order.classes);
   // A node: the next pointer, the cached hash and the pair; plus the bucket array.
   using Answers = decltype(memo_.answers);
   b += memo_.answers.bucket_count() * sizeof(void*) +
        memo_.answers.size() * (2 * sizeof(void*) + sizeof(Answers::value_type));
-  for (const auto& a : memo_.answers) b += HeapBytes(a.first) + DecisionBytes(a.second.first);
+  for (const auto& a : memo_.answers) b += HeapBytes(a.first) + DecisionBytes(a.second.d);
   return b;
 }
 
@@ -344,6 +410,7 @@ Status Engine::WillRun(const Request& req, const EndList& ends, Decision* out, i
   // The end times and their order depend on the caller's list alone: they stay.
   if (memo_.changes != jobs_.Changes() || memo_.node_bad != node_bad_) {
     memo_.answers.clear();
+    memo_.order.classes.clear();
     memo_.node_bad = node_bad_;
   }
   // With no end times the question is one dry run: nothing worth keeping; without a
@@ -366,8 +433,9 @@ Status Engine::WillRun(const Request& req, const EndList& ends, Decision* out, i
     if (it != memo_.answers.end()) {
       last_trial_ = TrialCounts();
       last_trial_.memo = true;
-      *out = it->second.first;
-      *start = it->second.second;
+      last_trial_.by_guarantee = it->second.by_guarantee;
+      *out = it->second.d;
+      *start = it->second.start;
       memo_.changes = jobs_.Changes();
       return Status::Ok();
     }
@@ -382,7 +450,8 @@ Status Engine::WillRun(const Request& req, const EndList& ends, Decision* out, i
   if (st.ok() && keep) {
     // Bounded: a pass of backfill asks about a few hundred shapes at most.
     if (memo_.answers.size() >= 4096) memo_.answers.clear();
-    memo_.answers.emplace(std::move(key), std::make_pair(*out, *start));
+    memo_.answers.emplace(std::move(key),
+                          WillRunMemo::Answer{*out, *start, last_trial_.by_guarantee});
   }
   memo_.changes = jobs_.Changes();
   return st;
@@ -436,12 +505,14 @@ Status Engine::WillRunTrial(const Request& req, const EndList& ends, EndOrder* o
         Decision v;
         std::vector<ChainId> chains;
         Validate(req, &chains, &v);
-        taken = std::make_unique<TrialEnds>(*this, req, vc, std::move(chains));
+        last_trial_.by_guarantee = TrialEnds::GuaranteeAnswers(*this, req, vc, chains);
+        taken = std::make_unique<TrialEnds>(*this, req, vc, std::move(chains),
+                                            last_trial_.by_guarantee, ends, &order->classes);
       }
       at = next.Peek().first;
       size_t added = 0;
       while (!next.Done() && next.Peek().first == at)
-        added += taken->Add(jobs_.Find(ends[next.Take().second].job), &pending);
+        added += taken->Add(next.Take().second, &pending);
       // Nothing changed, or not enough cells free up for the job's pods: the same
       // decision as before, without asking.
       if (!added || !taken->MayFit()) continue;

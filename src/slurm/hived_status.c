@@ -91,7 +91,7 @@ static latency_hist_t job_test_own_cpu_us, engine_cpu_us, job_test_ivcsw;
  * Backfill's WILL_RUN questions: answered by a trial on the engine (running
  * jobs ended and put back; what a slow one costs) or from its memo.
  */
-static uint64_t n_trials, n_memo_answers, n_trial_ended;
+static uint64_t n_trials, n_memo_answers, n_trial_ended, n_by_guarantee;
 static latency_hist_t trial_ended;
 /*
  * Calls whose own share passed the 1 ms target, and for each phase those in
@@ -281,6 +281,7 @@ extern void hived_status_job_test(const hived_job_test_time_t *t)
 	latency_hist_add(&engine_cpu_us, t->engine_cpu_usec);
 	latency_hist_add(&job_test_ivcsw, t->ivcsw);
 	n_trials += t->trials;
+	n_by_guarantee += t->by_guarantee;
 	n_memo_answers += t->memo_answers;
 	n_trial_ended += t->trial_ended;
 	if (t->trials)	/* a call asks about one job: one trial at most */
@@ -502,9 +503,10 @@ static char *_compose_plugin(size_t engine_bytes)
 	}
 	_hist_at(&out, &pos, "phaseEngineCpu", &engine_cpu_us, "Us");
 	xstrfmtcatat(out, &pos, ",\"willRunTrials\":%"PRIu64
+		     ",\"willRunByGuarantee\":%"PRIu64
 		     ",\"willRunMemoAnswers\":%"PRIu64
 		     ",\"willRunTrialEndedJobs\":%"PRIu64,
-		     n_trials, n_memo_answers, n_trial_ended);
+		     n_trials, n_by_guarantee, n_memo_answers, n_trial_ended);
 	_hist_at(&out, &pos, "willRunTrialEnded", &trial_ended, "");
 	xstrcatat(out, &pos, "},\"slowJobTests\":[");
 	/* Oldest first, as in refused. */

@@ -82,6 +82,8 @@ typedef struct {
 	uint64_t ivcsw;		/* involuntary context switches in the call */
 	/* WILL_RUN questions in the call: trials, memo answers, jobs ended */
 	uint64_t trials, memo_answers, trial_ended;
+	/* of the trials: those the VC's guarantee answered (hived_will_run_counts) */
+	uint64_t by_guarantee;
 } hived_job_test_time_t;
 
 extern void hived_status_job_test(const hived_job_test_time_t *t);

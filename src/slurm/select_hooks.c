@@ -249,7 +249,7 @@ extern void hived_hook_state_restore(const char *dir_name)
  * slurmctld's locks serialise those.
  */
 static __thread uint64_t wr_trials, wr_memo, wr_own, wr_guaranteed,
-	wr_opportunistic, wr_decisions;
+	wr_opportunistic, wr_decisions, wr_by_guarantee;
 
 static void _count_will_run(const hived_engine *e)
 {
@@ -261,6 +261,8 @@ static void _count_will_run(const hived_engine *e)
 		return;
 	}
 	wr_trials++;
+	if (c.by_guarantee)
+		wr_by_guarantee++;
 	wr_own += c.ended_own;
 	wr_guaranteed += c.ended_guaranteed;
 	wr_opportunistic += c.ended_opportunistic;
@@ -654,6 +656,8 @@ static void _slow_job_test(job_record_t *job_ptr, uint16_t mode,
 			   wr_own + wr_guaranteed + wr_opportunistic, wr_own,
 			   wr_guaranteed, wr_opportunistic,
 			   wr_decisions);
+	if (wr_by_guarantee)
+		xstrcat(text, "; its VC's guarantee gave the start time: other VCs' guaranteed jobs and opportunistic runs were left running");
 	else if (wr_memo)
 		xstrcat(text, "; WILL_RUN answered from the memo");
 	if (_verbose())
@@ -687,7 +691,7 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	memset(phase_us, 0, sizeof(phase_us));
 	engine_cpu_us = submit_us = submit_cpu_us = 0;
 	wr_trials = wr_memo = wr_own = wr_guaranteed = 0;
-	wr_opportunistic = wr_decisions = 0;
+	wr_opportunistic = wr_decisions = wr_by_guarantee = 0;
 	rc = _job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 		       mode, preemptee_candidates, preemptee_job_list,
 		       exc, will_run, _fwd_timed, &asked);
@@ -711,6 +715,7 @@ extern int hived_hook_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	t.phase_usec[HIVED_PHASE_REST] = _minus(t.own_usec, named);
 	t.engine_cpu_usec = engine_cpu_us;
 	t.trials = wr_trials;
+	t.by_guarantee = wr_by_guarantee;
 	t.memo_answers = wr_memo;
 	t.trial_ended = wr_own + wr_guaranteed + wr_opportunistic;
 	hived_status_job_test(&t);

@@ -121,6 +121,14 @@ START_TEST(test_vc_head_keeps_its_cells)
 	ck_assert_msg(_status_count("willRunTrialEndedMax") >= 1,
 		      "no WILL_RUN trial ended a running job (most: %ld)",
 		      _status_count("willRunTrialEndedMax"));
+	/*
+	 * Every node healthy and in the partition: its VC's guarantee gives the
+	 * start, and other VCs' work is left running in the trial.
+	 */
+	ck_assert_msg(_status_count("willRunByGuarantee") >= 1,
+		      "no WILL_RUN trial was answered by the VC's guarantee (%ld of %ld)",
+		      _status_count("willRunByGuarantee"),
+		      _status_count("willRunTrials"));
 	for (int i = 0; i < 3; i++)
 		k[i] = submit("-A mid -N1 --gres=gpu:2 -t 30");
 	/* Two fit beside it: the pair, and node cell 1's last two GPUs. */

@@ -113,6 +113,12 @@ tests_unit_test_id_set_SOURCES = tests/unit/test_id_set.cpp
 tests_unit_test_id_set_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src $(CHECK_CFLAGS)
 tests_unit_test_id_set_LDADD = $(CHECK_LIBS)
 
+check_PROGRAMS += tests/unit/test_job_index
+TESTS += tests/unit/test_job_index
+tests_unit_test_job_index_SOURCES = tests/unit/test_job_index.cpp
+tests_unit_test_job_index_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src $(CHECK_CFLAGS)
+tests_unit_test_job_index_LDADD = $(CHECK_LIBS)
+
 # --- src/core: WILL_RUN's trial against a copy where the jobs end for real (two chains)
 check_PROGRAMS += tests/unit/test_will_run
 TESTS += tests/unit/test_will_run

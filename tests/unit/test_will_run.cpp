@@ -421,11 +421,12 @@ START_TEST(memory_counts_memo) {
     ck_assert_uint_eq(d->n_pods, static_cast<size_t>(pods));
     return hived_memory_bytes(e) - before;
   };
-  // The first question keeps the list's order, an end time and a place per end, room
-  // on the job table's free list for every job a trial may end (the 16 held), and its
-  // answer (a pod of one GPU: well under 4 KiB); not the list, which the caller keeps
-  // (a copy of the names cost 40 bytes an end more, the API's 16).
-  const size_t per_end = sizeof(size_t) + sizeof(int64_t);
+  // The first question keeps the list's order, an end time and a place per end, what
+  // its trial read of each job (VC, chain, class: 8 bytes), room on the job table's
+  // free list for every job a trial may end (the 16 held), and its answer (a pod of
+  // one GPU: well under 4 KiB); not the list, which the caller keeps (a copy of the
+  // names cost 40 bytes an end more, the API's 16).
+  const size_t per_end = sizeof(size_t) + sizeof(int64_t) + 8;
   const size_t first = ask("q1", 1, 1, 10);
   ck_assert_uint_ge(first, ends.size() * per_end);
   ck_assert_msg(first < ends.size() * per_end + 4096, "%zu bytes kept for %zu ends", first,
@@ -555,9 +556,10 @@ END_TEST
 // hived_will_run_last says what the trial ended, by class, and how many dry runs it
 // asked: A's 2-node gang waits for A's own job (end 10); B's two jobs in B's only
 // node (ends 5 and 6) and an opportunistic job (end 3) end before it in the same
-// chain. No end
-// before 10 frees a cell of A's, so one dry run is asked before the ends and one at
-// 10. The same question again, of the same numbered list, comes from the memo.
+// chain. No end before 10 frees a cell of A's, so one dry run is asked before the
+// ends and one at 10. With every node allowed, A's guarantee answers: only A's job
+// ends. The same question again, of the same numbered list, comes from the memo. Kept
+// off n2, the job needs B's node: the trial ends every job before 10, by class.
 START_TEST(last_counts) {
   const char config[] = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType":
     "V100", "childCellNumber": 4, "isNodeLevel": true}}, "physicalCells": [
@@ -590,15 +592,127 @@ START_TEST(last_counts) {
   ck_assert_msg(d->outcome == HIVED_PLACED && start == 10, "%s", Text(d, start).c_str());
   hived_will_run_last(e, &c);
   ck_assert_int_eq(c.from_memo, 0);
+  ck_assert_int_eq(c.by_guarantee, 1);
   ck_assert_int_eq(c.ended_own, 1);
-  ck_assert_int_eq(c.ended_guaranteed, 2);
-  ck_assert_int_eq(c.ended_opportunistic, 1);
+  ck_assert_int_eq(c.ended_guaranteed, 0);
+  ck_assert_int_eq(c.ended_opportunistic, 0);
   ck_assert_int_eq(c.decisions, 2);
   ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), ends.size(), 7, &start, &d), HIVED_OK);
   ck_assert_int_eq(start, 10);
   hived_will_run_last(e, &c);
   ck_assert_int_eq(c.from_memo, 1);
+  ck_assert_int_eq(c.by_guarantee, 1);
   ck_assert_int_eq(c.decisions + c.ended_own + c.ended_guaranteed + c.ended_opportunistic, 0);
+  std::vector<uint8_t> allowed(hived_node_count(e), 1);
+  allowed[static_cast<size_t>(hived_node_index(e, "n2"))] = 0;
+  q.allowed_nodes = allowed.data();
+  ck_assert_int_eq(hived_will_run_kept(e, &q, ends.data(), ends.size(), 7, &start, &d), HIVED_OK);
+  ck_assert_msg(d->outcome == HIVED_PLACED && start == 10, "%s", Text(d, start).c_str());
+  const std::string got = Text(d, start), copy = CopyAnswer(e, q, ends);
+  ck_assert_msg(got == copy, "will_run %s, copy %s", got.c_str(), copy.c_str());
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.from_memo, 0);
+  ck_assert_int_eq(c.by_guarantee, 0);
+  ck_assert_int_eq(c.ended_own, 1);
+  ck_assert_int_eq(c.ended_guaranteed, 2);
+  ck_assert_int_eq(c.ended_opportunistic, 1);
+  ck_assert_int_eq(c.decisions, 2);
+  ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+}
+END_TEST
+
+// A's guarantee answers: A's two node cells are each half held (a1, a3), B's job and
+// an opportunistic run end before a1 does. Only a1 ends in the trial; the start is
+// the copy's, and the pods it names can be taken at that start on the copy (its
+// victims gone, the job recorded there stays guaranteed, invariants hold). C's one
+// cell is unbound: with the only free node (o1's) down, the healthy free cells no
+// longer cover it, nothing is promised, and the trial ends everything again.
+START_TEST(guarantee_answers) {
+  const char config[] = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType":
+    "V100", "childCellNumber": 4, "isNodeLevel": true}}, "physicalCells": [
+    {"cellType": "NODE", "cellAddress": "n0"}, {"cellType": "NODE", "cellAddress": "n1"},
+    {"cellType": "NODE", "cellAddress": "n2"}, {"cellType": "NODE", "cellAddress": "n3"}]},
+    "virtualClusters": {"A": {"virtualCells": [{"cellType": "NODE", "cellNumber": 2}]},
+    "B": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}]},
+    "C": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}]}}})";
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(config, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<hived_job_end> ends;
+  std::string free_node;  // where o1 runs: the node no VC has bound
+  std::string b_node;     // B's, bound to B's cell
+  for (const Ask& a : {Ask{"a1", "A", 0, "V100", 1, 2, 10}, Ask{"a2", "A", 0, "V100", 1, 2, 0},
+                       Ask{"a3", "A", 0, "V100", 1, 2, 20}, Ask{"b1", "B", 0, "V100", 1, 4, 5},
+                       Ask{"o1", nullptr, -1, "V100", 1, 2, 3}}) {
+    hived_member m;
+    hived_job_request r = Request(a, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", a.job, d->reason);
+    if (a.end) ends.push_back({a.job, a.end});
+    if (a.priority < 0) free_node = d->pods[0].node_name;
+    if (a.vc && std::string(a.vc) == "B") b_node = d->pods[0].node_name;
+  }
+  ck_assert_int_eq(hived_finish(e, "a2"), HIVED_OK);  // a3 went to A's other cell
+  hived_member m;
+  hived_job_request q = Request({"q", "A", 0, "V100", 1, 4, 0}, &m);
+  int64_t start = 0;
+  const hived_decision* d = nullptr;
+  ck_assert_int_eq(hived_will_run(e, &q, nullptr, 0, &start, &d), HIVED_OK);
+  ck_assert_msg(d->wait_kind == HIVED_WAIT_NO_CELL, "waits for shape: %s", d->reason);
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+  ck_assert_msg(d->outcome == HIVED_PLACED && start == 10, "%s", Text(d, start).c_str());
+  hived_will_run_counts c;
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.by_guarantee, 1);
+  ck_assert_int_eq(c.ended_own, 1);
+  ck_assert_int_eq(c.ended_guaranteed + c.ended_opportunistic, 0);
+  {
+    hived_engine* copy = nullptr;
+    ck_assert_int_eq(hived_engine_clone(e, &copy), HIVED_OK);
+    std::unique_ptr<hived_engine, void (*)(hived_engine*)> cguard(copy, hived_engine_free);
+    for (const hived_job_end& x : ends)
+      if (x.end <= start) ck_assert_int_eq(hived_finish(copy, x.job), HIVED_OK);
+    for (size_t v = 0; v < d->n_preempted; v++) (void)hived_finish(copy, d->preempted[v]);
+    int demoted = 1;
+    ck_assert_int_eq(hived_add_running(copy, &q, d->pods, d->n_pods, &demoted), HIVED_OK);
+    ck_assert_str_eq(hived_last_error(copy), "");
+    ck_assert_int_eq(demoted, 0);
+    ck_assert_msg(hived_check_invariants(copy, err, sizeof err) == HIVED_OK, "%s", err);
+  }
+  ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+  // B's node down dooms nothing (it is bound): the guarantee still answers, with the
+  // copy's start.
+  ck_assert_int_eq(hived_set_node_health(e, b_node.c_str(), 0), HIVED_OK);
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.by_guarantee, 1);
+  const std::string with_b_down = Text(d, start), copy_b_down = CopyAnswer(e, q, ends);
+  ck_assert_msg(with_b_down.substr(0, with_b_down.find(" pod ")) ==
+                    copy_b_down.substr(0, copy_b_down.find(" pod ")),
+                "will_run %s, copy %s", with_b_down.c_str(), copy_b_down.c_str());
+  // Nor does leaving it out of the allowed nodes, as Slurm's backfill leaves down
+  // nodes out; leaving out a healthy node does (the job may not go everywhere).
+  std::vector<uint8_t> allowed(hived_node_count(e), 1);
+  allowed[static_cast<size_t>(hived_node_index(e, b_node.c_str()))] = 0;
+  q.allowed_nodes = allowed.data();
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.by_guarantee, 1);
+  ck_assert_int_eq(start, 10);
+  ck_assert_int_eq(hived_set_node_health(e, b_node.c_str(), 1), HIVED_OK);
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.by_guarantee, 0);
+  q.allowed_nodes = nullptr;
+  ck_assert_int_eq(hived_set_node_health(e, free_node.c_str(), 0), HIVED_OK);
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+  const std::string got = Text(d, start), copy = CopyAnswer(e, q, ends);
+  ck_assert_msg(got == copy, "will_run %s, copy %s", got.c_str(), copy.c_str());
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.by_guarantee, 0);
+  ck_assert_int_ge(c.ended_guaranteed + c.ended_opportunistic, 1);
   ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
 }
 END_TEST
@@ -663,6 +777,7 @@ int main(void) {
   tcase_add_test(tc, many_ends);
   tcase_add_test(tc, other_vc_cell);
   tcase_add_test(tc, last_counts);
+  tcase_add_test(tc, guarantee_answers);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
