@@ -211,6 +211,11 @@ std::string Metrics(const Status& s) {
   m.Sample("hived_will_run_answers_total", "by=\"trial\"", static_cast<double>(s.will_run_trials));
   m.Sample("hived_will_run_answers_total", "by=\"memo\"",
            static_cast<double>(s.will_run_memo_answers));
+  m.Family("hived_will_run_trials_by_guarantee_total", "counter",
+           "WILL_RUN trials that ended only the asking VC's own jobs: HiveD's guarantee "
+           "gives the start time without the rest.");
+  m.Sample("hived_will_run_trials_by_guarantee_total", "",
+           static_cast<double>(s.will_run_by_guarantee));
   m.Family("hived_will_run_trial_ended_jobs_total", "counter",
            "Running jobs WILL_RUN trials ended and put back: what the trials cost.");
   m.Sample("hived_will_run_trial_ended_jobs_total", "",

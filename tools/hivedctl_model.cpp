@@ -506,6 +506,9 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
       out->will_run_memo_answers = r.Int(timing, "willRunMemoAnswers", "timing", false);
       out->will_run_trial_ended_jobs = r.Int(timing, "willRunTrialEndedJobs", "timing", false);
     }
+    // Absent from status files of plugins before 09fde79.
+    if (json_object_get(timing, "willRunByGuarantee"))
+      out->will_run_by_guarantee = r.Int(timing, "willRunByGuarantee", "timing", false);
   }
   json_t* counters = json_object_get(root, "counters");
   if (json_is_object(counters)) {

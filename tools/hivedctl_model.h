@@ -156,6 +156,7 @@ struct Status {
   double job_test_mean_us = 0, job_test_p50_us = 0, job_test_p99_us = 0, job_test_max_us = 0;
   // WILL_RUN answers by a trial on the engine or from its memo; jobs the trials ended.
   int64_t will_run_trials = 0, will_run_memo_answers = 0, will_run_trial_ended_jobs = 0;
+  int64_t will_run_by_guarantee = 0;  // of the trials: the VC's guarantee gave the start
   int64_t preemptions = 0, lazy_preemptions = 0;
 
   // The parsed document, for --json output of its parts.

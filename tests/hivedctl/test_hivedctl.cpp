@@ -373,6 +373,7 @@ START_TEST(test_metrics) {
   ck_has(m, "hived_will_run_answers_total{by=\"trial\"} 5\n");
   ck_has(m, "hived_will_run_answers_total{by=\"memo\"} 40\n");
   ck_has(m, "hived_will_run_trial_ended_jobs_total 12\n");
+  ck_has(m, "hived_will_run_trials_by_guarantee_total 3\n");
   // Every sample line is well formed and belongs to a family declared before it.
   std::regex sample(R"(^([a-z_]+)(\{([a-z_]+="([^"\\]|\\.)*",?)+\})? -?[0-9.e+-]+$)");
   std::istringstream in(m);
