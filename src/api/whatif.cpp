@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,10 +91,15 @@ void WritePlacement(const hived_decision* d, hived::JsonOut* j) {
   j->Close(']');
 }
 
-void WritePreempts(const hived_engine* e, const hived_decision* d, hived::JsonOut* j) {
+// gone: jobs that will have ended by then (an estimate's victims may name them: where
+// the VC's guarantee answers, the trial leaves other work running; design.md).
+void WritePreempts(const hived_engine* e, const hived_decision* d, hived::JsonOut* j,
+                   const std::set<std::string>& gone = {}) {
   j->Key("preempts").Open('[');
-  for (size_t i = 0; i < d->n_preempted; i++) WriteVictim(e, d->preempted[i], false, j);
-  for (size_t i = 0; i < d->n_lazy_preempted; i++) WriteVictim(e, d->lazy_preempted[i], true, j);
+  for (size_t i = 0; i < d->n_preempted; i++)
+    if (!gone.count(d->preempted[i])) WriteVictim(e, d->preempted[i], false, j);
+  for (size_t i = 0; i < d->n_lazy_preempted; i++)
+    if (!gone.count(d->lazy_preempted[i])) WriteVictim(e, d->lazy_preempted[i], true, j);
   j->Close(']');
 }
 
@@ -150,11 +156,15 @@ void WriteEstimate(hived_engine* e, const hived_job_request* req, const hived_jo
   if (hived_will_run(e, req, clamped.data(), clamped.size(), &start, &d) == HIVED_OK && d &&
       d->outcome == HIVED_PLACED && start > 0) {
     j->Key("start").Val(start).Key("afterJobs").Open('[');
+    std::set<std::string> gone;
     for (const auto& o : order)
-      if (o.end <= start) j->Val(o.job);
+      if (o.end <= start) {
+        j->Val(o.job);
+        gone.insert(o.job);
+      }
     j->Close(']');
     WritePlacement(d, j);
-    WritePreempts(e, d, j);
+    WritePreempts(e, d, j, gone);
     j->Close('}');
     return;
   }
