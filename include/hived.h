@@ -203,9 +203,10 @@ typedef struct hived_will_run_counts {
 	int64_t ended_guaranteed;	/* other VCs' guaranteed jobs */
 	int64_t ended_opportunistic;	/* opportunistic jobs of any VC */
 	int32_t decisions;
-	/* 1: other VCs' guaranteed jobs were not ended; the VC's guarantee gives the
-	 * start time without them (a guaranteed job that may use every healthy node of
-	 * its chains). Its placement may then differ from one after every end. */
+	/* 1: only the asking VC's own jobs were ended; the VC's guarantee gives the
+	 * start time without the rest (a guaranteed job that may use every healthy node
+	 * of its chains, no VC cell there doomed). Its placement may then differ from
+	 * one after every end. */
 	int by_guarantee;	/* also for a memo answer: its trial's */
 } hived_will_run_counts;
 void hived_will_run_last(const hived_engine *e, hived_will_run_counts *out);

@@ -134,8 +134,8 @@ class Engine : private CellStore {
     int64_t ended_guaranteed = 0;     // other VCs' guaranteed jobs
     int64_t ended_opportunistic = 0;  // opportunistic jobs of any VC
     int32_t decisions = 0;            // dry runs of the job asked
-    // Other VCs' guaranteed jobs were left running: the VC's guarantee gives the start
-    // time without them (will_run.cpp, TrialEnds::GuaranteeAnswers).
+    // Only the asking VC's own jobs ended: the VC's guarantee gives the start time
+    // without the rest (will_run.cpp, TrialEnds::GuaranteeAnswers).
     bool by_guarantee = false;
   };
   const TrialCounts& LastTrial() const { return last_trial_; }

@@ -651,14 +651,14 @@ static void _slow_job_test(job_record_t *job_ptr, uint16_t mode,
 	}
 	xstrfmtcat(text, "; cons_tres %"PRIu64" us wall, %"PRIu64" us CPU",
 		   t->usec - t->own_usec, fwd_spent.cpu);
-	if (wr_trials)
+	if (wr_trials) {
 		xstrfmtcat(text, "; WILL_RUN trial ended and put back %"PRIu64" running jobs (its VC's %"PRIu64", other VCs' guaranteed %"PRIu64", opportunistic %"PRIu64") and asked %"PRIu64" dry runs",
 			   wr_own + wr_guaranteed + wr_opportunistic, wr_own,
 			   wr_guaranteed, wr_opportunistic,
 			   wr_decisions);
-	if (wr_by_guarantee)
-		xstrcat(text, "; its VC's guarantee gave the start time: other VCs' guaranteed jobs and opportunistic runs were left running");
-	else if (wr_memo)
+		if (wr_by_guarantee)
+			xstrcat(text, "; its VC's guarantee gave the start time: other VCs' guaranteed jobs and opportunistic runs were left running");
+	} else if (wr_memo)
 		xstrcat(text, "; WILL_RUN answered from the memo");
 	if (_verbose())
 		info("select/hived: slow job_test: %s", text);
