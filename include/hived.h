@@ -70,6 +70,11 @@ typedef struct {
 	 * shape cannot be bound now may then run as up to this many smaller pods on
 	 * distinct nodes in its VC's free cells. 0 or 1: never split. */
 	int32_t split_max_pods;
+	/* 1 (guaranteed jobs): when its VC has the free GPUs but not in cells of its
+	 * shape, the job may start on idle GPUs outside them, as opportunistic
+	 * (lazy-preempted from its start; the decision says "borrowed"), instead of
+	 * waiting. The first guaranteed job that needs those GPUs preempts it. */
+	int borrow_idle_cells;
 } hived_job_request;
 
 typedef enum {
@@ -110,6 +115,8 @@ typedef struct {
 	size_t n_preempted;
 	const char *const *lazy_preempted; /* victims demoted to opportunistic */
 	size_t n_lazy_preempted;
+	/* 1: placed outside its VC's cells (borrow_idle_cells), running as opportunistic */
+	int borrowed;
 } hived_decision;
 
 /* --- lifetime ---------------------------------------------------------- */

@@ -47,6 +47,7 @@ bool IsKnownKey(const char *key, RequestKind kind) {
                                         "lazyPreemptionEnable",
                                         "distinctNodes",
                                         "splitMaxPods",
+                                        "borrowIdleCells",
                                         "allowedNodes",
                                         "members"};
   for (const char *k : kCommon) {
@@ -98,6 +99,7 @@ std::string JobRequest::Parse(const json_t *event, const hived_engine *engine, R
   } const opt_bools[] = {
       {"lazyPreemptionEnable", &lazy_preemption_},
       {"distinctNodes", &distinct_nodes_},
+      {"borrowIdleCells", &borrow_idle_},
       {"dryRun", &dry_run_},
   };
   for (const OptBool &o : opt_bools) {
@@ -248,6 +250,7 @@ void JobRequest::Link() {
   req_.lazy_preemption = lazy_preemption_ ? 1 : 0;
   req_.distinct_nodes = distinct_nodes_ ? 1 : 0;
   req_.split_max_pods = split_max_pods_;
+  req_.borrow_idle_cells = borrow_idle_ ? 1 : 0;
   req_.members = members_.empty() ? nullptr : members_.data();
   req_.n_members = members_.size();
   req_.allowed_nodes = has_allowed_nodes_ ? allowed_nodes_.data() : nullptr;

@@ -38,6 +38,7 @@ class JobRequest {
   int32_t priority_ = 0;
   int32_t split_max_pods_ = 0;
   bool lazy_preemption_ = false, distinct_nodes_ = false, dry_run_ = false;
+  bool borrow_idle_ = false;
   std::vector<hived_member> members_;
   std::vector<uint8_t> allowed_nodes_;
   std::vector<std::string> pod_node_names_;

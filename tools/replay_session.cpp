@@ -172,6 +172,8 @@ json_t *ReplaySession::Submit(const json_t *event) {
       json_object_set_new(out, "preempted", StringArray(d->preempted, d->n_preempted));
       json_object_set_new(out, "lazyPreempted",
                           StringArray(d->lazy_preempted, d->n_lazy_preempted));
+      // Only when it did, so that the decisions of scenarios without it read as before.
+      if (d->borrowed) json_object_set_new(out, "borrowed", json_true());
       if (!r.dry_run()) job_names_.insert(r.job());
       break;
     case HIVED_WAITING:

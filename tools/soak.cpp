@@ -61,6 +61,7 @@ struct MJob {
   std::string pinned, within, pod_within, leaf_type;
   int profile = -1;  // kProfiles index of a slice job, else -1
   bool distinct = false;
+  bool borrow = false;  // borrow_idle_cells
   std::vector<hived_member> members;
   std::vector<MPod> pods;
   int gpus = 0;     // in slots (see VcQuota::Units)
@@ -89,6 +90,7 @@ struct Req {
     c.n_members = job.members.size();
     c.allowed_nodes = allowed.empty() ? nullptr : allowed.data();
     c.split_max_pods = split_max_pods;
+    c.borrow_idle_cells = job.borrow ? 1 : 0;
     return &c;
   }
   std::string vc_name;
@@ -372,6 +374,25 @@ class Soak {
     return true;
   }
 
+  // A borrower: asked to, took idle GPUs only, and its VC's guaranteed jobs, those of
+  // them running outside its cells and it stay within its quota by count.
+  bool BorrowHolds(const Req &r, size_t victims) {
+    const MJob &j = r.job;
+    if (!j.borrow || j.priority < 0 || j.vc < 0)
+      return Fail("borrowed without asking to: " + Describe(r));
+    if (victims) return Fail("a borrower preempted jobs: " + Describe(r));
+    int64_t outside = 0;
+    for (const auto &kv : jobs_)
+      if (kv.second.vc == j.vc && kv.second.priority >= 0 && !kv.second.guaranteed &&
+          kv.second.profile < 0)
+        outside += kv.second.gpus;
+    if (used_[j.vc] + outside + j.gpus > quotas_[j.vc].Units(slots_))
+      return Fail("VC " + VcName(j.vc) +
+                  " borrowed past its quota: " + std::to_string(used_[j.vc]) + " guaranteed and " +
+                  std::to_string(outside) + " outside its cells, " + Describe(r));
+    return true;
+  }
+
   bool QuotaHolds(const MJob &j) {
     if (!j.guaranteed || j.vc < 0) return true;
     if (j.profile >= 0) return SlicesHold(j.vc);
@@ -457,6 +478,9 @@ class Soak {
       single(gpus);
     }
     if (j.profile < 0 && P(0.1)) j.leaf_type = "V100";
+    // Whole-GPU guaranteed jobs may borrow idle GPUs (the model counts them in GPUs).
+    if (j.priority >= 0 && j.pinned.empty() && j.profile < 0 && j.members[0].fraction_number == 0)
+      j.borrow = P(0.2);
     if (j.priority >= 0 && j.pinned.empty() && j.profile < 0) {
       // Shrink to what the VC owns, as a user would ask.
       const VcQuota &q = quotas_[j.vc];
@@ -655,6 +679,7 @@ class Soak {
     std::vector<MPod> pods = PodsOf(d);
     std::vector<std::string> killed(d->preempted, d->preempted + d->n_preempted);
     std::vector<std::string> demoted(d->lazy_preempted, d->lazy_preempted + d->n_lazy_preempted);
+    const bool borrowed = d->borrowed != 0;
     std::string tag = dry_run ? "dry-run-" : "";
     if (outcome != HIVED_PLACED) {
       res_.outcomes[tag + (outcome == HIVED_WAITING ? "waiting" : "rejected")]++;
@@ -668,6 +693,8 @@ class Soak {
       return true;
     }
     res_.outcomes[tag + "placed"]++;
+    if (borrowed && !BorrowHolds(r, killed.size() + demoted.size())) return false;
+    if (borrowed) res_.outcomes[tag + "borrowed"]++;
     std::set<std::string> victims(killed.begin(), killed.end());
     victims.insert(demoted.begin(), demoted.end());
     for (const auto &v : victims) {
@@ -710,7 +737,7 @@ class Soak {
                     " (want ENOENT)");
     }
     r.job.pods = std::move(pods);
-    r.job.guaranteed = r.job.priority >= 0;
+    r.job.guaranteed = r.job.priority >= 0 && !borrowed;
     MJob copy = r.job;
     Add(std::move(copy));
     const MJob &j = jobs_[r.job.name];

@@ -85,6 +85,7 @@ Status ToRequest(const hived_engine* e, const hived_job_request* r, hived::Reque
   q->lazy = r->lazy_preemption != 0;
   q->distinct_nodes = r->distinct_nodes != 0;
   q->split_max_pods = r->split_max_pods;
+  q->borrow_idle = r->borrow_idle_cells != 0;
   if (r->n_members && !r->members) return Missing("members");
   if (r->n_members > 100000) return Status::Err(Code::kInval, "members: too many");
   for (size_t i = 0; i < r->n_members; i++)
@@ -256,6 +257,7 @@ const hived_decision* ExportDecision(hived_engine* e) {
   e->out.n_preempted = e->preempted.size();
   e->out.lazy_preempted = e->lazy.data();
   e->out.n_lazy_preempted = e->lazy.size();
+  e->out.borrowed = d.borrowed ? 1 : 0;
   return &e->out;
 }
 

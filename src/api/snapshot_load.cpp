@@ -54,6 +54,10 @@ std::string ParseJob(json_t* o, const std::string& where, SnapshotJob* sj) {
   b = json_object_get(o, "demotedByConfig");
   if (b && !json_is_boolean(b)) return where + ".demotedByConfig: must be true or false";
   rj.demoted_by_config = rj.demoted && json_is_true(b);
+  // Absent but for jobs that started outside their VC's cells (Request::borrow_idle).
+  b = json_object_get(o, "borrowed");
+  if (b && !json_is_boolean(b)) return where + ".borrowed: must be true or false";
+  rj.borrowed = rj.demoted && !rj.demoted_by_config && json_is_true(b);
   if (!GetString(o, "pinnedCellId", &rj.req.pinned_id, false))
     return where + ".pinnedCellId: must be a string";
   if (!GetString(o, "leafCellType", &rj.req.leaf_type, false))

@@ -40,6 +40,12 @@ struct Request {
   // pods on distinct nodes: in its VC's free cells if guaranteed, on idle GPUs if
   // opportunistic (split.cpp).
   int split_max_pods = 0;
+  // A guaranteed job whose VC has the free GPUs for it, but not in cells of its shape,
+  // may start on idle GPUs outside its VC's cells instead of waiting: it then runs as
+  // opportunistic (lazy-preempted from its start), preempted by the first guaranteed
+  // job that needs those GPUs. Its VC's GPUs outside its cells count against its
+  // quota. (hived.conf "borrowIdleCells")
+  bool borrow_idle = false;
   std::vector<Member> members;
   std::vector<uint8_t> allowed;  // empty: every node allowed
   // Set by the engine only (ShapeFor): members are then in leaf cells of one chain and
@@ -66,6 +72,7 @@ struct Decision {
   std::vector<PlacedPod> pods;
   std::vector<std::string> preempted;
   std::vector<std::string> lazy_preempted;
+  bool borrowed = false;  // placed outside its VC's cells (Request::borrow_idle)
 };
 
 // A running job as recorded outside the engine (Slurm, a snapshot, a reconfigure).
@@ -73,6 +80,7 @@ struct RunningJob {
   Request req;
   bool demoted = false;
   bool demoted_by_config = false;  // see Job::demoted_by_config
+  bool borrowed = false;           // see Job::borrowed (kept with demoted)
   std::vector<PlacedPod> pods;
   std::vector<VCellId> vleaves;  // exact virtual leaves (snapshot); empty: choose
   uint64_t seq = 0;              // submission order to keep (snapshot); 0: next
@@ -292,6 +300,8 @@ class Engine : private CellStore {
                   const std::vector<ChainId>& chains, bool found_virtual, Decision* d) const;
   // *taken (may be null) receives the job's record instead of it being dropped.
   void ReleaseJob(int slot, Job* taken = nullptr);
+  // Adds (sign 1) or takes back (-1) the job's leaves in its VC's usage counters.
+  void CountVcUse(const Job& j, int sign);
   // WillRun's trial (will_run.cpp): end the jobs of *slots into *ended; put them back.
   void EndJobs(std::vector<int>* slots, std::vector<Job>* ended);
   void PutBack(std::vector<Job>* ended);
@@ -306,6 +316,8 @@ class Engine : private CellStore {
   bool InOneCell(const std::vector<PCellId>& pleaves, int level) const;
   bool SubmitGuaranteed(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                         JobSnapshot* undo, int* slot);
+  bool SubmitBorrowed(const Request& req, const std::vector<ChainId>& chains, int* slot,
+                      std::string* why);
   bool SubmitOpportunistic(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                            int* slot);
   void OpenOpportunistic(const Request& shaped, VcId vc, ChainId chain,

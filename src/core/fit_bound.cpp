@@ -9,7 +9,9 @@ namespace hived {
 
 FitBound::FitBound(const Engine& e, const Request& req, const std::vector<ChainId>& chains)
     : e_(e) {
-  if (!req.pinned_id.empty()) {
+  // A request that may borrow idle GPUs (Request::borrow_idle) fits where neither its
+  // VC's units nor, while it is guaranteed, the idle ones alone are counted.
+  if (!req.pinned_id.empty() || req.borrow_idle) {
     off_ = true;
     return;
   }

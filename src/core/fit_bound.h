@@ -27,7 +27,7 @@ namespace hived {
 
 class FitBound {
  public:
-  // Off (MayFit always true) for requests it does not model: pinned cells.
+  // Off (MayFit always true) for requests it does not model: pinned cells, borrowing.
   FitBound(const Engine& e, const Request& req, const std::vector<ChainId>& chains);
   // The job in `slot` (live) will end: its leaves become usable.
   void Note(int slot);

@@ -308,13 +308,27 @@ std::string InvariantCheck::VcCellsObtainable() const {
 std::string InvariantCheck::VcTotals() const {
   // 7. Per-VC usage totals.
   for (VcId v : e.vcs_.ids()) {
-    int64_t used = 0, opp = 0;
+    int64_t used = 0, opp = 0, demoted = 0;
     for (const auto& j : e.jobs_)
-      if (j.live && j.vc == v)
-        for (const auto& p : j.Pods())
+      if (j.live && j.vc == v) {
+        if (j.borrowed && (!j.demoted || j.guaranteed()))
+          return "job '" + j.name + "' is borrowed but not running as opportunistic";
+        for (const auto& p : j.Pods()) {
           (j.guaranteed() ? used : opp) += static_cast<int64_t>(p.leaves.size());
-    if (used != e.vcs_[v].used_leaves || opp != e.vcs_[v].opp_leaves)
+          if (j.demoted) demoted += static_cast<int64_t>(p.leaves.size());
+        }
+      }
+    if (used != e.vcs_[v].used_leaves || opp != e.vcs_[v].opp_leaves ||
+        demoted != e.vcs_[v].demoted_leaves)
       return "usage totals of VC '" + e.vcs_[v].name + "' are out of step";
+    for (const auto& vch : e.vcs_[v].chains) {
+      int64_t in_chain = 0;
+      for (const auto& j : e.jobs_)
+        if (j.live && j.vc == v && j.demoted && j.chain == vch.chain) in_chain += j.leaf_count;
+      if (in_chain != vch.demoted_leaves)
+        return "demoted totals of VC '" + e.vcs_[v].name + "' in chain '" +
+               e.chains_[vch.chain].top + "' are out of step";
+    }
     int64_t free_v = 0, held = 0;
     for (const auto& vch : e.vcs_[v].chains)
       for (VCellId r : vch.roots) free_v += e.vcells_[r].vfree;

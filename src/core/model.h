@@ -88,6 +88,7 @@ struct VcChain {
   LevelVector<std::vector<VCellId>> cells_at_level;  // virtual cells per level >= node level
   std::vector<IdSet<VCellId>> unit_by_free;          // placement units bucketed by vfree
   int64_t leaves = 0;                                // non-pinned virtual leaves
+  int64_t demoted_leaves = 0;                        // Vc::demoted_leaves of jobs in this chain
 };
 
 struct Vc {
@@ -96,6 +97,10 @@ struct Vc {
   std::vector<std::pair<std::string, VCellId>> pinned;  // pinnedCellId -> virtual root
   int64_t used_leaves = 0;
   int64_t opp_leaves = 0;
+  // Of opp_leaves, those of its guaranteed jobs running as opportunistic (demoted or
+  // borrowed): they count against its quota by GPU count, per chain in VcChain
+  // (Request::borrow_idle).
+  int64_t demoted_leaves = 0;
   int64_t free_leaves = 0;                       // non-pinned virtual leaves without a job
   std::map<Priority, int64_t> used_by_priority;  // virtual leaves held, per job priority
 };
@@ -141,6 +146,7 @@ struct Job {
   // Demoted because the config (a reload, or the cells at recovery) no longer gives its VC
   // cells for it, not by another job: a reload that gives them back promotes it again.
   bool demoted_by_config = false;
+  bool borrowed = false;  // started demoted, on idle GPUs outside its VC's cells
   bool live = false;
   bool guaranteed() const { return priority.guaranteed(); }
 

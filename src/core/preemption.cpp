@@ -71,6 +71,8 @@ void Preemption::Demote(int s, VcId vc) {
   }
   e_->vcs_[vc].used_leaves -= j.leaf_count;
   e_->vcs_[vc].opp_leaves += j.leaf_count;
+  e_->vcs_[vc].demoted_leaves += j.leaf_count;
+  if (VcChain* vch = e_->VcChainOf(vc, j.chain)) vch->demoted_leaves += j.leaf_count;
   j.priority = kOpportunistic;
   j.demoted = true;
 }

@@ -288,6 +288,16 @@ PCellId Engine::FindGpuCell(int32_t node, int32_t gpu, ChainId chain) const {
   return kNone;
 }
 
+void Engine::CountVcUse(const Job& j, int sign) {
+  if (!j.vc.valid()) return;
+  Vc& v = vcs_[j.vc];
+  const int64_t n = sign * static_cast<int64_t>(j.leaf_count);
+  (j.guaranteed() ? v.used_leaves : v.opp_leaves) += n;
+  if (!j.demoted) return;
+  v.demoted_leaves += n;
+  if (VcChain* vch = VcChainOf(j.vc, j.chain)) vch->demoted_leaves += n;
+}
+
 void Engine::ReleaseJob(int slot, Job* taken) {
   Job& j = jobs_[slot];
   if (j.guaranteed()) CountVleaves(slot, -1);
@@ -296,8 +306,7 @@ void Engine::ReleaseJob(int slot, Job* taken) {
       ClearVleafJob(v);
       Binder(this).UnbindUp(v);
     }
-  if (j.vc.valid())
-    (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) -= j.leaf_count;
+  CountVcUse(j, -1);
   for (PCellId l : j.Leaves()) ClearLeafJob(l, !j.guaranteed());
   jobs_.Free(slot, taken);
   FlushIndexes();
@@ -320,8 +329,7 @@ bool Engine::Reinstate(Job record) {
     SetLeafJob(leaves[i], slot, !j.guaranteed());
   }
   if (j.guaranteed()) CountVleaves(slot, 1);
-  if (j.vc.valid())
-    (j.guaranteed() ? vcs_[j.vc].used_leaves : vcs_[j.vc].opp_leaves) += j.leaf_count;
+  CountVcUse(j, 1);
   FlushIndexes();
   return ok;
 }
@@ -648,8 +656,15 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
   }
   int slot = -1;
   JobSnapshot undo;
-  const bool placed = req.priority >= 0 ? SubmitGuaranteed(req, chains, &d, &undo, &slot)
-                                        : SubmitOpportunistic(req, chains, &d, &slot);
+  bool placed = req.priority >= 0 ? SubmitGuaranteed(req, chains, &d, &undo, &slot)
+                                  : SubmitOpportunistic(req, chains, &d, &slot);
+  if (!placed && req.borrow_idle && d.wait == Wait::kNoCell) {
+    undo.Clear();
+    std::string why;
+    if ((placed = SubmitBorrowed(req, chains, &slot, &why))) d = Decision();
+    d.borrowed = placed;
+    if (!placed && !no_reason_ && !why.empty()) d.reason += "; " + why;
+  }
   if (placed) {
     d.outcome = Outcome::kPlaced;
     FillDecisionPods(jobs_[slot], &d);
@@ -749,6 +764,46 @@ bool Engine::TryCommit(const Request& t, VcId vc, ChainId c, VCellId pinned_root
   Preemption(this).Revert(*slot,
                           *undo);  // lazy victims restored: the preemptor could not be placed
   *slot = -1;
+  return false;
+}
+
+// A guaranteed job its VC's free cells hold by count but not in its shape runs on idle
+// GPUs as opportunistic, demoted from its start, rather than wait while GPUs sit idle
+// (the sharing anomaly inside a VC: its own small jobs hold a part of each of its node
+// cells). The other VCs' guarantees hold: it only takes GPUs an opportunistic job
+// could, and the first guaranteed job that needs them preempts it. Its VC's GPUs in
+// jobs running so count against its free cells, so a VC never runs more guaranteed
+// work than its quota by count.
+bool Engine::SubmitBorrowed(const Request& req, const std::vector<ChainId>& chains, int* slot,
+                            std::string* why) {
+  if (!req.pinned_id.empty()) return false;
+  const VcId vc = vc_index_.at(req.vc);
+  Request o = req;
+  o.priority = -1;
+  for (ChainId c : chains) {
+    const VcChain* vch = VcChainOf(vc, c);
+    if (!vch) continue;
+    int64_t free_c = 0;
+    for (VCellId r : vch->roots) free_c += vcells_[r].vfree;
+    if (free_c - vch->demoted_leaves < ShapedNeed(req, {c})) {
+      if (vch->demoted_leaves > 0)
+        *why = "its jobs running outside its cells use " + std::to_string(vch->demoted_leaves) +
+               " of them, so it may not borrow idle ones";
+      continue;
+    }
+    Decision ignored;
+    if (!SubmitOpportunistic(o, {c}, &ignored, slot)) {
+      *why = "no idle GPUs of that shape to borrow either";
+      continue;
+    }
+    Job& j = jobs_[*slot];
+    CountVcUse(j, -1);
+    j.original_priority = Priority(req.priority);
+    j.lazy = req.lazy;
+    j.demoted = j.borrowed = true;
+    CountVcUse(j, 1);
+    return true;
+  }
   return false;
 }
 
@@ -852,6 +907,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
   j.demoted = !guaranteed && req.priority >= 0;
   // Demoted here (the cells of this config cannot hold it), or carried over as such.
   j.demoted_by_config = j.demoted && (rj.demoted_by_config || !rj.demoted || !missing.empty());
+  j.borrowed = j.demoted && !j.demoted_by_config && rj.borrowed;
   if (dropped && !missing.empty()) {
     std::string what = req.job + ": dropped";
     for (size_t k = 0; k < missing.size(); k++) what += (k ? ", " : " ") + missing[k];
@@ -859,7 +915,7 @@ Status Engine::AddRunningImpl(const RunningJob& rj, bool* demoted,
                        (j.demoted ? ", as opportunistic" : ""));
   }
   for (PCellId l : j.Leaves()) SetLeafJob(l, slot, !guaranteed);
-  if (vc.valid()) (guaranteed ? vcs_[vc].used_leaves : vcs_[vc].opp_leaves) += j.leaf_count;
+  CountVcUse(j, 1);
   if (demoted) *demoted = j.demoted ? 1 : 0;
   FlushIndexes();
   return Status::Ok();
@@ -1077,6 +1133,7 @@ std::vector<RunningJob> Engine::RunningJobs() const {
     rj.req.leaf_type = jobs_.Str(j->leaf_type);
     rj.demoted = j->demoted;
     rj.demoted_by_config = j->demoted_by_config;
+    rj.borrowed = j->borrowed;
     rj.seq = j->seq;
     // In leaf order (vleaves are parallel to it), in whole GPUs or slots of one GPU.
     size_t at = 0;

@@ -96,6 +96,7 @@ std::string Engine::VcJson(VcId v, const Doomed& doomed) const {
     j.Close(']');
   }
   j.Key("usedLeaves").Val(vc.used_leaves).Key("opportunisticLeaves").Val(vc.opp_leaves);
+  j.Key("demotedLeaves").Val(vc.demoted_leaves);
   std::vector<const Job*> mine;
   for (const auto& job : jobs_)
     if (job.live && job.vc == v) mine.push_back(&job);
@@ -266,8 +267,13 @@ Status Engine::InspectJob(const std::string& name, std::string* json) const {
       .Key("class")
       .Val(job.guaranteed() ? "guaranteed" : "opportunistic");
   j.Key("lazyPreempted").Bool(job.demoted);
-  // Who took its guarantee: a job (lazy preemption) or the config (a reload, recovery).
-  if (job.demoted) j.Key("demotedBy").Val(job.demoted_by_config ? "config" : "preemption");
+  // Who took its guarantee: a job (lazy preemption), the config (a reload, recovery), or
+  // nobody: it started outside its VC's cells (Request::borrow_idle).
+  if (job.demoted)
+    j.Key("demotedBy")
+        .Val(job.demoted_by_config ? "config"
+             : job.borrowed        ? "borrow"
+                                   : "preemption");
   if (!job.vc.valid() && job.vc_name != 0) j.Key("askedVc").Val(jobs_.Str(job.vc_name));
   j.Key("placement").Open('[');
   for (const auto& p : job.Pods())
@@ -293,6 +299,7 @@ std::string Engine::SnapshotState() const {
         .Val(rj.req.priority);
     j.Key("lazyPreemptionEnable").Bool(rj.req.lazy).Key("demoted").Bool(rj.demoted);
     if (rj.demoted_by_config) j.Key("demotedByConfig").Bool(true);
+    if (rj.borrowed) j.Key("borrowed").Bool(true);
     j.Key("pinnedCellId").Val(rj.req.pinned_id).Key("leafCellType").Val(rj.req.leaf_type);
     j.Key("seq").Val(static_cast<uint64_t>(rj.seq)).Key("placement").Open('[');
     for (const auto& p : rj.pods) PlacedPodJson(j, node_names_[p.node], p);

@@ -176,9 +176,11 @@ class TrialEnds {
   }
   // A guaranteed request that names no pinned cell and no cell to stay within: its
   // decision binds the VC's own virtual cells wherever the buddy allocator finds
-  // physical ones.
+  // physical ones. Not one that may borrow idle GPUs (Request::borrow_idle): any job
+  // that ends may leave it room.
   static bool Unconstrained(const Request& req, VcId vc) {
-    return req.priority >= 0 && vc.valid() && req.pinned_id.empty() && req.within_type.empty();
+    return req.priority >= 0 && vc.valid() && req.pinned_id.empty() && req.within_type.empty() &&
+           !req.borrow_idle;
   }
   // HiveD's guarantee: a VC's free virtual cells can always be bound to physical cells
   // that no other VC's guaranteed job holds (the invariant checker's "VC cells always
@@ -310,7 +312,7 @@ constexpr size_t FieldCount() {
 std::string ShapeKey(const Request& req) {
   // Fails when Request gains a field: the memo would answer for a request that
   // differs only in it.
-  static_assert(FieldCount<Request>() == 13,
+  static_assert(FieldCount<Request>() == 14,
                 "a new Request field: add it to ShapeKey, or the memo answers wrongly");
   std::string k;
   auto text = [&](const std::string& s) {
@@ -333,6 +335,7 @@ std::string ShapeKey(const Request& req) {
   // GPUs a first question ends hundreds of jobs; doc/bench.md, ninth round).
   num(req.distinct_nodes);
   num(req.split_max_pods);
+  num(req.borrow_idle);
   num(req.grain);
   num(static_cast<int64_t>(req.members.size()));
   for (const Member& m : req.members) {

@@ -717,6 +717,61 @@ START_TEST(guarantee_answers) {
 }
 END_TEST
 
+// A job that may borrow idle GPUs (borrow_idle_cells) starts when a node outside its
+// VC's cells becomes idle, before its VC's own jobs end: the guarantee does not answer
+// for it, and the trial gives the copy's start, as borrowed.
+START_TEST(borrow_answers) {
+  const char config[] = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType":
+    "V100", "childCellNumber": 4, "isNodeLevel": true}}, "physicalCells": [
+    {"cellType": "NODE", "cellAddress": "n0"}, {"cellType": "NODE", "cellAddress": "n1"},
+    {"cellType": "NODE", "cellAddress": "n2"}, {"cellType": "NODE", "cellAddress": "n3"}]},
+    "virtualClusters": {"A": {"virtualCells": [{"cellType": "NODE", "cellNumber": 2}]},
+    "B": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}]},
+    "C": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}]}}})";
+  char err[256] = "";
+  hived_engine* e = nullptr;
+  ck_assert_msg(hived_engine_new(config, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
+  std::vector<hived_job_end> ends;
+  for (const Ask& a : {Ask{"a1", "A", 0, "V100", 1, 2, 10}, Ask{"a2", "A", 0, "V100", 1, 2, 0},
+                       Ask{"a3", "A", 0, "V100", 1, 2, 20}, Ask{"b1", "B", 0, "V100", 1, 4, 5},
+                       Ask{"o1", nullptr, -1, "V100", 1, 2, 3}}) {
+    hived_member m;
+    hived_job_request r = Request(a, &m);
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", a.job, d->reason);
+    if (a.end) ends.push_back({a.job, a.end});
+  }
+  ck_assert_int_eq(hived_finish(e, "a2"), HIVED_OK);  // A: 2 GPUs used in each cell
+  hived_member m;
+  hived_job_request q = Request({"q", "A", 0, "V100", 1, 4, 0}, &m);
+  q.borrow_idle_cells = 1;
+  int64_t start = 0;
+  const hived_decision* d = nullptr;
+  // Now: o1 holds half of the only node no VC has bound, so there is none to borrow.
+  ck_assert_int_eq(hived_will_run(e, &q, nullptr, 0, &start, &d), HIVED_OK);
+  ck_assert_msg(d->outcome == HIVED_WAITING && d->wait_kind == HIVED_WAIT_NO_CELL, "%s", d->reason);
+  ck_assert_msg(strstr(d->reason, "to borrow") != nullptr, "%s", d->reason);
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+  const std::string got = Text(d, start), copy = CopyAnswer(e, q, ends);
+  ck_assert_msg(got == copy, "will_run %s, copy %s", got.c_str(), copy.c_str());
+  ck_assert_msg(d->outcome == HIVED_PLACED && start == 3 && d->borrowed == 1, "%s borrowed %d",
+                got.c_str(), d->borrowed);
+  hived_will_run_counts c;
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.by_guarantee, 0);
+  // Without it, the VC's own cells give the start (a1 ends at 10), by the guarantee.
+  q.borrow_idle_cells = 0;
+  ck_assert_int_eq(hived_will_run(e, &q, ends.data(), ends.size(), &start, &d), HIVED_OK);
+  ck_assert_msg(d->outcome == HIVED_PLACED && start == 10 && d->borrowed == 0, "%s",
+                Text(d, start).c_str());
+  hived_will_run_last(e, &c);
+  ck_assert_int_eq(c.by_guarantee, 1);
+  ck_assert_msg(hived_check_invariants(e, err, sizeof err) == HIVED_OK, "%s", err);
+}
+END_TEST
+
 // Many jobs end at once: 24 nodes, two 2-GPU jobs on each, ending one by one; the
 // asked gang of 24 whole nodes fits only when all 48 have ended, so the trial ends and
 // puts back 48 jobs, each node and unit moving in the indexes twice each way. A move
@@ -778,6 +833,7 @@ int main(void) {
   tcase_add_test(tc, other_vc_cell);
   tcase_add_test(tc, last_counts);
   tcase_add_test(tc, guarantee_answers);
+  tcase_add_test(tc, borrow_answers);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
