@@ -386,6 +386,8 @@ typedef struct {
 	int larger_than_vc_reject;
 	/* "splitCountOnlyJobs": 1 sets split_max_pods on jobs that gave a GPU count only */
 	int split_count_only_jobs;
+	/* "borrowIdleCells": 1 sets borrow_idle_cells on guaranteed jobs */
+	int borrow_idle_cells;
 	char **allow_removing_vcs;    /* for hived_reconfigure_ex's removable_vcs */
 	size_t n_allow_removing_vcs;
 } hived_settings;

@@ -196,6 +196,7 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
     ends_text = SqueueEnds();
   }
   if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
+  ask.borrow = st.borrow_idle_cells;
   std::string answer;
   int rc = hivedctl::Whatif(e, config, ask, hivedctl::ParseEnds(ends_text), now, &answer, &err);
   hived_engine_free(e);

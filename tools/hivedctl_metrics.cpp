@@ -196,6 +196,9 @@ std::string Metrics(const Status& s) {
   m.Family("hived_lazy_preemptions_total", "counter",
            "Guaranteed jobs demoted to opportunistic instead of preempted.");
   m.Sample("hived_lazy_preemptions_total", "", static_cast<double>(s.lazy_preemptions));
+  m.Family("hived_borrowed_starts_total", "counter",
+           "Guaranteed jobs started on idle GPUs outside their VC's cells (borrowIdleCells).");
+  m.Sample("hived_borrowed_starts_total", "", static_cast<double>(s.borrowed_starts));
   m.Family("hived_job_test_calls_total", "counter", "select_p_job_test calls HiveD decided.");
   m.Sample("hived_job_test_calls_total", "", static_cast<double>(s.job_test_calls));
   m.Family("hived_job_test_seconds", "gauge",

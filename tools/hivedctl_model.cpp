@@ -217,7 +217,9 @@ void ReadJob(Reader& r, json_t* o, const std::string& p, Job* job) {
   job->priority = static_cast<int>(r.Int(o, "priority", p, false));
   job->cls = r.Str(o, "class", p, false);
   job->lazy_preempted = r.Bool(o, "lazyPreempted", p);
-  job->demoted_by_config = r.Str(o, "demotedBy", p, false) == "config";
+  const std::string by = r.Str(o, "demotedBy", p, false);
+  job->demoted_by_config = by == "config";
+  job->borrowed = by == "borrow";
   job->asked_vc = r.Str(o, "askedVc", p, false);
   json_t* pl = r.Arr(o, "placement", p, false);
   size_t i, k;
@@ -440,6 +442,7 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
   out->written = r.Int(root, "written", "status", false);
   out->hived_conf = r.Str(root, "hivedConf", "status", false);
   out->slurm_version = r.Str(root, "slurmVersion", "status", false);
+  out->borrow_idle_cells = json_is_true(json_object_get(root, "borrowIdleCells"));
   json_t* cluster = r.Obj(root, "cluster", "status");
   if (cluster && json_is_object(cluster))
     ReadCluster(r, cluster, out);
@@ -514,6 +517,7 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
   if (json_is_object(counters)) {
     out->preemptions = r.Int(counters, "preemptions", "counters", false);
     out->lazy_preemptions = r.Int(counters, "lazyPreemptions", "counters", false);
+    out->borrowed_starts = r.Int(counters, "borrowedStarts", "counters", false);
   }
   if (!r.err.empty()) {
     *err = r.err;

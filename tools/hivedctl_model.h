@@ -105,6 +105,7 @@ struct Job {
   int priority = 0;
   bool lazy_preempted = false;     // demoted: runs on as opportunistic
   bool demoted_by_config = false;  // by the config (a reload), not by another job
+  bool borrowed = false;           // started outside its VC's cells (borrowIdleCells)
   std::string asked_vc;            // its VC when the config no longer has it
   std::vector<Pod> placement;
   int64_t Gpus() const;
@@ -138,7 +139,8 @@ struct Status {
   int version = 0;
   int64_t written = 0;
   std::string hived_conf;
-  std::string slurm_version;  // the Slurm select/hived runs under ("" if not written)
+  std::string slurm_version;       // the Slurm select/hived runs under ("" if not written)
+  bool borrow_idle_cells = false;  // "borrowIdleCells": borrowing is on in slurmctld
   std::vector<Chain> chains;
   int64_t total_leaves = 0, used_leaves = 0, opp_leaves = 0;
   std::vector<std::string> bad_nodes;
@@ -158,6 +160,7 @@ struct Status {
   int64_t will_run_trials = 0, will_run_memo_answers = 0, will_run_trial_ended_jobs = 0;
   int64_t will_run_by_guarantee = 0;  // of the trials: the VC's guarantee gave the start
   int64_t preemptions = 0, lazy_preemptions = 0;
+  int64_t borrowed_starts = 0;  // "borrowedStarts" (absent before it existed: 0)
 
   // The parsed document, for --json output of its parts.
   std::shared_ptr<json_t> root;

@@ -156,7 +156,10 @@ std::string CellOf(const Status& s, const Node& node, const std::vector<const Gp
 
 std::string ClassText(const Job& j) {
   std::string c = j.cls.empty() ? (j.priority < 0 ? "opportunistic" : "guaranteed") : j.cls;
-  if (j.lazy_preempted) c += j.demoted_by_config ? " (demoted by the config)" : " (lazy-preempted)";
+  if (j.lazy_preempted)
+    c += j.demoted_by_config ? " (demoted by the config)"
+         : j.borrowed        ? " (borrowed idle GPUs)"
+                             : " (lazy-preempted)";
   return c;
 }
 
@@ -374,7 +377,9 @@ std::string StatusText(const Status& s, int64_t now) {
       << static_cast<int64_t>(s.job_test_p50_us) << " us, p99 "
       << static_cast<int64_t>(s.job_test_p99_us) << " us, max "
       << static_cast<int64_t>(s.job_test_max_us) << " us; preemptions " << s.preemptions
-      << ", lazy " << s.lazy_preemptions << "\n";
+      << ", lazy " << s.lazy_preemptions;
+  if (s.borrowed_starts) o << "; borrowed starts " << s.borrowed_starts;
+  o << "\n";
   return o.str();
 }
 
@@ -573,6 +578,10 @@ bool JobText(const Status& s, const std::string& id, std::string* out, std::stri
                               : "hived.conf no longer has VC " + j->asked_vc)
       << "; it runs on as opportunistic and is guaranteed again when a reload gives its VC "
          "the cells back\n";
+  else if (j->lazy_preempted && j->borrowed)
+    o << "Borrowed idle GPUs: its VC had the free GPUs but not in cells of its shape, so it "
+         "started outside them (borrowIdleCells) and runs as opportunistic until a guaranteed "
+         "job needs them\n";
   else if (j->lazy_preempted)
     o << "Lazy-preempted: it lost its VC cells to a higher-priority job and runs on as "
          "opportunistic\n";

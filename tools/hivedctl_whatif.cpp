@@ -366,6 +366,7 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   if (!within.empty()) req.within_cell_type = within.c_str();
   if (!ask.pinned.empty()) req.pinned_cell_id = ask.pinned.c_str();
   req.lazy_preemption = ask.lazy ? 1 : 0;
+  req.borrow_idle_cells = ask.borrow && req.priority >= 0 ? 1 : 0;
 
   std::vector<hived_job_end> c_ends;
   for (const auto& p : ends) c_ends.push_back({p.first.c_str(), p.second});
@@ -405,6 +406,9 @@ std::string WhatifText(const std::string& json, int64_t now) {
   o << "\n";
   if (json_is_true(json_object_get(r, "startsNow"))) {
     o << "Starts now on " << Pods(json_object_get(r, "placement")) << "\n";
+    if (json_is_true(json_object_get(r, "borrowed")))
+      o << "  on idle GPUs outside its VC's cells (borrowIdleCells): it runs as opportunistic, "
+           "and a guaranteed job that needs them preempts it\n";
     json_t* pre = json_object_get(r, "preempts");
     if (json_array_size(pre)) o << "Preempts:\n" << Victims(pre);
     return o.str();

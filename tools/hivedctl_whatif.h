@@ -28,6 +28,7 @@ struct WhatifAsk {
   bool lazy = false;           // --hived-lazy-preempt
   bool opportunistic = false;  // --hived-opportunistic
   bool switches_one = false;   // --switches=1
+  bool borrow = false;         // slurmctld lets guaranteed jobs borrow idle GPUs
 };
 
 // One whatif option at argv[*i] (advancing *i past its value). 1: taken, 0: not a

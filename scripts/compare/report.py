@@ -162,7 +162,17 @@ WAIT_WORDS = {"its VC's quota in use": "vcQuota", "no free cells of its shape": 
               "behind its VC's head job": "behindVcHead",
               "its preempted jobs leaving": "victimsLeaving", "other": "other",
               "not asked by Slurm": "notAsked"}
+BORROWED = re.compile(r"select/hived: JobId=\d+ VC=\S+ class=guaranteed GPUs=.*?; borrowed idle GPUs")
 START_WAITED = re.compile(r"select/hived: JobId=(\d+) VC=\S+ class=\S+ GPUs=.*?; waited (\d+) s: (.*)$")
+
+
+def hived_borrowed(rundir):
+    """Starts select/hived logged as borrowing idle GPUs (hived.conf borrowIdleCells)."""
+    path = os.path.join(rundir, "slurmctld.log")
+    if not os.path.exists(path):
+        return 0
+    with open(path, errors="replace") as f:
+        return sum(1 for line in f if BORROWED.search(line))
 
 
 def hived_waits(rundir):
@@ -270,6 +280,7 @@ def analyse(workload, rundir, gpus_per_socket):
     wait_causes = None
     if waits:
         wait_causes = {"guaranteed": {}, "anomaly_jobs": {}, "jobs_held": 0}
+        wait_causes["borrowed_starts"] = hived_borrowed(rundir)
         for i, rec in per_job.items():
             w = waits.get(sub[i]["jobid"], {}) if i in sub else {}
             rec["hived_waited"] = w
@@ -536,9 +547,11 @@ def wait_causes_md(r):
     def causes(by):
         return ", ".join("%s %d s" % (c, v) for c, v in sorted(by.items(), key=lambda x: -x[1])) \
             or "none"
+    borrowed = wc.get("borrowed_starts", 0)
     return ("\nWhy select/hived held guaranteed jobs (its start lines; %d jobs held): %s; "
-            "the whole waits of the jobs counted as waiting under quota: %s.\n" % (
-                wc["jobs_held"], causes(wc["guaranteed"]), causes(wc["anomaly_jobs"])))
+            "the whole waits of the jobs counted as waiting under quota: %s.%s\n" % (
+                wc["jobs_held"], causes(wc["guaranteed"]), causes(wc["anomaly_jobs"]),
+                " Guaranteed starts on borrowed idle GPUs: %d." % borrowed if borrowed else ""))
 
 
 def main():

@@ -669,6 +669,7 @@ Status FillSettings(const hived::SlurmSettings& ss, hived_settings* s) {
   s->priority_scale = ss.priority_scale;
   s->larger_than_vc_reject = ss.reject_larger_than_vc;
   s->split_count_only_jobs = ss.split_count_only_jobs;
+  s->borrow_idle_cells = ss.borrow_idle_cells;
   Status st = DupList(ss.opportunistic_qos, &s->opportunistic_qos, &s->n_opportunistic_qos);
   if (st.ok())
     st = DupList(ss.allow_removing_vcs, &s->allow_removing_vcs, &s->n_allow_removing_vcs);

@@ -163,6 +163,7 @@ void WriteEstimate(hived_engine* e, const hived_job_request* req, const hived_jo
         gone.insert(o.job);
       }
     j->Close(']');
+    if (d->borrowed) j->Key("borrowed").Bool(true);
     WritePlacement(d, j);
     WritePreempts(e, d, j, gone);
     j->Close('}');
@@ -210,6 +211,7 @@ std::string Answer(hived_engine* live, const hived_job_request* req, const hived
   j.Key("reason").Val(d->reason ? d->reason : "");
   if (!strcmp(cause, "noHealthyCell")) j.Key("doomedCells").Val(DoomedCells(e, req->vc));
   if (d->outcome == HIVED_PLACED) {
+    if (d->borrowed) j.Key("borrowed").Bool(true);
     WritePlacement(d, &j);
     WritePreempts(e, d, &j);
   } else {

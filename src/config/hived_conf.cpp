@@ -86,10 +86,11 @@ Status parse_slurm(const json_t* s, SlurmSettings* out) {
   if (!s) return Status::Ok();
   if (!json_is_object(s))
     return config_error(std::string(kSlurm) + ": must be an object, got " + describe(s));
-  Status st = conf::check_keys(s, kSlurm,
-                               {"opportunisticQos", "accountsWithoutCells", "quotaFromSacctmgr",
-                                "checkInvariants", "verboseCellTrace", "stateFile", "priorityScale",
-                                "jobsLargerThanVc", "allowRemovingVcs", "splitCountOnlyJobs"});
+  Status st = conf::check_keys(
+      s, kSlurm,
+      {"opportunisticQos", "accountsWithoutCells", "quotaFromSacctmgr", "checkInvariants",
+       "verboseCellTrace", "stateFile", "priorityScale", "jobsLargerThanVc", "allowRemovingVcs",
+       "splitCountOnlyJobs", "borrowIdleCells"});
   // Slurm compares QOS names case-insensitively; VC names are compared as written.
   if (st.ok()) st = parse_name_list(s, "opportunisticQos", "QOS", true, &out->opportunistic_qos);
   if (st.ok()) st = parse_name_list(s, "allowRemovingVcs", "VC", false, &out->allow_removing_vcs);
@@ -124,6 +125,7 @@ Status parse_slurm(const json_t* s, SlurmSettings* out) {
   if (st.ok()) st = conf::get_bool(s, kSlurm, "checkInvariants", &out->check_invariants);
   if (st.ok()) st = conf::get_bool(s, kSlurm, "verboseCellTrace", &out->verbose_cell_trace);
   if (st.ok()) st = conf::get_bool(s, kSlurm, "splitCountOnlyJobs", &out->split_count_only_jobs);
+  if (st.ok()) st = conf::get_bool(s, kSlurm, "borrowIdleCells", &out->borrow_idle_cells);
   if (st.ok())
     st = conf::get_string(s, kSlurm, "stateFile", false, conf::kPlainName, &out->state_file);
   if (st.ok())

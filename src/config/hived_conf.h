@@ -28,6 +28,9 @@ struct SlurmSettings {
   // "splitCountOnlyJobs": a guaranteed job that gave a GPU count only (--gpus=K, no -N)
   // may run as smaller pods on several nodes when its compact shape cannot be bound now.
   bool split_count_only_jobs = true;
+  // "borrowIdleCells": a guaranteed job whose VC has the free GPUs but not in cells of
+  // its shape may start on idle GPUs outside them, as opportunistic (Request::borrow_idle).
+  bool borrow_idle_cells = false;
   // "quotaFromSacctmgr": an account hived.conf gives no cells gets cells from its
   // GrpTRES gres/gpu=N.
   bool quota_from_sacctmgr = true;

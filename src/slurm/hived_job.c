@@ -17,6 +17,7 @@
 #include "ctld_symbols.h"
 #include "core_steer.h"
 #include "hived_ctld.h"
+#include "hived_status.h"
 #include "hived_job.h"
 #include "mig_mps.h"
 
@@ -451,6 +452,37 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 	return (c->kind = HIVED_JOB_ASK);
 }
 
+/*
+ * hived.conf "borrowIdleCells". A borrower keeps its QOS, so a guaranteed job
+ * that needs its GPUs back can preempt it only if preempt/qos offers jobs of
+ * the same QOS (PreemptMode WITHIN) and priority/hived ranks the borrower below
+ * it (as opportunistic). Without both the owner would wait for the borrower to
+ * end: its VC's guarantee broken. So borrowing is on only with both.
+ */
+extern bool hived_job_borrowing(const hived_settings *s)
+{
+	return s && s->borrow_idle_cells &&
+	       !xstrcmp(slurm_conf.priority_type, "priority/hived") &&
+	       !xstrcmp(slurm_conf.preempt_type, "preempt/qos") &&
+	       (slurm_conf.preempt_mode & PREEMPT_MODE_WITHIN);
+}
+
+extern void hived_job_say_borrowing(const hived_settings *s)
+{
+	hived_status_set_borrowing(hived_job_borrowing(s));
+	if (!s || !s->borrow_idle_cells)
+		return;
+	if (hived_job_borrowing(s)) {
+		info("select/hived: borrowIdleCells: a guaranteed job whose VC has the free GPUs, but not in cells of its shape, may start on idle GPUs outside them; it runs as opportunistic and the first guaranteed job that needs them preempts it");
+		return;
+	}
+	error("select/hived: hived.conf borrowIdleCells is set, but a borrower could not be preempted by the jobs whose GPUs it takes: it needs PriorityType=priority/hived (now %s), PreemptType=preempt/qos (now %s) and WITHIN in PreemptMode (%s); borrowing stays off",
+	      slurm_conf.priority_type ? slurm_conf.priority_type : "none",
+	      slurm_conf.preempt_type ? slurm_conf.preempt_type : "none",
+	      (slurm_conf.preempt_mode & PREEMPT_MODE_WITHIN) ?
+	      "set" : "not set");
+}
+
 extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 					bitstr_t *bitmap,
 					hived_job_ask_t *ask, char **why)
@@ -496,6 +528,8 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		ask->vc = xstrdup(c.vc);
 		ask->req.vc = ask->vc;
 	}
+	if ((ask->req.priority >= 0) && hived_job_borrowing(s))
+		ask->req.borrow_idle_cells = 1;
 	if (gpu->type_name && hived_has_leaf_type(e, gpu->type_name)) {
 		ask->leaf_type = xstrdup(gpu->type_name);
 		ask->req.leaf_cell_type = ask->leaf_type;
@@ -810,8 +844,10 @@ extern void hived_job_placed_comment(job_record_t *job_ptr,
 				d->pods[p].n_fractions);
 		}
 	}
-	xstrfmtcat(text, " (%s, %s)", ask->vc ? ask->vc : "no VC",
-		   (ask->req.priority < 0) ? "opportunistic" : "guaranteed");
+	xstrfmtcat(text, " (%s, %s%s)", ask->vc ? ask->vc : "no VC",
+		   (ask->req.priority < 0) ? "opportunistic" : "guaranteed",
+		   d->borrowed ? ", on idle GPUs outside its cells: preemptible" :
+		   "");
 	hived_job_set_comment(job_ptr, text);
 	xfree(text);
 

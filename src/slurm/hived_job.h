@@ -73,6 +73,11 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 					hived_job_ask_t *ask, char **why);
 extern void hived_job_ask_free(hived_job_ask_t *ask);
 
+/* hived.conf "borrowIdleCells" is set and Slurm can preempt a borrower. */
+extern bool hived_job_borrowing(const hived_settings *s);
+/* One log line at each load: borrowing on, or why it stays off. */
+extern void hived_job_say_borrowing(const hived_settings *s);
+
 /*
  * Make cons_tres allocate exactly the GPUs the engine chose. SLURM_ERROR when it
  * cannot; *why (xfree it) when Slurm files a chosen index under another type.

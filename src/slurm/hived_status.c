@@ -104,7 +104,8 @@ static uint64_t n_over, n_over_by[HIVED_PHASE_N];
 #define SLOW_KEPT 16
 static char *slow[SLOW_KEPT];
 static int slow_next = 0;
-static uint64_t n_killed = 0, n_lazy = 0;
+static uint64_t n_killed = 0, n_lazy = 0, n_borrowed = 0;
+static bool borrowing = false;	/* hived_status_set_borrowing() */
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
 static bool save_state = false;
@@ -309,6 +310,23 @@ extern void hived_status_slow_job_test(const char *text)
 	slurm_mutex_unlock(&status_mutex);
 }
 
+extern void hived_status_set_borrowing(bool on)
+{
+	slurm_mutex_lock(&status_mutex);
+	borrowing = on;
+	dirty = true;
+	slurm_mutex_unlock(&status_mutex);
+}
+
+extern void hived_status_count_borrowed(void)
+{
+	slurm_mutex_lock(&status_mutex);
+	n_borrowed++;
+	dirty = true;
+	generation++;
+	slurm_mutex_unlock(&status_mutex);
+}
+
 extern void hived_status_count_preempt(int killed, int lazy)
 {
 	slurm_mutex_lock(&status_mutex);
@@ -331,8 +349,10 @@ static char *_compose_engine(hived_engine *e, const char *config_text)
 	size_t n;
 
 	/* The release the plugin runs under (plugins are built for exactly one). */
-	xstrfmtcatat(out, &pos, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"cluster\":",
-		     (long) time(NULL), HIVED_SLURM_VERSION_STRING);
+	/* Whether guaranteed jobs may borrow idle GPUs: hivedctl whatif asks the same. */
+	xstrfmtcatat(out, &pos, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"borrowIdleCells\":%s,\"cluster\":",
+		     (long) time(NULL), HIVED_SLURM_VERSION_STRING,
+		     borrowing ? "true" : "false");
 	if (hived_inspect(e, NULL, &part) == HIVED_OK)
 		xstrcatat(out, &pos, part);
 	else
@@ -521,9 +541,10 @@ static char *_compose_plugin(size_t engine_bytes)
 	}
 	xstrcatat(out, &pos, "]");
 	xstrfmtcatat(out, &pos, ",\"counters\":{\"preemptions\":%"
-		     PRIu64",\"lazyPreemptions\":%"PRIu64"},"
+		     PRIu64",\"lazyPreemptions\":%"PRIu64","
+		     "\"borrowedStarts\":%"PRIu64"},"
 		     "\"memory\":{\"engineBytes\":%zu}}\n",
-		     n_killed, n_lazy, engine_bytes);
+		     n_killed, n_lazy, n_borrowed, engine_bytes);
 	return out;
 }
 

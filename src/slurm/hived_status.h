@@ -92,5 +92,9 @@ extern void hived_status_job_test(const hived_job_test_time_t *t);
 extern void hived_status_slow_job_test(const char *text);
 
 extern void hived_status_count_preempt(int killed, int lazy);
+/* Whether borrowIdleCells is in force (written for hivedctl whatif). */
+extern void hived_status_set_borrowing(bool on);
+/* A guaranteed job started on idle GPUs outside its VC's cells (borrowIdleCells). */
+extern void hived_status_count_borrowed(void);
 
 #endif

@@ -1133,16 +1133,19 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 			job_ptr->array_job_id : 0, waited, sizeof(waited));
 
 		/* One line per start, with how long HiveD held it and why. */
-		info("select/hived: %pJ VC=%s class=%s GPUs=%s%s%s",
+		info("select/hived: %pJ VC=%s class=%s GPUs=%s%s%s%s",
 		     job_ptr, p->ask.vc ? p->ask.vc : "-",
-		     _job_class(&p->ask), s, held ? "; waited " : "",
-		     held ? waited : "");
+		     _job_class(&p->ask), s,
+		     d->borrowed ? "; borrowed idle GPUs outside its VC's cells (its VC's free GPUs are not in its shape): runs as opportunistic until a guaranteed job needs them" : "",
+		     held ? "; waited " : "", held ? waited : "");
 		for (size_t i = 0; i < d->n_lazy_preempted; i++)
 			info("select/hived: job %s lazy-preempted: now opportunistic, keeps running",
 			     d->lazy_preempted[i]);
 		xfree(s);
 		hived_job_placed_comment(job_ptr, &p->ask, d);
 		hived_status_count_preempt(0, d->n_lazy_preempted);
+		if (d->borrowed)
+			hived_status_count_borrowed();
 	}
 	if (rc == SLURM_SUCCESS)
 		hived_status_pending(job_ptr->job_id, NULL, NULL, NULL, 0);

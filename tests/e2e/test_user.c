@@ -200,6 +200,55 @@ START_TEST(test_lazy_preempt)
 }
 END_TEST
 
+/*
+ * hived.conf borrowIdleCells: vc1's own 4-GPU jobs hold half of each of its two
+ * node cells, so its whole-node job has the free GPUs but not the shape. It
+ * starts on an idle node outside vc1's cells, as opportunistic (the cluster runs
+ * priority/hived and PreemptMode WITHIN); vc2's job that needs that node takes
+ * it back: the borrower (same QOS) is requeued, vc2's job runs there.
+ */
+START_TEST(test_borrow_idle_cells)
+{
+	char conf[2400], *out = NULL, node[64], args[128];
+	int a1, a2, b, c;
+	alloc_t al;
+
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
+	e2e_mark_log();
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.good' && sed -i -e 's/\"slurm\": {/\"slurm\": {\"borrowIdleCells\": true, /' '%s' && grep -q borrowIdleCells '%s' && scontrol reconfigure",
+			     conf, conf, conf, conf), 0);
+	ck_assert_msg(e2e_wait_log("select/hived: borrowIdleCells: a guaranteed job", 60),
+		      "slurmctld did not say borrowing is on");
+	a1 = submit("-A vc1 -N1 --gres=gpu:4 -w node1");
+	ck_assert(wait_job(a1, "JobState=RUNNING", 60));
+	a2 = submit("-A vc1 -N1 --gres=gpu:4 -w node2");
+	ck_assert(wait_job(a2, "JobState=RUNNING", 60));
+	b = submit("-A vc1 -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(b, "JobState=RUNNING", 90),
+		      "vc1's whole-node job %d did not borrow an idle node", b);
+	ck_assert_msg(job_has(b, "on idle GPUs outside its cells: preemptible"),
+		      "job %d's SystemComment does not say it borrowed", b);
+	ck_assert(e2e_log_has("; borrowed idle GPUs outside its VC"));
+	job_alloc(b, &al);
+	ck_assert_msg(strcmp(al.node[0], "node1") && strcmp(al.node[0], "node2"),
+		      "the borrower went to vc1's own node %s", al.node[0]);
+	snprintf(node, sizeof(node), "%s", al.node[0]);
+	ck_assert_msg(hivedctl_job_says(b, "(borrowed idle GPUs)", 30, &out),
+		      "hivedctl job %d: %s", b, out ? out : "");
+	free(out);
+	/* vc2's job needs the borrower's node: it takes it back. */
+	snprintf(args, sizeof(args), "-A vc2 -N1 --gres=gpu:8 -w %s", node);
+	c = submit(args);
+	ck_assert_msg(wait_job(c, "JobState=RUNNING", 120),
+		      "vc2's job %d did not get node %s back from the borrower", c, node);
+	ck_assert_msg(job_has(b, "Restarts=1"), "the borrower %d was not requeued", b);
+	job_alloc(c, &al);
+	ck_assert_str_eq(al.node[0], node);
+	ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && scontrol reconfigure", conf, conf), 0);
+	cancel_all();
+}
+END_TEST
+
 /* Bad values are refused by sbatch itself, with the reason (as an ordinary user). */
 START_TEST(test_invalid_options)
 {
@@ -485,6 +534,7 @@ int main(void)
 	tcase_add_test(tc, test_within_socket);
 	tcase_add_test(tc, test_opportunistic);
 	tcase_add_test(tc, test_lazy_preempt);
+	tcase_add_test(tc, test_borrow_idle_cells);
 	tcase_add_test(tc, test_priority_bands);
 	tcase_add_test(tc, test_one_verdict_indivisible_gpus);
 	tcase_add_test(tc, test_one_verdict_account_without_cells);

@@ -221,6 +221,23 @@ START_TEST(test_job_text_demoted_by_config) {
 }
 END_TEST
 
+// A borrower (borrowIdleCells) is not said to have lost to a higher-priority job either.
+START_TEST(test_job_text_borrowed) {
+  std::string text = ReadFixture("status.json"), out, err;
+  const std::string job9 =
+      R"({"job":"9","vc":"vc1","priority":-1,"class":"opportunistic","lazyPreempted":true,)";
+  size_t at = text.find(job9);
+  ck_assert(at != std::string::npos);
+  text.replace(at, job9.size(), job9 + R"("demotedBy":"borrow",)");
+  Status s;
+  ck_assert_msg(Parse(text, &s, &err), "%s", err.c_str());
+  ck_assert(JobText(s, "9", &out, &err));
+  ck_has(out, "Job 9: VC vc1, opportunistic (borrowed idle GPUs)");
+  ck_has(out, "Borrowed idle GPUs: its VC had the free GPUs but not in cells of its shape");
+  ck_assert_msg(out.find("higher-priority") == std::string::npos, "%s", out.c_str());
+}
+END_TEST
+
 // How long select/hived made a job wait, by cause: while it waits, and once it runs.
 START_TEST(test_wait_history) {
   json_error_t jerr;
@@ -367,6 +384,7 @@ START_TEST(test_metrics) {
   ck_has(m, "hived_vc_quota_gpus{vc=\"vc1\"} 16\n");
   ck_has(m, "hived_gpus{state=\"idle\"} 2\n");
   ck_has(m, "hived_lazy_preemptions_total 2\n");
+  ck_has(m, "hived_borrowed_starts_total 1\n");
   ck_has(m, "# TYPE hived_preemptions_total counter\n");
   ck_has(m, "hived_job_test_calls_total ");
   ck_has(m, "hived_job_test_seconds{stat=\"p50\"} 0.000131\n");
@@ -676,6 +694,7 @@ int main() {
   tcase_add_test(tc, test_vc_text);
   tcase_add_test(tc, test_job_text);
   tcase_add_test(tc, test_job_text_demoted_by_config);
+  tcase_add_test(tc, test_job_text_borrowed);
   tcase_add_test(tc, test_json);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_wait_history);

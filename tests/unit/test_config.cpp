@@ -190,7 +190,7 @@ START_TEST(slurm_section) {
   std::string err = parse_hived_conf(slurm(R"("opportunisticQos": ["Scavenger", "low"],
       "accountsWithoutCells": "reject", "quotaFromSacctmgr": false, "checkInvariants": true,
       "verboseCellTrace": true, "stateFile": "/var/spool/hived.json", "priorityScale": 100,
-      "jobsLargerThanVc": "reject", "splitCountOnlyJobs": false)"),
+      "jobsLargerThanVc": "reject", "splitCountOnlyJobs": false, "borrowIdleCells": true)"),
                                      &c)
                         .msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
@@ -204,10 +204,12 @@ START_TEST(slurm_section) {
   ck_assert_int_eq(c.slurm.priority_scale, 100);
   ck_assert(c.slurm.reject_larger_than_vc);
   ck_assert(!c.slurm.split_count_only_jobs);
+  ck_assert(c.slurm.borrow_idle_cells);
   Config d;  // the defaults: jobs larger than their VC wait, count-only jobs may split
   ck_assert(parse_hived_conf(slurm(R"("jobsLargerThanVc": "wait")"), &d).msg.empty());
   ck_assert(!d.slurm.reject_larger_than_vc);
   ck_assert(d.slurm.split_count_only_jobs);
+  ck_assert(!d.slurm.borrow_idle_cells);  // off unless asked
   // A single QOS without brackets.
   err = parse_hived_conf(slurm(R"("opportunisticQos": "scavenger")"), &c).msg;
   ck_assert_msg(err.empty(), "%s", err.c_str());
@@ -422,6 +424,8 @@ START_TEST(err_bool) {
                 "slurm.checkInvariants: must be true or false, got 1");
   ck_assert_has(err_of(slurm(R"("splitCountOnlyJobs": "yes")")),
                 "slurm.splitCountOnlyJobs: must be true or false, got \"yes\"");
+  ck_assert_has(err_of(slurm(R"("borrowIdleCells": "on")")),
+                "slurm.borrowIdleCells: must be true or false, got \"on\"");
 }
 END_TEST
 
