@@ -203,17 +203,24 @@ START_TEST(test_job_text) {
 END_TEST
 
 // A job a reload demoted (its VC gone) is not said to have lost to a higher-priority job.
-START_TEST(test_job_text_demoted_by_config) {
-  std::string text = ReadFixture("status.json"), out, err;
+// The fixture with job 9's record begun by `head` instead (more keys may follow it).
+Status WithJob9(const std::string& head) {
+  std::string text = ReadFixture("status.json"), err;
   const std::string job9 =
       R"({"job":"9","vc":"vc1","priority":-1,"class":"opportunistic","lazyPreempted":true,)";
   size_t at = text.find(job9);
   ck_assert(at != std::string::npos);
-  text.replace(at, job9.size(),
-               R"({"job":"9","vc":"","priority":-1,"class":"opportunistic","lazyPreempted":true,)"
-               R"("demotedBy":"config","askedVc":"vc4",)");
+  text.replace(at, job9.size(), head);
   Status s;
   ck_assert_msg(Parse(text, &s, &err), "%s", err.c_str());
+  return s;
+}
+
+START_TEST(test_job_text_demoted_by_config) {
+  std::string out, err;
+  Status s =
+      WithJob9(R"({"job":"9","vc":"","priority":-1,"class":"opportunistic","lazyPreempted":true,)"
+               R"("demotedBy":"config","askedVc":"vc4",)");
   ck_assert(JobText(s, "9", &out, &err));
   ck_has(out, "Job 9: VC - (asked vc4), opportunistic (demoted by the config)");
   ck_has(out, "Demoted by the config: hived.conf no longer has VC vc4");
@@ -223,14 +230,10 @@ END_TEST
 
 // A borrower (borrowIdleCells) is not said to have lost to a higher-priority job either.
 START_TEST(test_job_text_borrowed) {
-  std::string text = ReadFixture("status.json"), out, err;
-  const std::string job9 =
-      R"({"job":"9","vc":"vc1","priority":-1,"class":"opportunistic","lazyPreempted":true,)";
-  size_t at = text.find(job9);
-  ck_assert(at != std::string::npos);
-  text.replace(at, job9.size(), job9 + R"("demotedBy":"borrow",)");
-  Status s;
-  ck_assert_msg(Parse(text, &s, &err), "%s", err.c_str());
+  std::string out, err;
+  Status s = WithJob9(
+      R"({"job":"9","vc":"vc1","priority":-1,"class":"opportunistic","lazyPreempted":true,)"
+      R"("demotedBy":"borrow",)");
   ck_assert(JobText(s, "9", &out, &err));
   ck_has(out, "Job 9: VC vc1, opportunistic (borrowed idle GPUs)");
   ck_has(out, "Borrowed idle GPUs: its VC had the free GPUs but not in cells of its shape");

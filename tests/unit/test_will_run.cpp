@@ -621,13 +621,11 @@ START_TEST(last_counts) {
 }
 END_TEST
 
-// A's guarantee answers: A's two node cells are each half held (a1, a3), B's job and
-// an opportunistic run end before a1 does. Only a1 ends in the trial; the start is
-// the copy's, and the pods it names can be taken at that start on the copy (its
-// victims gone, the job recorded there stays guaranteed, invariants hold). C's one
-// cell is unbound: with the only free node (o1's) down, the healthy free cells no
-// longer cover it, nothing is promised, and the trial ends everything again.
-START_TEST(guarantee_answers) {
+// Four 4-GPU nodes: A owns two node cells, each half held by a1 (ends at 10) and a3
+// (20), a2 having ended; B's b1 (5) holds B's cell; o1 (opportunistic, 3) half of the
+// only node no VC has bound; C's cell is unbound. *ends gets the end times.
+hived_engine* HalfHeldCluster(std::vector<hived_job_end>* ends, std::string* free_node,
+                              std::string* b_node) {
   const char config[] = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType":
     "V100", "childCellNumber": 4, "isNodeLevel": true}}, "physicalCells": [
     {"cellType": "NODE", "cellAddress": "n0"}, {"cellType": "NODE", "cellAddress": "n1"},
@@ -638,10 +636,6 @@ START_TEST(guarantee_answers) {
   char err[256] = "";
   hived_engine* e = nullptr;
   ck_assert_msg(hived_engine_new(config, &e, err, sizeof err) == HIVED_OK, "%s", err);
-  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
-  std::vector<hived_job_end> ends;
-  std::string free_node;  // where o1 runs: the node no VC has bound
-  std::string b_node;     // B's, bound to B's cell
   for (const Ask& a : {Ask{"a1", "A", 0, "V100", 1, 2, 10}, Ask{"a2", "A", 0, "V100", 1, 2, 0},
                        Ask{"a3", "A", 0, "V100", 1, 2, 20}, Ask{"b1", "B", 0, "V100", 1, 4, 5},
                        Ask{"o1", nullptr, -1, "V100", 1, 2, 3}}) {
@@ -650,11 +644,27 @@ START_TEST(guarantee_answers) {
     const hived_decision* d = nullptr;
     ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
     ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", a.job, d->reason);
-    if (a.end) ends.push_back({a.job, a.end});
-    if (a.priority < 0) free_node = d->pods[0].node_name;
-    if (a.vc && std::string(a.vc) == "B") b_node = d->pods[0].node_name;
+    if (a.end) ends->push_back({a.job, a.end});
+    if (a.priority < 0) *free_node = d->pods[0].node_name;
+    if (a.vc && std::string(a.vc) == "B") *b_node = d->pods[0].node_name;
   }
   ck_assert_int_eq(hived_finish(e, "a2"), HIVED_OK);  // a3 went to A's other cell
+  return e;
+}
+
+// A's guarantee answers: A's two node cells are each half held (a1, a3), B's job and
+// an opportunistic run end before a1 does. Only a1 ends in the trial; the start is
+// the copy's, and the pods it names can be taken at that start on the copy (its
+// victims gone, the job recorded there stays guaranteed, invariants hold). C's one
+// cell is unbound: with the only free node (o1's) down, the healthy free cells no
+// longer cover it, nothing is promised, and the trial ends everything again.
+START_TEST(guarantee_answers) {
+  char err[256] = "";
+  std::vector<hived_job_end> ends;
+  std::string free_node;  // where o1 runs: the node no VC has bound
+  std::string b_node;     // B's, bound to B's cell
+  hived_engine* e = HalfHeldCluster(&ends, &free_node, &b_node);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
   hived_member m;
   hived_job_request q = Request({"q", "A", 0, "V100", 1, 4, 0}, &m);
   int64_t start = 0;
@@ -721,29 +731,11 @@ END_TEST
 // VC's cells becomes idle, before its VC's own jobs end: the guarantee does not answer
 // for it, and the trial gives the copy's start, as borrowed.
 START_TEST(borrow_answers) {
-  const char config[] = R"({"physicalCluster": {"cellTypes": {"NODE": {"childCellType":
-    "V100", "childCellNumber": 4, "isNodeLevel": true}}, "physicalCells": [
-    {"cellType": "NODE", "cellAddress": "n0"}, {"cellType": "NODE", "cellAddress": "n1"},
-    {"cellType": "NODE", "cellAddress": "n2"}, {"cellType": "NODE", "cellAddress": "n3"}]},
-    "virtualClusters": {"A": {"virtualCells": [{"cellType": "NODE", "cellNumber": 2}]},
-    "B": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}]},
-    "C": {"virtualCells": [{"cellType": "NODE", "cellNumber": 1}]}}})";
   char err[256] = "";
-  hived_engine* e = nullptr;
-  ck_assert_msg(hived_engine_new(config, &e, err, sizeof err) == HIVED_OK, "%s", err);
-  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
   std::vector<hived_job_end> ends;
-  for (const Ask& a : {Ask{"a1", "A", 0, "V100", 1, 2, 10}, Ask{"a2", "A", 0, "V100", 1, 2, 0},
-                       Ask{"a3", "A", 0, "V100", 1, 2, 20}, Ask{"b1", "B", 0, "V100", 1, 4, 5},
-                       Ask{"o1", nullptr, -1, "V100", 1, 2, 3}}) {
-    hived_member m;
-    hived_job_request r = Request(a, &m);
-    const hived_decision* d = nullptr;
-    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
-    ck_assert_msg(d->outcome == HIVED_PLACED, "%s not placed: %s", a.job, d->reason);
-    if (a.end) ends.push_back({a.job, a.end});
-  }
-  ck_assert_int_eq(hived_finish(e, "a2"), HIVED_OK);  // A: 2 GPUs used in each cell
+  std::string free_node, b_node;
+  hived_engine* e = HalfHeldCluster(&ends, &free_node, &b_node);
+  std::unique_ptr<hived_engine, void (*)(hived_engine*)> guard(e, hived_engine_free);
   hived_member m;
   hived_job_request q = Request({"q", "A", 0, "V100", 1, 4, 0}, &m);
   q.borrow_idle_cells = 1;
