@@ -658,7 +658,8 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
   JobSnapshot undo;
   bool placed = req.priority >= 0 ? SubmitGuaranteed(req, chains, &d, &undo, &slot)
                                   : SubmitOpportunistic(req, chains, &d, &slot);
-  if (!placed && req.borrow_idle && d.wait == Wait::kNoCell) {
+  // Only a guaranteed job borrows: an opportunistic one runs on idle GPUs already.
+  if (!placed && req.borrow_idle && req.priority >= 0 && d.wait == Wait::kNoCell) {
     undo.Clear();
     std::string why;
     if ((placed = SubmitBorrowed(req, chains, &slot, &why))) d = Decision();

@@ -89,18 +89,29 @@ def write_run(d):
         for i, nodes in PLACED.items():
             f.write(json.dumps({"idx": i, "jobid": 100 + i, "t": 0.0, "nodes": nodes}) + "\n")
     # select/hived's start lines: 1 (the anomaly) and 2 were held, 2 on two nodes and
-    # twice (a requeue); 4 is opportunistic; 0 started at once (no "waited").
+    # twice (a requeue), first on borrowed idle GPUs; 4 is opportunistic; 0 started at
+    # once (no "waited").
     with open(os.path.join(d, "slurmctld.log"), "w") as f:
         p = "[2023-11-14T22:13:20.000] select/hived: JobId="
         f.write(p + "100 VC=a class=guaranteed GPUs=node1:0,1,2,3\n")
         f.write(p + "101 VC=a class=guaranteed GPUs=node2:0,1,4,5; waited 8 s: its VC's "
                 "quota in use 2 s, no free cells of its shape 6 s\n")
-        f.write(p + "102 VC=a class=guaranteed GPUs=node1:0,1,2,3 node5:0,1,2,3; waited 20 s: "
-                "its VC's quota in use 20 s\n")
+        f.write(p + "102 VC=a class=guaranteed GPUs=node1:0,1,2,3 node5:0,1,2,3" +
+                BORROWED_WORDS + "; waited 20 s: its VC's quota in use 20 s\n")
         f.write(p + "102 VC=a class=guaranteed GPUs=node1:0,1,2,3,4,5,6,7; waited 3 s: "
                 "behind its VC's head job 3 s\n")
         f.write(p + "104 VC=b class=opportunistic GPUs=node4:0-7; waited 10 s: "
                 "no free cells of its shape 10 s\n")
+
+
+def plugin_borrowed_words():
+    """The clause select/hived's start line adds for a borrower (src/slurm/select_hooks.c)."""
+    src = open(os.path.join(HERE, "..", "..", "src", "slurm", "select_hooks.c")).read()
+    m = re.search(r'd->borrowed \? "(; borrowed idle GPUs[^"]*)"', src)
+    return m.group(1) if m else ""
+
+
+BORROWED_WORDS = plugin_borrowed_words()
 
 
 def plugin_wait_words():
@@ -118,6 +129,7 @@ def plugin_wait_words():
 words = plugin_wait_words()
 check("plugin's causes read", len(words) >= 7, True)
 check("report's cause words", report.WAIT_WORDS, words)
+check("plugin's borrowed clause read", BORROWED_WORDS.startswith("; borrowed idle GPUs"), True)
 
 with tempfile.TemporaryDirectory() as tmp:
     run = os.path.join(tmp, "run")
@@ -137,13 +149,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check("socket share", (r["affinity"]["socket"]["hits"], r["affinity"]["socket"]["jobs"]), (3, 4))
     check("held by hived", r["hived_wait_causes"],
           {"guaranteed": {"vcQuota": 22, "cells": 6, "behindVcHead": 3},
-           "anomaly_jobs": {"vcQuota": 2, "cells": 6}, "jobs_held": 2})
+           "anomaly_jobs": {"vcQuota": 2, "cells": 6}, "jobs_held": 2, "borrowed_starts": 1})
     check("held job 2", r["jobs"]["2"]["hived_waited"], {"vcQuota": 20, "behindVcHead": 3})
     check("causes line", report.wait_causes_md(r),
           "\nWhy select/hived held guaranteed jobs (its start lines; 2 jobs held): vcQuota 22 s, "
           "cells 6 s, behindVcHead 3 s; the whole waits of the jobs counted as waiting under "
           "quota: cells 6 s, "
-          "vcQuota 2 s.\n")
+          "vcQuota 2 s. Guaranteed starts on borrowed idle GPUs: 1.\n")
     check("rack share of b", (r["per_account"]["b"]["affinity"]["rack"]["hits"],
                               r["per_account"]["b"]["affinity"]["rack"]["jobs"]), (0, 1))
     # Same run on both sides: targets compare equal figures; anomaly 1 vs 1 is missed.
