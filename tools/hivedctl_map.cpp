@@ -286,7 +286,10 @@ std::string MapSvg(const Status& s, int64_t now) {
     std::string title = label + ": ";
     if (!g.job.empty())
       title += "job " + g.job + " (" + (job_vc.empty() ? "no VC" : job_vc) + ", " + state +
-               (job && job->lazy_preempted ? ", lazy-preempted" : "") + ")";
+               (!job || !job->lazy_preempted ? ""
+                : job->borrowed              ? ", borrowed idle GPUs"
+                                             : ", lazy-preempted") +
+               ")";
     else
       title += "idle";
     title += g.vc.empty() ? "; cell not bound to a VC" : "; cell bound to " + g.vc;

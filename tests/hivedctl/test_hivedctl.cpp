@@ -238,6 +238,7 @@ START_TEST(test_job_text_borrowed) {
   ck_has(out, "Job 9: VC vc1, opportunistic (borrowed idle GPUs)");
   ck_has(out, "Borrowed idle GPUs: its VC had the free GPUs but not in cells of its shape");
   ck_assert_msg(out.find("higher-priority") == std::string::npos, "%s", out.c_str());
+  ck_has(MapSvg(s, s.written), "job 9 (vc1, opportunistic, borrowed idle GPUs)");
 }
 END_TEST
 
