@@ -32,7 +32,7 @@ using Clock = std::chrono::steady_clock;
 const char kUsage[] =
     "Usage: hived-bench [--sizes N,N,...] [--decisions N] [--seed N] [--vcs N]\n"
     "                   [--check-invariants-every N] [--will-run N] [--fill N]\n"
-    "                   [--will-run-copies N] [--print-config]\n"
+    "                   [--will-run-copies N] [--borrow] [--print-config]\n"
     "\n"
     "Generates clusters of N GPUs (default 1000,10000,100000; 8-GPU nodes, racks of\n"
     "32 nodes), fills them to ~90% with a mix of guaranteed and opportunistic jobs of\n"
@@ -54,6 +54,9 @@ const char kUsage[] =
     "                               50; 0: ask on the churned cluster, as before)\n"
     "  --will-run-copies N          answer N of the questions the old way too, on a copy\n"
     "                               of the engine (default 200, 20 from 100k GPUs up)\n"
+    "  --borrow                     guaranteed jobs may borrow idle GPUs outside their\n"
+    "                               VC's cells (hived.conf borrowIdleCells), in every\n"
+    "                               decision and WILL_RUN question\n"
     "  --print-config               print the generated hived.conf of the first size\n"
     "                               and exit\n"
     "  --help                       show this text\n";
@@ -67,6 +70,7 @@ struct Options {
   long will_run = 1000;
   long copies = -1;       // -1: per-size default
   long fill_misses = 50;  // 0: ask on the churned cluster, as before the tenth round
+  bool borrow = false;    // borrow_idle_cells on guaranteed jobs
   bool print_config = false;
 };
 
@@ -75,6 +79,7 @@ struct Job {
   std::string vc;
   int32_t priority;
   bool lazy;
+  bool borrow = false;
   hived_member member;
 };
 
@@ -85,7 +90,7 @@ struct RunningJob {
 
 struct Stats {
   long submits = 0, finishes = 0, placed = 0, waiting = 0, rejected = 0, errors = 0;
-  long preempted = 0, lazy_preempted = 0;
+  long preempted = 0, lazy_preempted = 0, borrowed = 0;
   std::vector<uint32_t> submit_ns, finish_ns;
   // Submit latencies split by what the decision had to do, to show the lead which
   // path dominates the tail.
@@ -127,8 +132,10 @@ class JobMix {
     }
     j.member = gpus > 8 ? hived_member{gpus / 8, 8} : hived_member{1, gpus};
     j.lazy = u(rng_) < 0.3;
+    j.borrow = borrow && j.priority >= 0;
     return j;
   }
+  bool borrow = false;  // Options::borrow
   std::mt19937_64 &rng() { return rng_; }
 
  private:
@@ -147,6 +154,7 @@ hived_job_request RequestOf(const Job &j) {
   req.vc = j.vc.c_str();
   req.priority = j.priority;
   req.lazy_preemption = j.lazy ? 1 : 0;
+  req.borrow_idle_cells = j.borrow ? 1 : 0;
   req.members = &j.member;
   req.n_members = 1;
   return req;
@@ -232,6 +240,7 @@ class Churn {
     }
     stats_->placed++;
     stats_->placed_ns.push_back(ns);
+    stats_->borrowed += d->borrowed ? 1 : 0;
     if (d->n_preempted + d->n_lazy_preempted > 0) stats_->preempting_ns.push_back(ns);
     stats_->lazy_preempted += static_cast<long>(d->n_lazy_preempted);
     stats_->preempted += static_cast<long>(d->n_preempted);
@@ -484,6 +493,8 @@ int ParseArgs(int argc, char **argv, Options *opt) {
       return 0;
     } else if (a == "--print-config") {
       opt->print_config = true;
+    } else if (a == "--borrow") {
+      opt->borrow = true;
     } else if (value("--sizes")) {
       opt->sizes.clear();
       std::stringstream ss(v);
@@ -630,6 +641,7 @@ int RunSize(const Options &opt, int size) {
   const size_t idle_bytes = hived_memory_bytes(engine);
   long decisions = opt.decisions > 0 ? opt.decisions : (cluster.gpus >= 100000 ? 100000 : 200000);
   Churn churn(engine, cluster, opt.seed, opt.check_every);
+  churn.mix().borrow = opt.borrow;
   bool ok = churn.Run(decisions);
   size_t bytes = hived_memory_bytes(engine);
   const double utilization = static_cast<double>(churn.used()) / cluster.gpus;
@@ -660,6 +672,7 @@ int RunSize(const Options &opt, int size) {
   integer("errors", s.errors);
   integer("preemptions", s.preempted + s.lazy_preempted);
   integer("lazyPreemptions", s.lazy_preempted);
+  if (opt.borrow) integer("borrowed", s.borrowed);
   num("utilization", utilization);
   num("p50_us", Percentile(all, 0.50));
   num("p99_us", Percentile(all, 0.99));
