@@ -347,12 +347,17 @@ static char *_compose_engine(hived_engine *e, const char *config_text)
 	char *out = NULL, *pos = NULL, *part = NULL;
 	const char *const *names = NULL;
 	size_t n;
+	bool borrow;
 
+	/* The writer thread calls this unlocked; a reload sets the flag. */
+	slurm_mutex_lock(&status_mutex);
+	borrow = borrowing;
+	slurm_mutex_unlock(&status_mutex);
 	/* The release the plugin runs under (plugins are built for exactly one). */
 	/* Whether guaranteed jobs may borrow idle GPUs: hivedctl whatif asks the same. */
 	xstrfmtcatat(out, &pos, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"borrowIdleCells\":%s,\"cluster\":",
 		     (long) time(NULL), HIVED_SLURM_VERSION_STRING,
-		     borrowing ? "true" : "false");
+		     borrow ? "true" : "false");
 	if (hived_inspect(e, NULL, &part) == HIVED_OK)
 		xstrcatat(out, &pos, part);
 	else
