@@ -26,11 +26,14 @@
 namespace {
 
 const char kUsage[] =
-    "usage: hived-topo [--xml FILE] [--node NAME] [--type TYPE] [--json]\n"
-    "       hived-topo --slurm-conf FILE [--gres-conf FILE] [--topology-conf FILE]\n"
-    "                  [--hived-conf FILE] [--quota ACCOUNT=GRPTRES]... [--json]\n"
-    "       hived-topo --check [--slurm-conf FILE] [--hived-conf FILE] [--sacctmgr]\n"
-    "                  [--quota ACCOUNT=GRPTRES]...\n";
+    "usage: hived-topo [-x|--xml FILE] [-n|--node NAME] [-t|--type TYPE] [-j|--json]\n"
+    "       hived-topo -s|--slurm-conf FILE [-g|--gres-conf FILE]\n"
+    "                  [-T|--topology-conf FILE] [-H|--hived-conf FILE]\n"
+    "                  [-q|--quota ACCOUNT=GRPTRES]... [-j|--json]\n"
+    "       hived-topo --check [-s|--slurm-conf FILE] [-g|--gres-conf FILE]\n"
+    "                  [-T|--topology-conf FILE] [-H|--hived-conf FILE] [--sacctmgr]\n"
+    "                  [-q|--quota ACCOUNT=GRPTRES]...\n"
+    "       hived-topo -h|--help\n";
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 

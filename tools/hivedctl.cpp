@@ -38,7 +38,9 @@ const char kUsage[] =
     "                       GPU-OPTIONS: --gpus-per-node=[TYPE:]K, --gres=gpu[:TYPE]:K\n"
     "                       or --gpus=[TYPE:]N; also --priority P, --switches=1,\n"
     "                       --hived-within T, --hived-pinned ID, --hived-lazy-preempt,\n"
-    "                       --hived-opportunistic\n"
+    "                       --hived-opportunistic. --account, --nodes, --qos and -G are\n"
+    "                       the same as -A, -N, -q and --gpus; a short option's value\n"
+    "                       may be glued on, as in sbatch (-N2, -Avc1, -G4)\n"
     "Options:\n"
     "  --status FILE        read this hived_status.json (default: $HIVED_STATUS, else\n"
     "                       StateSaveLocation from 'scontrol show config')\n"
@@ -46,10 +48,12 @@ const char kUsage[] =
     "                       has none (default: $HIVED_STATE, else next to the status)\n"
     "  --ends FILE          whatif: running jobs' end times as 'JOBID|END' lines\n"
     "                       (default: squeue -h -t R,S -o '%A|%e')\n"
+    "  -o, --output FILE    metrics: write FILE atomically instead of stdout\n"
     "  --json               JSON instead of tables (status, vc, job, whatif)\n"
     "  -h, --help           this text\n"
     "Exit status: 0 ok, 1 unknown VC or job or a whatif job the engine refuses as asked,\n"
-    "2 usage error or no readable status (whatif: no config).\n";
+    "2 usage error or no readable status (whatif: no config, or libhived out of memory\n"
+    "or failing inside).\n";
 
 std::string Trim(std::string s) {
   while (!s.empty() && isspace(static_cast<unsigned char>(s.back()))) s.pop_back();

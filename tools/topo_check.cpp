@@ -112,6 +112,16 @@ int check_mode(const CheckArgs& a) {
     return fail(hived_path + ": " + ebuf);
   bool quotas_used = settings->quota_from_sacctmgr != 0;
   hived_settings_free(settings);
+  // A note, not a problem: the plugin makes no VCs from account limits then, nor does the check.
+  if (!quotas_used && (a.sacctmgr || !a.quotas.empty())) {
+    const char* what = !a.sacctmgr        ? "--quota is"
+                       : a.quotas.empty() ? "--sacctmgr is"
+                                          : "--sacctmgr and --quota are";
+    fprintf(stderr,
+            "hived-topo: note: %s sets slurm.quotaFromSacctmgr=false, so select/hived makes no "
+            "VCs from account limits: %s ignored\n",
+            hived_path.c_str(), what);
+  }
 
   std::vector<std::pair<std::string, std::string>> quotas = a.quotas;
   if (a.sacctmgr && quotas_used && !sacctmgr_quotas(&quotas, &err)) return fail(err);

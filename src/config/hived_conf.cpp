@@ -168,7 +168,7 @@ Status check_top_level(const json_t* root, std::vector<std::string>* warnings) {
     for (const char* k : kHivedKeys) known = known || !strcmp(k, key);
     if (known) continue;
     for (const char* k : kSections) {
-      // Two slips in a long name, one in "slurm" (a distance of 2 reaches "scrum").
+      // Two slips in a long name, one in "slurm" (a distance of 2 reaches "storm").
       size_t limit = strlen(k) > 6 ? 2 : 1;
       if (edit_distance(key, k, limit) <= limit)
         return config_error(conf::printable(key) + ": unknown top-level key (did you mean \"" + k +

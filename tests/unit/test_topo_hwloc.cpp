@@ -4,6 +4,7 @@
 // PCIe switch per GPU pair, a 4-GPU one-socket box, a 16-GPU box with 4-GPU switches,
 // and a node without GPUs (whose BMC display device must not count as one).
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -105,6 +106,39 @@ START_TEST(hived_topo_check_fractions_and_quota_warnings) {
                     out.find("1 problem(s)") != std::string::npos &&
                     out.find("OK:") == std::string::npos,
                 "%s", out.c_str());
+}
+END_TEST
+
+// With slurm.quotaFromSacctmgr false the plugin makes no VCs from account limits:
+// --check ignores --quota and --sacctmgr (sacctmgr is not run) and says so on stderr.
+START_TEST(hived_topo_check_quota_off_note) {
+  const std::string mig = topo_test::fixture_path("tests/topo/mig/slurm.conf");
+  char path[] = "/tmp/test_topo_hwloc_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  const char conf[] = "{\"slurm\": {\"quotaFromSacctmgr\": false}}\n";
+  ck_assert_int_eq(write(fd, conf, sizeof(conf) - 1), sizeof(conf) - 1);
+  close(fd);
+  const std::string base = "--check --slurm-conf '" + mig + "' --hived-conf '" + path + "'";
+  // A limit --check refuses when it is used (see above).
+  const std::string quota = " --quota A=gres/gpu:a100_7g.80gb=1,gres/gpu=2";
+  int rc = -1;
+  std::string out = run_topo(base + quota, &rc);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_msg(out.find("hived-topo: OK: ") != std::string::npos, "%s", out.c_str());
+  out = run_topo(base + quota + " 2>&1 | cat", &rc);
+  ck_assert_msg(out.find("hived-topo: note: " + std::string(path) +
+                         " sets slurm.quotaFromSacctmgr=false, so select/hived makes no VCs from "
+                         "account limits: --quota is ignored\n") != std::string::npos,
+                "%s", out.c_str());
+  run_topo(base + " --sacctmgr" + quota, &rc);
+  ck_assert_int_eq(rc, 0);
+  out = run_topo(base + " --sacctmgr" + quota + " 2>&1 | cat", &rc);
+  ck_assert_msg(out.find(": --sacctmgr and --quota are ignored\n") != std::string::npos, "%s",
+                out.c_str());
+  out = run_topo(base + " 2>&1 | cat", &rc);
+  ck_assert_msg(out.find("note:") == std::string::npos, "%s", out.c_str());
+  unlink(path);
 }
 END_TEST
 
@@ -273,6 +307,7 @@ Suite* hwloc_suite() {
   tcase_add_test(t, gres_lines_with_links);
   tcase_add_test(t, hived_topo_outputs);
   tcase_add_test(t, hived_topo_check_fractions_and_quota_warnings);
+  tcase_add_test(t, hived_topo_check_quota_off_note);
   suite_add_tcase(s, t);
   return s;
 }
