@@ -11,12 +11,10 @@
  * again elsewhere, or a gang loses the rack it preempted for. Also, while its
  * victims complete, Slurm leaves their nodes out of the preemptor's own
  * test, and the engine would place it anew, elsewhere, with the victims'
- * GPUs left to others. So a preemptor claims the nodes of its placement: jobs
- * that do not outrank it (lower or equal Slurm priority) are placed off those
- * nodes until it starts, stops pending, or HIVED_CLAIM_SECONDS pass, and
- * while its victims leave it is decided with those nodes in (select_hooks.c
- * makes it wait if it would land there or need more victims). The table
- * itself is claim_table.c, which needs no Slurm and is tested alone.
+ * GPUs left to others. So a preemptor claims the nodes of its placement: it
+ * waits while its victims are leaving, and jobs that do not outrank it (lower
+ * or equal Slurm priority) are placed off those nodes, until it starts, stops
+ * pending, or HIVED_CLAIM_SECONDS pass.
  *
  * Called under the plugin's lock (hived_ctld_lock) with slurmctld's job read
  * lock held, as select_p_job_test is.
@@ -25,59 +23,106 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
-#include "claim_table.h"
 #include "hived_claims.h"
 
-static claim_table_t table;
+typedef struct {
+	uint32_t job_id;
+	uint32_t priority;
+	time_t made;
+	bitstr_t *nodes;
+	uint32_t *victims;
+	size_t n_victims;
+} claim_t;
+
+static claim_t *claims = NULL;
+static size_t n_claims = 0;
 static bitstr_t *against = NULL;	/* hived_claims_against's answer */
-static bitstr_t *own = NULL;		/* hived_claim_nodes's answer */
 
-/* The claimant still pends (not started, cancelled, held or purged). */
-static bool _pends(uint32_t job_id, uint32_t *priority, void *arg)
+static void _clear(claim_t *c)
 {
-	job_record_t *j = find_job_record ? find_job_record(job_id) : NULL;
-
-	(void) arg;
-	if (!j || !IS_JOB_PENDING(j) || !j->priority)
-		return false;
-	*priority = j->priority;	/* it ages, or an admin moves it */
-	return true;
+	FREE_NULL_BITMAP(c->nodes);
+	xfree(c->victims);
+	memset(c, 0, sizeof(*c));
 }
 
-static void _expire(void)
+static void _remove(size_t i)
 {
-	claim_table_expire(&table, time(NULL), HIVED_CLAIM_SECONDS, _pends,
-			   NULL);
+	_clear(&claims[i]);
+	claims[i] = claims[n_claims - 1];
+	n_claims--;
+}
+
+/*
+ * Drop claims that lapsed: the claimant started, was cancelled, held or
+ * purged, or the claim is older than HIVED_CLAIM_SECONDS.
+ */
+static void _expire(time_t now)
+{
+	for (size_t i = 0; i < n_claims;) {
+		job_record_t *j = find_job_record ?
+				  find_job_record(claims[i].job_id) : NULL;
+
+		if (!j || !IS_JOB_PENDING(j) || !j->priority ||
+		    (now - claims[i].made > HIVED_CLAIM_SECONDS)) {
+			_remove(i);
+			continue;
+		}
+		claims[i].priority = j->priority;  /* it ages, or is moved */
+		i++;
+	}
+}
+
+static claim_t *_find(uint32_t job_id)
+{
+	for (size_t i = 0; i < n_claims; i++)
+		if (claims[i].job_id == job_id)
+			return &claims[i];
+	return NULL;
+}
+
+static bool _has_victim(const claim_t *c, uint32_t id)
+{
+	for (size_t k = 0; k < c->n_victims; k++)
+		if (c->victims[k] == id)
+			return true;
+	return false;
 }
 
 extern size_t hived_claim_make(job_record_t *job, bitstr_t *nodes,
 			       const char *const *ids, size_t n)
 {
-	int64_t size;
-	uint8_t *set;
+	claim_t *c;
+	size_t fresh = 0;
 	uint32_t *victims;
-	size_t fresh;
 
 	if (!job || !nodes)
 		return n;
-	_expire();
-	size = bit_size(nodes);
-	set = xcalloc(size ? size : 1, 1);
-	for (int64_t i = 0; i < size; i++)
-		set[i] = bit_test(nodes, i) ? 1 : 0;
+	_expire(time(NULL));
+	if (!(c = _find(job->job_id))) {
+		xrecalloc(claims, n_claims + 1, sizeof(*claims));
+		c = &claims[n_claims++];
+		c->job_id = job->job_id;
+	}
 	victims = xcalloc(n ? n : 1, sizeof(*victims));
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		victims[k] = strtoul(ids[k], NULL, 10);
-	fresh = claim_table_make(&table, job->job_id, job->priority, set, size,
-				 victims, n, time(NULL));
-	xfree(set);
-	xfree(victims);
+		if (!_has_victim(c, victims[k]))
+			fresh++;
+	}
+	/* The same victims asked again keep the claim's age. */
+	if (fresh || !c->made || (c->n_victims != n))
+		c->made = time(NULL);
+	xfree(c->victims);
+	c->victims = victims;
+	c->n_victims = n;
+	c->priority = job->priority;
+	FREE_NULL_BITMAP(c->nodes);
+	c->nodes = bit_copy(nodes);
 	return fresh;
 }
 
@@ -88,8 +133,8 @@ extern bool hived_claim_victims_leaving(job_record_t *job, char **ids)
 
 	if (!job || !find_job_record)
 		return false;
-	_expire();
-	if (!(c = claim_table_find(&table, job->job_id)))
+	_expire(time(NULL));
+	if (!(c = _find(job->job_id)))
 		return false;
 	for (size_t k = 0; k < c->n_victims; k++) {
 		job_record_t *v = find_job_record(c->victims[k]);
@@ -109,59 +154,57 @@ extern bool hived_claim_victims_leaving(job_record_t *job, char **ids)
 	return leaving;
 }
 
-/* bm (reallocated to size bits if it has another size) from set. */
-static bitstr_t *_to_bitmap(bitstr_t *bm, const uint8_t *set, size_t size)
-{
-	if (!bm || (bit_size(bm) != (int64_t) size)) {
-		FREE_NULL_BITMAP(bm);
-		bm = bit_alloc(size);
-	} else {
-		bit_clear_all(bm);
-	}
-	for (size_t i = 0; i < size; i++)
-		if (set[i])
-			bit_set(bm, i);
-	return bm;
-}
-
 extern bitstr_t *hived_claim_nodes(job_record_t *job)
 {
-	claim_t *c = job ? claim_table_find(&table, job->job_id) : NULL;
+	claim_t *c = job ? _find(job->job_id) : NULL;
 
-	if (!c || !c->n_nodes)
-		return NULL;
-	own = _to_bitmap(own, c->nodes, c->n_nodes);
-	return own;
+	return c ? c->nodes : NULL;
 }
 
-extern bitstr_t *hived_claims_against(job_record_t *job, size_t size,
-				      uint32_t *owner)
+extern bitstr_t *hived_claims_against(job_record_t *job, uint32_t *owner)
 {
-	uint8_t *set;
-	uint32_t who;
+	bool any = false;
 
-	if (!job || !table.n || !size)
+	if (!job || !n_claims)
 		return NULL;
-	_expire();
-	set = xcalloc(size, 1);
-	who = claim_table_against(&table, job->job_id, job->priority, set,
-				  size);
-	if (who) {
-		against = _to_bitmap(against, set, size);
-		*owner = who;
+	_expire(time(NULL));
+	for (size_t i = 0; i < n_claims; i++) {
+		claim_t *c = &claims[i];
+
+		if ((c->job_id == job->job_id) || (job->priority > c->priority))
+			continue;
+		if (!any) {
+			if (!against ||
+			    (bit_size(against) != bit_size(c->nodes))) {
+				FREE_NULL_BITMAP(against);
+				against = bit_alloc(bit_size(c->nodes));
+			} else {
+				bit_clear_all(against);
+			}
+		} else if (bit_size(against) != bit_size(c->nodes)) {
+			continue;	/* made before the node list changed */
+		}
+		bit_or(against, c->nodes);
+		*owner = c->job_id;
+		any = true;
 	}
-	xfree(set);
-	return who ? against : NULL;
+	return any ? against : NULL;
 }
 
 extern void hived_claim_drop(uint32_t job_id)
 {
-	claim_table_remove(&table, job_id);
+	for (size_t i = 0; i < n_claims; i++)
+		if (claims[i].job_id == job_id) {
+			_remove(i);
+			return;
+		}
 }
 
 extern void hived_claims_free(void)
 {
-	claim_table_free(&table);
+	for (size_t i = 0; i < n_claims; i++)
+		_clear(&claims[i]);
+	xfree(claims);
+	n_claims = 0;
 	FREE_NULL_BITMAP(against);
-	FREE_NULL_BITMAP(own);
 }

@@ -32,11 +32,10 @@ extern bitstr_t *hived_claim_nodes(job_record_t *job);
 
 /*
  * The nodes other jobs claimed that job must leave alone: live claims of jobs
- * of at least its priority (NULL: none; size bits, Slurm's node count; owned
- * here, valid until the next call); *owner: one of their job ids.
+ * it does not outrank in Slurm's order (NULL: none; owned here, valid until
+ * the next call); *owner: one of their job ids.
  */
-extern bitstr_t *hived_claims_against(job_record_t *job, size_t size,
-				      uint32_t *owner);
+extern bitstr_t *hived_claims_against(job_record_t *job, uint32_t *owner);
 
 /* job_id started (or left): its claim ends. */
 extern void hived_claim_drop(uint32_t job_id);

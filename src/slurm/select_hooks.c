@@ -518,8 +518,8 @@ static uint32_t _leave_to_claims(job_record_t *job_ptr, bitstr_t *bitmap,
 	size_t n_nodes = hived_node_count(e);
 	bool kept = false;
 
-	if (!(claimed = hived_claims_against(job_ptr, bit_size(bitmap),
-					     &owner)))
+	if (!(claimed = hived_claims_against(job_ptr, &owner)) ||
+	    (bit_size(claimed) != bit_size(bitmap)))
 		return 0;
 	for (size_t i = 0; i < n_nodes; i++) {
 		int idx = hived_ctld_slurm_index(i);

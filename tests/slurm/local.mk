@@ -15,13 +15,6 @@ tests_slurm_test_wait_history_SOURCES = tests/slurm/test_wait_history.c \
 tests_slurm_test_wait_history_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_slurm_test_wait_history_LDADD = $(CHECK_LIBS)
 
-check_PROGRAMS += tests/slurm/test_claim_table
-TESTS += tests/slurm/test_claim_table
-tests_slurm_test_claim_table_SOURCES = tests/slurm/test_claim_table.c \
-	src/slurm/claim_table.c src/slurm/claim_table.h
-tests_slurm_test_claim_table_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_slurm_test_claim_table_LDADD = $(CHECK_LIBS)
-
 # configure's comparison of the plugins' operation tables with Slurm's (a script,
 # no Slurm needed).
 TESTS += tests/slurm/test_ops_check
