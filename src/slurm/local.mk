@@ -26,7 +26,6 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/hived_ctld.c src/slurm/hived_ctld.h \
 	src/slurm/hived_ends.c src/slurm/hived_ends.h \
 	src/slurm/hived_vc_head.c src/slurm/hived_vc_head.h \
-	src/slurm/hived_claims.c src/slurm/hived_claims.h \
 	src/slurm/hived_conf_load.c \
 	src/slurm/hived_nodes.c \
 	src/slurm/mig_mps.c src/slurm/mig_mps.h \

@@ -20,7 +20,6 @@
 
 #include "core_steer.h"
 #include "ctld_symbols.h"
-#include "hived_claims.h"
 #include "hived_ctld.h"
 #include "hived_ends.h"
 #include "hived_fractions.h"
@@ -111,6 +110,21 @@ static int _hold_without_blocking(job_record_t *job_ptr, bitstr_t *bitmap,
 	return ESLURM_NODES_BUSY;
 }
 
+/* Preemptors already logged and counted (a small ring is enough). */
+#define PREEMPT_SEEN_SLOTS 64
+static uint32_t preempt_seen[PREEMPT_SEEN_SLOTS];
+static int preempt_seen_next = 0;
+
+static bool _preempt_seen(uint32_t job_id)
+{
+	for (int i = 0; i < PREEMPT_SEEN_SLOTS; i++)
+		if (preempt_seen[i] == job_id)
+			return true;
+	preempt_seen[preempt_seen_next] = job_id;
+	preempt_seen_next = (preempt_seen_next + 1) % PREEMPT_SEEN_SLOTS;
+	return false;
+}
+
 static bool _verbose(void)
 {
 	const hived_settings *s = hived_ctld_settings();
@@ -197,7 +211,6 @@ extern void hived_hook_fini(void)
 	FREE_NULL_LIST(pending);
 	hived_ends_free();
 	hived_vc_head_free();
-	hived_claims_free();
 	hived_ctld_unload();
 	hived_ctld_unlock();
 }
@@ -400,9 +413,11 @@ static char *_victim_ids(const hived_decision *d)
  * A placed job waits for its victims to leave: a requeue under a loaded
  * slurmctld takes seconds, which is neither fragmentation nor quota.
  */
-static void _note_victims_ids(job_record_t *job_ptr,
-			      const hived_job_ask_t *ask, const char *ids)
+static void _note_victims_wait(job_record_t *job_ptr,
+			       const hived_job_ask_t *ask,
+			       const hived_decision *d)
 {
+	char *ids = _victim_ids(d);
 	char *why = xstrdup_printf("its cells are bound; waiting for the jobs it preempted to end: JobId=%s",
 				   ids);
 
@@ -410,15 +425,6 @@ static void _note_victims_ids(job_record_t *job_ptr,
 	hived_status_pending(job_ptr->job_id, ask->vc, _job_class(ask), why,
 			     WAIT_CAUSE_VICTIMS);
 	xfree(why);
-}
-
-static void _note_victims_wait(job_record_t *job_ptr,
-			       const hived_job_ask_t *ask,
-			       const hived_decision *d)
-{
-	char *ids = _victim_ids(d);
-
-	_note_victims_ids(job_ptr, ask, ids);
 	xfree(ids);
 }
 
@@ -502,73 +508,6 @@ static uint32_t _leave_to_head(job_record_t *job_ptr, bitstr_t *bitmap,
 	}
 	*left = held ? head : NULL;
 	return held ? head_id : 0;
-}
-
-/*
- * The nodes other jobs preempted for and have not started on yet
- * (hived_claims.c) leave the job's allowed nodes, unless it outranks them.
- * RET one claimant's job id, 0 if the job is not kept off any node.
- */
-static uint32_t _leave_to_claims(job_record_t *job_ptr, bitstr_t *bitmap,
-				 hived_job_ask_t *ask)
-{
-	bitstr_t *claimed;
-	hived_engine *e = hived_ctld_engine();
-	uint32_t owner = 0;
-	size_t n_nodes = hived_node_count(e);
-	bool kept = false;
-
-	if (!(claimed = hived_claims_against(job_ptr, &owner)) ||
-	    (bit_size(claimed) != bit_size(bitmap)))
-		return 0;
-	for (size_t i = 0; i < n_nodes; i++) {
-		int idx = hived_ctld_slurm_index(i);
-
-		if ((idx >= 0) && ask->allowed[i] && bit_test(claimed, idx)) {
-			ask->allowed[i] = 0;
-			kept = true;
-		}
-	}
-	return kept ? owner : 0;
-}
-
-/*
- * A claimant whose victims are leaving may be placed on its claim's nodes,
- * which Slurm leaves out of its test while they complete. RET whether it
- * holds a claim.
- */
-static bool _allow_own_claim(job_record_t *job_ptr, bitstr_t *bitmap,
-			     hived_job_ask_t *ask)
-{
-	bitstr_t *mine = hived_claim_nodes(job_ptr);
-	size_t n_nodes = hived_node_count(hived_ctld_engine());
-
-	if (!mine || (bit_size(mine) != bit_size(bitmap)))
-		return false;
-	for (size_t i = 0; i < n_nodes; i++) {
-		int idx = hived_ctld_slurm_index(i);
-
-		if ((idx >= 0) && bit_test(mine, idx))
-			ask->allowed[i] = 1;
-	}
-	return true;
-}
-
-/* Whether the decision places the job on a node of its own claim. */
-static bool _on_own_claim(job_record_t *job_ptr, bitstr_t *bitmap,
-			  const hived_decision *d)
-{
-	bitstr_t *mine = hived_claim_nodes(job_ptr);
-
-	if (!mine || (bit_size(mine) != bit_size(bitmap)))
-		return false;
-	for (size_t p = 0; p < d->n_pods; p++) {
-		int idx = hived_ctld_slurm_index(d->pods[p].node);
-
-		if ((idx >= 0) && (idx < bit_size(mine)) && bit_test(mine, idx))
-			return true;
-	}
-	return false;
 }
 
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
@@ -819,9 +758,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	int rc, cnt;
 	hived_job_kind_t kind;
 	hived_rc submitted;
-	uint32_t held_by, claimed_by = 0;
+	uint32_t held_by;
 	bitstr_t *left = NULL;
-	bool shape_wait, claim_wait = false;
+	bool shape_wait;
 
 	/* job_id 0: a reservation's stand-in job (23.11+), not HiveD's to place. */
 	if (!running_in_slurmctld() || !job_ptr->job_id)
@@ -866,16 +805,6 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	held_by = _leave_to_head(job_ptr, bitmap, &ask, &left);
-	if (mode == SELECT_MODE_RUN_NOW) {
-		claimed_by = _leave_to_claims(job_ptr, bitmap, &ask);
-		/*
-		 * It preempted for its cells and the victims are on their
-		 * way out; Slurm leaves their nodes out of this test while
-		 * they complete. The engine decides with them in.
-		 */
-		claim_wait = hived_claim_victims_leaving(job_ptr, NULL) &&
-			     _allow_own_claim(job_ptr, bitmap, &ask);
-	}
 	*asked = true;
 	_engine_start();
 	submitted = hived_submit(e, &ask.req, 1, &d);
@@ -910,25 +839,6 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_ctld_unlock();
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
-	if (claim_wait && (d->outcome == HIVED_PLACED) &&
-	    (d->n_preempted || _on_own_claim(job_ptr, bitmap, d))) {
-		/*
-		 * Its place is the one it preempted for, or one that needs
-		 * more victims: wait for the first ones to go. A place free
-		 * now elsewhere it takes (its victims leave all the same).
-		 */
-		char *ids = NULL;
-
-		(void) hived_claim_victims_leaving(job_ptr, &ids);
-		_note_victims_ids(job_ptr, &ask, ids);
-		xfree(ids);
-		hived_job_ask_free(&ask);
-		return _hold_without_blocking(job_ptr, bitmap, min_nodes);
-	}
-	/* Waiting with its victims gone: it holds no nodes back. */
-	if ((mode == SELECT_MODE_RUN_NOW) && (d->outcome == HIVED_WAITING) &&
-	    !claim_wait)
-		hived_claim_drop(job_ptr->job_id);
 	if (d->outcome == HIVED_WAITING) {
 		char *behind = NULL;
 
@@ -937,20 +847,14 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		    (d->wait_kind != HIVED_WAIT_VC_TOO_SMALL))
 			behind = xstrdup_printf("waits behind JobId=%u of VC '%s', of higher priority, which waits for whole cells of that VC; its nodes are left to it (%s)",
 						held_by, ask.vc, d->reason);
-		else if (claimed_by &&
-			 (d->wait_kind != HIVED_WAIT_VC_QUOTA) &&
-			 (d->wait_kind != HIVED_WAIT_VC_TOO_SMALL))
-			behind = xstrdup_printf("the nodes JobId=%u preempted for are left to it until it starts (%s)",
-						claimed_by, d->reason);
 		hived_job_set_comment(job_ptr, behind ? behind : d->reason);
 		hived_status_pending(job_ptr->job_id, ask.vc, _job_class(&ask),
 				     behind ? behind : d->reason,
-				     held_by && behind ? WAIT_CAUSE_BEHIND_HEAD :
+				     behind ? WAIT_CAUSE_BEHIND_HEAD :
 				     _wait_cause(d->wait_kind));
 		xfree(behind);
 		/* Its VC has the GPUs, not in its shape: it may head its VC. */
-		shape_wait = !held_by && !claimed_by &&
-			     (ask.req.priority >= 0) &&
+		shape_wait = !held_by && (ask.req.priority >= 0) &&
 			     (d->wait_kind == HIVED_WAIT_NO_CELL);
 		if ((mode == SELECT_MODE_WILL_RUN) &&
 		    (d->wait_kind == HIVED_WAIT_VC_QUOTA)) {
@@ -1066,6 +970,16 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}
+		/* Slurm asks again until the victims are gone: say it once. */
+		if (!_preempt_seen(job_ptr->job_id)) {
+			char *ids = _victim_ids(d);
+
+			info("select/hived: %pJ preempts %zu job(s) for its cells: JobId=%s",
+			     job_ptr, d->n_preempted, ids);
+			xfree(ids);
+			_victims_comment(job_ptr, ask.vc, d);
+			hived_status_count_preempt(d->n_preempted, 0);
+		}
 		*preemptee_job_list = victims;
 	}
 	chosen = bit_alloc(bit_size(bitmap));
@@ -1076,23 +990,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	}
 	cnt = bit_set_count(chosen);
 	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW)) {
-		/*
-		 * Slurm preempts, the job starts on a later pass, on these
-		 * nodes: it claims them. Slurm asks again until the victims
-		 * are gone: say it once per victim.
-		 */
-		size_t fresh = hived_claim_make(job_ptr, chosen, d->preempted,
-						d->n_preempted);
-
-		if (fresh) {
-			char *ids = _victim_ids(d);
-
-			info("select/hived: %pJ preempts %zu job(s) for its cells: JobId=%s",
-			     job_ptr, d->n_preempted, ids);
-			xfree(ids);
-			_victims_comment(job_ptr, ask.vc, d);
-			hived_status_count_preempt(fresh, 0);
-		}
+		/* Slurm preempts, the job starts on a later pass. */
 		bit_copybits(bitmap, chosen);
 		FREE_NULL_BITMAP(chosen);
 		_note_victims_wait(job_ptr, &ask, d);
@@ -1199,10 +1097,6 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		return SLURM_SUCCESS;
 	hived_ctld_lock();
 	e = hived_ctld_engine();
-	/* Started: the nodes it preempted for are its own now. */
-	hived_claim_drop(job_ptr->job_id);
-	if (job_ptr->array_task_id != NO_VAL)
-		hived_claim_drop(job_ptr->array_job_id);
 	p = _pending_take(job_ptr->job_id);
 	if (!p && (job_ptr->array_task_id != NO_VAL) &&
 	    (p = _pending_take(job_ptr->array_job_id))) {

@@ -237,62 +237,6 @@ START_TEST(test_victims_hold_back_no_other_vc)
 }
 END_TEST
 
-/*
- * The nodes a job preempted for are its until it starts (hived_claims.c). J
- * waits held; G preempts one opportunistic job (30 s GraceTime) for a node;
- * J is then released at G's very priority, so Slurm tests J (the older) first.
- * Before, the engine put J on G's node too (the same victims, leaving): J
- * waited for them and took the node, and G preempted a second node and waited
- * through a second grace. Now J is kept off G's node and preempts another.
- */
-START_TEST(test_preemptor_keeps_its_nodes)
-{
-	int opp[NODES], j, g, victim = 0, prio;
-	char node[NODES][32], n_g[32], n_j[32], *out = NULL, *p;
-
-	cancel_all();
-	set_grace(30);
-	for (int i = 0; i < NODES; i++)
-		opp[i] = submit_wrap("-A other --qos=scavenger -N1 --gres=gpu:8",
-				     SLOW_TO_LEAVE);
-	for (int i = 0; i < NODES; i++) {
-		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
-		node_of(opp[i], node[i], sizeof(node[i]));
-	}
-	j = submit("-A own -N1 --gres=gpu:8 --hold");
-	g = submit("-A own -N1 --gres=gpu:8");
-	ck_assert_msg(wait_job(g, "waiting for the jobs it preempted to end: JobId=", 120),
-		      "job %d: %s", g, job_line(g));
-	out = job_line(g);
-	p = out ? strstr(out, "to end: JobId=") : NULL;
-	ck_assert_msg(p, "job %d: %s", g, out ? out : "");
-	victim = atoi(p + strlen("to end: JobId="));
-	free(out);
-	out = NULL;
-	ck_assert_int_eq(run(&out, "squeue -h -j %d -o %%Q", g), 0);
-	prio = out ? atoi(out) : 0;
-	free(out);
-	ck_assert_msg(prio > 0, "job %d has no priority", g);
-	ck_assert_int_eq(run(NULL, "scontrol release %d && scontrol update jobid=%d priority=%d",
-			     j, j, prio), 0);
-	ck_assert_msg(wait_job(g, "JobState=RUNNING", 180), "own's job %d did not start: %s",
-		      g, job_line(g));
-	ck_assert_msg(wait_job(j, "JobState=RUNNING", 180), "own's job %d did not start: %s",
-		      j, job_line(j));
-	node_of(g, n_g, sizeof(n_g));
-	node_of(j, n_j, sizeof(n_j));
-	for (int i = 0; i < NODES; i++)
-		if (opp[i] == victim)
-			ck_assert_msg(!strcmp(n_g, node[i]),
-				      "job %d preempted job %d on %s but started on %s; job %d took it",
-				      g, victim, node[i], n_g, j);
-	ck_assert_str_ne(n_j, n_g);
-	ck_assert_msg(e2e_log_has("preempts 1 job(s) for its cells"), "no preemption logged");
-	cancel_all();
-	set_grace(0);
-}
-END_TEST
-
 int main(void)
 {
 	TCase *tc;
@@ -306,6 +250,5 @@ int main(void)
 	tcase_add_test(tc, test_free_cells_before_preemption);
 	tcase_add_test(tc, test_wait_for_victims_named);
 	tcase_add_test(tc, test_victims_hold_back_no_other_vc);
-	tcase_add_test(tc, test_preemptor_keeps_its_nodes);
 	return e2e_run("preempt", tc, cancel_all);
 }
