@@ -181,7 +181,17 @@ void e2e_cluster_up(int nodes, int gpus, const char *options)
 		     "--plugin-dir '%s/src/slurm/.libs' %s",
 		     e2e_srcdir, e2e_clusterdir, nodes, gpus, e2e_builddir, options);
 
-	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
+	if (rc != 0) {
+		char *logs = NULL;
+
+		/* The teardown removes the cluster directory: keep its logs' ends. */
+		(void) run(&logs, "for f in '%s'/log/*.log; do case $f in "
+			   "*/slurmd-*) continue ;; esac; [ -f \"$f\" ] && "
+			   "{ echo \"== $f\"; tail -n 15 \"$f\"; }; done; true",
+			   e2e_clusterdir);
+		ck_assert_msg(0, "hived-cluster up failed (%d):\n%s\n%s", rc, out,
+			      logs ? logs : "");
+	}
 	free(out);
 }
 
