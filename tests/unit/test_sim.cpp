@@ -391,6 +391,17 @@ START_TEST(known_answer_preemption) {
 }
 END_TEST
 
+// Naming the baselines alone runs both, once each: a study of the private clusters.
+START_TEST(baselines_alone_run_once) {
+  Study s = Known("anomaly", {"private-quota", "private", "private-quota"});
+  ck_assert_int_eq(s.results.size(), 2);
+  ck_assert_str_eq(s.results[0].policy.c_str(), "private");
+  ck_assert_str_eq(s.results[1].policy.c_str(), "private-quota");
+  ck_assert(DelayOf(s, "private-quota", "b5") == 0);
+  ck_assert_int_eq(Of(s, "private-quota").overall.jobs, 13);
+}
+END_TEST
+
 }  // namespace
 
 int main() {
@@ -411,6 +422,7 @@ int main() {
   TCase* known = tcase_create("known-answer");
   tcase_add_test(known, known_answer_quota_anomaly_hived_none);
   tcase_add_test(known, known_answer_preemption);
+  tcase_add_test(known, baselines_alone_run_once);
   suite_add_tcase(s, known);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }

@@ -82,9 +82,13 @@ const char* BaselineOf(const std::string& policy) {
 bool RunStudy(const StudyConfig& c, Study* s, std::string* err) {
   s->results.clear();
   s->metrics.clear();
+  // A named private-quota runs even without quota: it is a run a user asked for.
   std::vector<std::string> names{"private"};
   for (const auto& p : c.policies)
-    if (p == "quota") names.push_back("private-quota");
+    if (p == "quota" || p == "private-quota") {
+      names.push_back("private-quota");
+      break;
+    }
   for (const auto& p : c.policies)
     if (p != "private" && p != "private-quota") names.push_back(p);
   for (const auto& n : names) {
