@@ -26,6 +26,7 @@
 #include "hived_job.h"
 #include "hived_status.h"
 #include "hived_vc_head.h"
+#include "victim_log.h"
 #include "select_hooks.h"
 
 /*
@@ -110,20 +111,8 @@ static int _hold_without_blocking(job_record_t *job_ptr, bitstr_t *bitmap,
 	return ESLURM_NODES_BUSY;
 }
 
-/* Preemptors already logged and counted (a small ring is enough). */
-#define PREEMPT_SEEN_SLOTS 64
-static uint32_t preempt_seen[PREEMPT_SEEN_SLOTS];
-static int preempt_seen_next = 0;
-
-static bool _preempt_seen(uint32_t job_id)
-{
-	for (int i = 0; i < PREEMPT_SEEN_SLOTS; i++)
-		if (preempt_seen[i] == job_id)
-			return true;
-	preempt_seen[preempt_seen_next] = job_id;
-	preempt_seen_next = (preempt_seen_next + 1) % PREEMPT_SEEN_SLOTS;
-	return false;
-}
+/* The victims each preemptor has been logged and counted for. */
+static victim_log_t victims_named;
 
 static bool _verbose(void)
 {
@@ -413,11 +402,9 @@ static char *_victim_ids(const hived_decision *d)
  * A placed job waits for its victims to leave: a requeue under a loaded
  * slurmctld takes seconds, which is neither fragmentation nor quota.
  */
-static void _note_victims_wait(job_record_t *job_ptr,
-			       const hived_job_ask_t *ask,
-			       const hived_decision *d)
+static void _note_victims_wait_ids(job_record_t *job_ptr,
+				   const hived_job_ask_t *ask, char *ids)
 {
-	char *ids = _victim_ids(d);
 	char *why = xstrdup_printf("its cells are bound; waiting for the jobs it preempted to end: JobId=%s",
 				   ids);
 
@@ -428,13 +415,55 @@ static void _note_victims_wait(job_record_t *job_ptr,
 	xfree(ids);
 }
 
+static void _note_victims_wait(job_record_t *job_ptr,
+			       const hived_job_ask_t *ask,
+			       const hived_decision *d)
+{
+	_note_victims_wait_ids(job_ptr, ask, _victim_ids(d));
+}
+
+static bool _named_now(const hived_decision *d, uint32_t id)
+{
+	for (size_t i = 0; i < d->n_preempted; i++)
+		if (strtoul(d->preempted[i], NULL, 10) == id)
+			return true;
+	return false;
+}
+
+/*
+ * Jobs this preemptor had requeued earlier that are still leaving, other than
+ * the decision's own victims ("3,4", xfree it; NULL: none). While a victim is
+ * COMPLETING, Slurm leaves its nodes out of the preemptor's test, so HiveD
+ * binds the job elsewhere and would name more victims: work lost for seconds
+ * of waiting. Past KillWait + MessageTimeout Slurm would requeue them.
+ */
+static char *_earlier_victims_leaving(job_record_t *job_ptr,
+				      const hived_decision *d)
+{
+	const uint32_t *named;
+	size_t n = victim_log_named(&victims_named, job_ptr->job_id, &named);
+	time_t now = time(NULL);
+	char *ids = NULL;
+
+	for (size_t i = 0; find_job_record && (i < n); i++) {
+		job_record_t *v;
+
+		if (_named_now(d, named[i]) || !(v = find_job_record(named[i])))
+			continue;
+		if (IS_JOB_COMPLETING(v) ||
+		    (IS_JOB_RUNNING(v) && v->preempt_time &&
+		     (now < v->end_time)))
+			xstrfmtcat(ids, "%s%u", ids ? "," : "", named[i]);
+	}
+	return ids;
+}
+
 /* Victims say who preempted them until they are placed again. */
 static void _victims_comment(job_record_t *job_ptr, const char *vc,
-			     const hived_decision *d)
+			     const uint32_t *ids, size_t n)
 {
-	for (size_t i = 0; find_job_record && (i < d->n_preempted); i++) {
-		job_record_t *v = find_job_record(
-			strtoul(d->preempted[i], NULL, 10));
+	for (size_t i = 0; find_job_record && (i < n); i++) {
+		job_record_t *v = find_job_record(ids[i]);
 		char *text;
 
 		if (!v)
@@ -445,6 +474,54 @@ static void _victims_comment(job_record_t *job_ptr, const char *vc,
 		hived_job_set_comment(v, text);
 		xfree(text);
 	}
+}
+
+/*
+ * select_nodes() requeues no more jobs for a preemptor within KillWait +
+ * MessageTimeout of its last preemption (the same test in 22.05 to 26.05):
+ * victims named then are not preempted, so they are not announced yet.
+ */
+static bool _slurm_preempts_now(job_record_t *job_ptr)
+{
+	time_t start = job_ptr->details ?
+		job_ptr->details->preempt_start_time : 0;
+
+	return !start || (start <= (time(NULL) - (time_t) slurm_conf.kill_wait -
+				    (time_t) slurm_conf.msg_timeout));
+}
+
+/*
+ * Slurm asks again until the victims are gone: each victim is logged and
+ * counted once, including those of a later binding elsewhere.
+ */
+static void _announce_victims(job_record_t *job_ptr, const char *vc,
+			      const hived_decision *d)
+{
+	uint32_t *ids;
+	size_t before, fresh;
+	char *list = NULL;
+
+	if (!_slurm_preempts_now(job_ptr))
+		return;
+	ids = xcalloc(d->n_preempted ? d->n_preempted : 1, sizeof(*ids));
+	for (size_t i = 0; i < d->n_preempted; i++)
+		ids[i] = strtoul(d->preempted[i], NULL, 10);
+	fresh = victim_log_new(&victims_named, job_ptr->job_id, ids,
+			       d->n_preempted, &before);
+	for (size_t i = 0; i < fresh; i++)
+		xstrfmtcat(list, "%s%u", i ? "," : "", ids[i]);
+	if (fresh && !before)
+		info("select/hived: %pJ preempts %zu job(s) for its cells: JobId=%s",
+		     job_ptr, fresh, list);
+	else if (fresh)
+		info("select/hived: %pJ preempts %zu more job(s) for its cells (%zu before): JobId=%s",
+		     job_ptr, fresh, before, list);
+	if (fresh) {
+		_victims_comment(job_ptr, vc, ids, fresh);
+		hived_status_count_preempt(fresh, 0);
+	}
+	xfree(list);
+	xfree(ids);
 }
 
 /*
@@ -752,7 +829,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	hived_job_ask_t ask;
 	const hived_decision *d = NULL;
 	hived_engine *e;
-	char *why = NULL;
+	char *why = NULL, *leaving = NULL;
 	bitstr_t *chosen = NULL;
 	hived_exc_t *near;
 	int rc, cnt;
@@ -955,6 +1032,13 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		hived_job_ask_free(&ask);
 		return _hold_without_blocking(job_ptr, bitmap, min_nodes);
 	}
+	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW) &&
+	    (leaving = _earlier_victims_leaving(job_ptr, d))) {
+		/* Its earlier victims' nodes come back first: wait for them. */
+		_note_victims_wait_ids(job_ptr, &ask, leaving);
+		hived_job_ask_free(&ask);
+		return _hold_without_blocking(job_ptr, bitmap, min_nodes);
+	}
 	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW)) {
 		list_t *victims = _victims(d, preemptee_candidates, &why);
 
@@ -970,16 +1054,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			hived_ctld_unlock();
 			return ESLURM_NODES_BUSY;
 		}
-		/* Slurm asks again until the victims are gone: say it once. */
-		if (!_preempt_seen(job_ptr->job_id)) {
-			char *ids = _victim_ids(d);
-
-			info("select/hived: %pJ preempts %zu job(s) for its cells: JobId=%s",
-			     job_ptr, d->n_preempted, ids);
-			xfree(ids);
-			_victims_comment(job_ptr, ask.vc, d);
-			hived_status_count_preempt(d->n_preempted, 0);
-		}
+		_announce_victims(job_ptr, ask.vc, d);
 		*preemptee_job_list = victims;
 	}
 	chosen = bit_alloc(bit_size(bitmap));

@@ -17,7 +17,9 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "e2e_main.h"
@@ -62,11 +64,52 @@ static void set_grace(int seconds)
 	sleep(2);
 }
 
+/*
+ * Epilog of the cluster: while the switch file exists, a job's node stays
+ * COMPLETING for SLOW_EPILOG s after the job ends, longer than KillWait (5 s)
+ * + MessageTimeout (10 s), Slurm's own pause between two preemptions of one
+ * job.
+ */
+#define SLOW_EPILOG 40
+static char epilog[2200], slow_switch[2200];
+
+static void write_epilog(void)
+{
+	FILE *f;
+
+	snprintf(epilog, sizeof(epilog), "%s/tests/e2e/preempt-epilog.sh", e2e_builddir);
+	snprintf(slow_switch, sizeof(slow_switch), "%s/tests/e2e/preempt-epilog.slow",
+		 e2e_builddir);
+	unlink(slow_switch);
+	f = fopen(epilog, "w");
+	ck_assert_msg(f, "cannot write %s", epilog);
+	fprintf(f, "#!/bin/sh\n[ -e '%s' ] && sleep %d\nexit 0\n", slow_switch, SLOW_EPILOG);
+	fclose(f);
+	ck_assert_int_eq(chmod(epilog, 0755), 0);
+}
+
+static void slow_epilog(bool on)
+{
+	if (on) {
+		FILE *f = fopen(slow_switch, "w");
+
+		ck_assert_msg(f, "cannot write %s", slow_switch);
+		fclose(f);
+	} else {
+		unlink(slow_switch);
+	}
+}
+
 START_TEST(test_up)
 {
+	char options[2600];
+
+	write_epilog();
 	/* Backfill would start what the main scheduler holds back (hides it). */
-	e2e_cluster_up(NODES, GPUS, "--fresh --priority multifactor --vc-quotas own=16,other=8 "
-		       "--sched-params bf_interval=3600");
+	snprintf(options, sizeof(options), "--fresh --priority multifactor "
+		 "--vc-quotas own=16,other=8 --sched-params bf_interval=3600 --epilog '%s'",
+		 epilog);
+	e2e_cluster_up(NODES, GPUS, options);
 	set_grace(0);	/* the database outlives --fresh: an aborted run's grace */
 	e2e_log_from_start();
 	ck_assert(e2e_log_has("select/hived: loaded"));
@@ -237,6 +280,75 @@ START_TEST(test_victims_hold_back_no_other_vc)
 }
 END_TEST
 
+/*
+ * While its victim's node stays COMPLETING (a slow epilog), Slurm leaves that
+ * node out of the preemptor's tests; HiveD then bound the job to another node
+ * and, once Slurm's own pause (KillWait + MessageTimeout) was over, requeued a
+ * second job for the one it had already preempted for. Now the preemptor waits
+ * for its victim's node, and the only victim is the first.
+ */
+START_TEST(test_no_second_victim_while_node_completes)
+{
+	int opp[NODES], g, victims = 0, n_victim = -1;
+	char node_g[32], node_v[32];
+	char *line;
+
+	cancel_all();
+	for (int i = 0; i < NODES; i++)
+		opp[i] = submit_wrap("-A other --qos=scavenger -N1 --gres=gpu:8", "sleep 1000");
+	for (int i = 0; i < NODES; i++)
+		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
+	slow_epilog(true);
+	e2e_mark_log();
+	g = submit("-A own -N1 --gres=gpu:8");
+	for (int t = 0; (t < 120) && (n_victim < 0); t++) {
+		for (int i = 0; i < NODES; i++)
+			if (job_has(opp[i], "Restarts=1"))
+				n_victim = i;
+		if (n_victim < 0)
+			sleep(1);
+	}
+	ck_assert_msg(n_victim >= 0, "own's job %d preempted nothing: %s", g, job_line(g));
+	/*
+	 * The scheduler runs at each submission: ask about g often while the
+	 * victim's epilog runs, past Slurm's own pause.
+	 */
+	for (int t = 0; t < SLOW_EPILOG - 5; t += 3) {
+		int nudge = submit("-A other -N1 --gres=gpu:8 --hold");
+
+		sleep(3);
+		(void) run(NULL, "scancel %d", nudge);
+		line = job_line(g);
+		ck_assert_msg(line && (strstr(line, "JobState=RUNNING") ||
+				       strstr(line, "waiting for the jobs it preempted to end")),
+			      "own's job %d does not say it waits for its victim: %s", g,
+			      line ? line : "");
+		free(line);
+	}
+	ck_assert_msg(wait_job(g, "JobState=RUNNING", 180), "own's job %d did not start: %s",
+		      g, job_line(g));
+	slow_epilog(false);
+	for (int i = 0; i < NODES; i++)
+		if (!job_has(opp[i], "Restarts=0"))
+			victims++;
+	ck_assert_msg(victims == 1, "own's job %d requeued %d jobs for one node", g, victims);
+	node_of(g, node_g, sizeof(node_g));
+	{
+		char *out = NULL;
+
+		ck_assert_int_eq(run(&out, "sacct -n -X -P -D -j %d -o NodeList | head -1",
+				     opp[n_victim]), 0);
+		snprintf(node_v, sizeof(node_v), "%s", out ? strtok(out, "\n") : "");
+		free(out);
+	}
+	ck_assert_msg(!strcmp(node_g, node_v), "own's job %d started on %s, its victim %d was on %s",
+		      g, node_g, opp[n_victim], node_v);
+	ck_assert_msg(!e2e_log_has("more job(s) for its cells"),
+		      "slurmctld.log names more victims for job %d", g);
+	cancel_all();
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -250,5 +362,6 @@ int main(void)
 	tcase_add_test(tc, test_free_cells_before_preemption);
 	tcase_add_test(tc, test_wait_for_victims_named);
 	tcase_add_test(tc, test_victims_hold_back_no_other_vc);
+	tcase_add_test(tc, test_no_second_victim_while_node_completes);
 	return e2e_run("preempt", tc, cancel_all);
 }

@@ -15,6 +15,13 @@ tests_slurm_test_wait_history_SOURCES = tests/slurm/test_wait_history.c \
 tests_slurm_test_wait_history_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_slurm_test_wait_history_LDADD = $(CHECK_LIBS)
 
+check_PROGRAMS += tests/slurm/test_victim_log
+TESTS += tests/slurm/test_victim_log
+tests_slurm_test_victim_log_SOURCES = tests/slurm/test_victim_log.c \
+	src/slurm/victim_log.c src/slurm/victim_log.h
+tests_slurm_test_victim_log_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_slurm_test_victim_log_LDADD = $(CHECK_LIBS)
+
 # configure's comparison of the plugins' operation tables with Slurm's (a script,
 # no Slurm needed).
 TESTS += tests/slurm/test_ops_check
