@@ -11,14 +11,18 @@
  * The cluster directory's path is longer than a Unix socket path may be (108
  * bytes): hived-cluster must keep munged's and MariaDB's sockets and slurmd's
  * spool (slurmstepd's sockets) in its short runtime directory, and remove that
- * directory on "down".
+ * directory on "down". A listener on the first port of the directory's slot
+ * makes hived-cluster move to the next free slot.
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -214,18 +218,74 @@ static void check_gpu_job(const char *account, int nodes, int gpus)
 	ck_assert_int_eq(run(NULL, "scancel %s", job), 0);
 }
 
-START_TEST(test_up)
+/* The port base hived-cluster derives from the cluster directory. */
+static int derived_port_base(void)
 {
 	char *out = NULL;
-	int rc = run(&out,
-		     "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
-		     "--nodes %d --gpus %d --sockets 2 --racks 2 "
-		     "--select hived --priority hived "
-		     "--plugin-dir '%s/src/slurm/.libs'",
-		     srcdir, clusterdir, NODES, GPUS, builddir);
+	unsigned long sum = 0;
 
+	ck_assert_int_eq(run(&out, "mkdir -p '%s' && cd '%s' && pwd | cksum | cut -d' ' -f1",
+			     clusterdir, clusterdir),
+			 0);
+	sum = strtoul(out ? out : "0", NULL, 10);
+	free(out);
+	return 10000 + (int) (sum % 226) * 100;
+}
+
+/* A listener on 127.0.0.1:port (-1 if another program has it already). */
+static int hold_port(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *) &a, sizeof(a)) || listen(fd, 1)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The number after "key=" in file, -1 if absent. */
+static int conf_number(const char *file, const char *key)
+{
+	char *out = NULL;
+	int v = -1;
+
+	if (!run(&out, "sed -n 's/^%s=//p' '%s' | head -1", key, file) && out && *out)
+		v = atoi(out);
+	free(out);
+	return v;
+}
+
+/*
+ * Another program listens on the first port of this directory's slot (as a
+ * second cluster whose directory hashes to the same slot would): the cluster
+ * comes up on the next free slot instead of failing.
+ */
+START_TEST(test_up)
+{
+	char *out = NULL, env[2400], conf[2400];
+	int base = derived_port_base(), held = hold_port(base), rc;
+
+	rc = run(&out,
+		 "'%s/scripts/hived-cluster' up --dir '%s' --fresh -q "
+		 "--nodes %d --gpus %d --sockets 2 --racks 2 "
+		 "--select hived --priority hived "
+		 "--plugin-dir '%s/src/slurm/.libs'",
+		 srcdir, clusterdir, NODES, GPUS, builddir);
+	if (held >= 0)
+		close(held);
 	ck_assert_msg(rc == 0, "hived-cluster up failed (%d):\n%s", rc, out);
 	free(out);
+	snprintf(env, sizeof(env), "%s/cluster.env", clusterdir);
+	snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", clusterdir);
+	ck_assert_msg(conf_number(env, "port_base") != base,
+		      "port %d was in use, yet the cluster took port base %d", base,
+		      conf_number(env, "port_base"));
+	ck_assert_int_eq(conf_number(conf, "SlurmctldPort"), conf_number(env, "port_base"));
 	ck_assert(cluster_up());
 }
 END_TEST
