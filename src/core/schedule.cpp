@@ -773,8 +773,9 @@ bool Engine::TryCommit(const Request& t, VcId vc, ChainId c, VCellId pinned_root
 // (the sharing anomaly inside a VC: its own small jobs hold a part of each of its node
 // cells). The other VCs' guarantees hold: it only takes GPUs an opportunistic job
 // could, and the first guaranteed job that needs them preempts it. Its VC's GPUs in
-// jobs running so count against its free cells, so a VC never runs more guaranteed
-// work than its quota by count.
+// jobs running so count against its free cells when it borrows, so a VC borrows no
+// more than its cells have free; a later job that fits its cells still starts in
+// them, and the borrowers then run beyond its quota as the opportunistic work they are.
 bool Engine::SubmitBorrowed(const Request& req, const std::vector<ChainId>& chains, int* slot,
                             std::string* why) {
   if (!req.pinned_id.empty()) return false;
