@@ -163,6 +163,10 @@ WAIT_WORDS = {"its VC's quota in use": "vcQuota", "no free cells of its shape": 
               "its preempted jobs leaving": "victimsLeaving", "other": "other",
               "not asked by Slurm": "notAsked"}
 BORROWED = re.compile(r"select/hived: JobId=\d+ VC=\S+ class=guaranteed GPUs=.*?; borrowed idle GPUs")
+# select/hived names each victim once: "preempts K job(s) for its cells: JobId=…" for a
+# preemptor's first victims, "preempts K more job(s) for its cells (M before): …" for
+# those a later binding adds.
+PREEMPTS = re.compile(r"select/hived: JobId=\d+ preempts (\d+) (more )?job\(s\) for its cells")
 START_WAITED = re.compile(r"select/hived: JobId=(\d+) VC=\S+ class=\S+ GPUs=.*?; waited (\d+) s: (.*)$")
 
 
@@ -173,6 +177,27 @@ def hived_borrowed(rundir):
         return 0
     with open(path, errors="replace") as f:
         return sum(1 for line in f if BORROWED.search(line))
+
+
+def hived_preempts(rundir):
+    """select/hived's preemption lines: preemptors and victims, first and added later."""
+    out = {"preemptors": 0, "victims": 0, "rebindings": 0, "rebinding_victims": 0}
+    path = os.path.join(rundir, "slurmctld.log")
+    if not os.path.exists(path):
+        return out
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = PREEMPTS.search(line)
+            if not m:
+                continue
+            k = int(m.group(1))
+            out["victims"] += k
+            if m.group(2):
+                out["rebindings"] += 1
+                out["rebinding_victims"] += k
+            else:
+                out["preemptors"] += 1
+    return out
 
 
 def hived_waits(rundir):
@@ -281,6 +306,7 @@ def analyse(workload, rundir, gpus_per_socket):
     if waits:
         wait_causes = {"guaranteed": {}, "anomaly_jobs": {}, "jobs_held": 0}
         wait_causes["borrowed_starts"] = hived_borrowed(rundir)
+        wait_causes["preempts"] = hived_preempts(rundir)
         for i, rec in per_job.items():
             w = waits.get(sub[i]["jobid"], {}) if i in sub else {}
             rec["hived_waited"] = w
@@ -548,10 +574,18 @@ def wait_causes_md(r):
         return ", ".join("%s %d s" % (c, v) for c, v in sorted(by.items(), key=lambda x: -x[1])) \
             or "none"
     borrowed = wc.get("borrowed_starts", 0)
+    pre = wc.get("preempts") or {}
+    named = ""
+    if pre.get("victims"):
+        named = " Victims it named: %d, for %d preemptors; %d of them added when a " \
+                "preemptor was bound again elsewhere (%d times)." % (
+                    pre["victims"], pre["preemptors"], pre["rebinding_victims"],
+                    pre["rebindings"])
     return ("\nWhy select/hived held guaranteed jobs (its start lines; %d jobs held): %s; "
-            "the whole waits of the jobs counted as waiting under quota: %s.%s\n" % (
+            "the whole waits of the jobs counted as waiting under quota: %s.%s%s\n" % (
                 wc["jobs_held"], causes(wc["guaranteed"]), causes(wc["anomaly_jobs"]),
-                " Guaranteed starts on borrowed idle GPUs: %d." % borrowed if borrowed else ""))
+                " Guaranteed starts on borrowed idle GPUs: %d." % borrowed if borrowed else "",
+                named))
 
 
 def main():

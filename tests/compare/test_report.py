@@ -102,6 +102,9 @@ def write_run(d):
                 "behind its VC's head job 3 s\n")
         f.write(p + "104 VC=b class=opportunistic GPUs=node4:0-7; waited 10 s: "
                 "no free cells of its shape 10 s\n")
+        # 101 preempts two jobs, then one more once bound elsewhere.
+        f.write(p + "101 " + PREEMPT_WORDS[0] % (2, "104,105") + "\n")
+        f.write(p + "101 " + PREEMPT_WORDS[1] % (1, 2, "106") + "\n")
 
 
 def plugin_borrowed_words():
@@ -112,6 +115,16 @@ def plugin_borrowed_words():
 
 
 BORROWED_WORDS = plugin_borrowed_words()
+
+
+def plugin_preempt_words():
+    """select/hived's two preemption lines, as printf formats for (K, [M,] ids)."""
+    src = open(os.path.join(HERE, "..", "..", "src", "slurm", "select_hooks.c")).read()
+    found = re.findall(r'"select/hived: %pJ (preempts %zu (?:more )?job\(s\)[^"]*)"', src)
+    return [f.replace("%zu", "%d") for f in found]
+
+
+PREEMPT_WORDS = plugin_preempt_words()
 
 
 def plugin_wait_words():
@@ -130,6 +143,8 @@ words = plugin_wait_words()
 check("plugin's causes read", len(words) >= 7, True)
 check("report's cause words", report.WAIT_WORDS, words)
 check("plugin's borrowed clause read", BORROWED_WORDS.startswith("; borrowed idle GPUs"), True)
+check("plugin's preemption lines read", [w.split(" for")[0] for w in PREEMPT_WORDS],
+      ["preempts %d job(s)", "preempts %d more job(s)"])
 
 with tempfile.TemporaryDirectory() as tmp:
     run = os.path.join(tmp, "run")
@@ -149,13 +164,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("socket share", (r["affinity"]["socket"]["hits"], r["affinity"]["socket"]["jobs"]), (3, 4))
     check("held by hived", r["hived_wait_causes"],
           {"guaranteed": {"vcQuota": 22, "cells": 6, "behindVcHead": 3},
-           "anomaly_jobs": {"vcQuota": 2, "cells": 6}, "jobs_held": 2, "borrowed_starts": 1})
+           "anomaly_jobs": {"vcQuota": 2, "cells": 6}, "jobs_held": 2, "borrowed_starts": 1,
+           "preempts": {"preemptors": 1, "victims": 3, "rebindings": 1,
+                        "rebinding_victims": 1}})
     check("held job 2", r["jobs"]["2"]["hived_waited"], {"vcQuota": 20, "behindVcHead": 3})
     check("causes line", report.wait_causes_md(r),
           "\nWhy select/hived held guaranteed jobs (its start lines; 2 jobs held): vcQuota 22 s, "
           "cells 6 s, behindVcHead 3 s; the whole waits of the jobs counted as waiting under "
           "quota: cells 6 s, "
-          "vcQuota 2 s. Guaranteed starts on borrowed idle GPUs: 1.\n")
+          "vcQuota 2 s. Guaranteed starts on borrowed idle GPUs: 1. Victims it named: 3, "
+          "for 1 preemptors; 1 of them added when a preemptor was bound again elsewhere "
+          "(1 times).\n")
     check("rack share of b", (r["per_account"]["b"]["affinity"]["rack"]["hits"],
                               r["per_account"]["b"]["affinity"]["rack"]["jobs"]), (0, 1))
     # Same run on both sides: targets compare equal figures; anomaly 1 vs 1 is missed.
