@@ -491,8 +491,9 @@ static bool _slurm_preempts_now(job_record_t *job_ptr)
 }
 
 /*
- * Slurm asks again until the victims are gone: each victim is logged and
- * counted once, including those of a later binding elsewhere.
+ * Slurm asks again until the victims are gone: each victim is logged once per
+ * preemptor, including those of a later binding elsewhere, and counted once
+ * per run however many preemptors name it.
  */
 static void _announce_victims(job_record_t *job_ptr, const char *vc,
 			      const hived_decision *d)
@@ -517,8 +518,18 @@ static void _announce_victims(job_record_t *job_ptr, const char *vc,
 		info("select/hived: %pJ preempts %zu more job(s) for its cells (%zu before): JobId=%s",
 		     job_ptr, fresh, before, list);
 	if (fresh) {
+		size_t runs = 0;
+
 		_victims_comment(job_ptr, vc, ids, fresh);
-		hived_status_count_preempt(fresh, 0);
+		for (size_t i = 0; i < fresh; i++) {
+			job_record_t *v = find_job_record ?
+				find_job_record(ids[i]) : NULL;
+
+			runs += victim_log_run_new(&victims_named, ids[i],
+						   v ? (int64_t) v->start_time :
+						   0);
+		}
+		hived_status_count_preempt(runs, 0);
 	}
 	xfree(list);
 	xfree(ids);

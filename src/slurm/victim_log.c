@@ -85,3 +85,22 @@ extern size_t victim_log_named(const victim_log_t *log, uint32_t preemptor,
 		}
 	return 0;
 }
+
+extern int victim_log_run_new(victim_log_t *log, uint32_t victim,
+			      int64_t start)
+{
+	if (!log || !victim)
+		return 0;
+	for (uint32_t i = 0; i < log->n_runs; i++)
+		if ((log->run[i].job == victim) && (log->run[i].start == start))
+			return 0;
+	if (log->n_runs < VICTIM_LOG_RUNS) {
+		log->run[log->n_runs].job = victim;
+		log->run[log->n_runs++].start = start;
+	} else {
+		log->run[log->next_run].job = victim;
+		log->run[log->next_run].start = start;
+		log->next_run = (log->next_run + 1) % VICTIM_LOG_RUNS;
+	}
+	return 1;
+}

@@ -32,9 +32,23 @@ typedef struct {
 	uint32_t victims[VICTIM_LOG_VICTIMS];
 } victim_log_entry_t;
 
+/*
+ * Runs of victims counted (a job and the start of its run): in one pass many
+ * preemptors can name the same running job, since a decision reserves nothing
+ * until its job starts, and Slurm requeues that run once.
+ */
+#define VICTIM_LOG_RUNS 512
+
+typedef struct {
+	uint32_t job;
+	int64_t start;
+} victim_run_t;
+
 typedef struct {
 	victim_log_entry_t entry[VICTIM_LOG_PREEMPTORS];
 	uint32_t next;		/* the entry a new preemptor takes when full */
+	victim_run_t run[VICTIM_LOG_RUNS];
+	uint32_t n_runs, next_run;
 } victim_log_t;
 
 /*
@@ -46,6 +60,13 @@ typedef struct {
 extern size_t victim_log_new(victim_log_t *log, uint32_t preemptor,
 			     uint32_t *victims, size_t n,
 			     size_t *named_before);
+
+/*
+ * Is this the first time the run of `victim` that started at `start` is named
+ * (by any preemptor)? RET 1 (and remembers it) or 0.
+ */
+extern int victim_log_run_new(victim_log_t *log, uint32_t victim,
+			      int64_t start);
 
 /*
  * The victims named for `preemptor` so far (*victims: NULL if none), valid

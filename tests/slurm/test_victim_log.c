@@ -77,6 +77,32 @@ START_TEST(test_named_list)
 }
 END_TEST
 
+/*
+ * Many preemptors naming one running job count it once; its next run, after a
+ * requeue, is a new victim.
+ */
+START_TEST(test_runs_counted_once)
+{
+	ck_assert_int_eq(victim_log_run_new(&log_, 131, 1000), 1);
+	ck_assert_int_eq(victim_log_run_new(&log_, 131, 1000), 0);
+	ck_assert_int_eq(victim_log_run_new(&log_, 131, 1050), 1);
+	ck_assert_int_eq(victim_log_run_new(&log_, 132, 1000), 1);
+	ck_assert_int_eq(victim_log_run_new(&log_, 0, 1000), 0);
+	ck_assert_int_eq(victim_log_run_new(NULL, 133, 1000), 0);
+}
+END_TEST
+
+/* Full: the oldest run is forgotten, the newest are kept. */
+START_TEST(test_runs_full)
+{
+	for (uint32_t j = 1; j <= VICTIM_LOG_RUNS + 1; j++)
+		ck_assert_int_eq(victim_log_run_new(&log_, j, 7), 1);
+	ck_assert_int_eq(victim_log_run_new(&log_, VICTIM_LOG_RUNS + 1, 7), 0);
+	ck_assert_int_eq(victim_log_run_new(&log_, 2, 7), 0);
+	ck_assert_int_eq(victim_log_run_new(&log_, 1, 7), 1);
+}
+END_TEST
+
 /* Another preemptor naming the same job is its own news. */
 START_TEST(test_preemptors_apart)
 {
@@ -153,6 +179,8 @@ int main(void)
 	tcase_add_test(tc, test_same_victims_again);
 	tcase_add_test(tc, test_new_victims_later);
 	tcase_add_test(tc, test_named_list);
+	tcase_add_test(tc, test_runs_counted_once);
+	tcase_add_test(tc, test_runs_full);
 	tcase_add_test(tc, test_preemptors_apart);
 	tcase_add_test(tc, test_duplicate_in_one_ask);
 	tcase_add_test(tc, test_full_forgets_oldest);
