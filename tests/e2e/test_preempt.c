@@ -280,6 +280,26 @@ START_TEST(test_victims_hold_back_no_other_vc)
 }
 END_TEST
 
+/* counters.preemptions in hived_status.json (-1: not there). */
+static long preemptions_counted(void)
+{
+	char *out = NULL;
+	long n = -1;
+
+	if (!run(&out, "grep -oE '\"preemptions\":[0-9]+' '%s/state/hived_status.json' | "
+		 "cut -d: -f2", e2e_clusterdir) && out && *out)
+		n = atol(out);
+	free(out);
+	return n;
+}
+
+/* hived_status.json was written while job id ran (its "jobs" entry has a class). */
+static bool status_shows_running(int id)
+{
+	return run(NULL, "grep -q '\"job\":\"%d\",\"vc\":\"[^\"]*\",\"priority\"' "
+		   "'%s/state/hived_status.json'", id, e2e_clusterdir) == 0;
+}
+
 /*
  * While its victim's node stays COMPLETING (a slow epilog), Slurm leaves that
  * node out of the preemptor's tests; HiveD then bound the job to another node
@@ -292,6 +312,7 @@ START_TEST(test_no_second_victim_while_node_completes)
 	int opp[NODES], g, victims = 0, n_victim = -1;
 	char node_g[32], node_v[32];
 	char *line;
+	long counted;
 
 	cancel_all();
 	for (int i = 0; i < NODES; i++)
@@ -300,6 +321,9 @@ START_TEST(test_no_second_victim_while_node_completes)
 		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
 	slow_epilog(true);
 	e2e_mark_log();
+	/* Written at most a second after a change: the earlier tests' count is in. */
+	counted = preemptions_counted();
+	ck_assert_msg(counted >= 0, "no preemptions counter in hived_status.json");
 	g = submit("-A own -N1 --gres=gpu:8");
 	for (int t = 0; (t < 120) && (n_victim < 0); t++) {
 		for (int i = 0; i < NODES; i++)
@@ -345,6 +369,11 @@ START_TEST(test_no_second_victim_while_node_completes)
 		      g, node_g, opp[n_victim], node_v);
 	ck_assert_msg(!e2e_log_has("more job(s) for its cells"),
 		      "slurmctld.log names more victims for job %d", g);
+	/* The status file written once g ran counts every victim it had. */
+	for (int t = 0; (t < 120) && !status_shows_running(g); t++)
+		sleep(1);
+	ck_assert_msg(status_shows_running(g), "hived_status.json never showed job %d running", g);
+	ck_assert_int_eq(preemptions_counted(), counted + 1);
 	cancel_all();
 }
 END_TEST
