@@ -47,9 +47,10 @@ clean-e2e-cluster:
 #   slices, at the GRES index HiveD chose; an untyped GPU job never gets a slice.
 # - test_mps (issue 15): --gres=mps jobs refused with HiveD's reason; whole GPUs
 #   on nodes with gres/mps placed as usual.
-E2E_TESTS = tests/e2e/test_select tests/e2e/test_backfill tests/e2e/test_user \
-	tests/e2e/test_security tests/e2e/test_faults tests/e2e/test_admin tests/e2e/test_reload \
-	tests/e2e/test_preempt tests/e2e/test_shard tests/e2e/test_mig tests/e2e/test_mps
+# Longest first: make -j2 check runs two at a time.
+E2E_TESTS = tests/e2e/test_faults tests/e2e/test_select tests/e2e/test_preempt \
+	tests/e2e/test_backfill tests/e2e/test_reload tests/e2e/test_admin tests/e2e/test_user \
+	tests/e2e/test_security tests/e2e/test_mig tests/e2e/test_shard tests/e2e/test_mps
 if HAVE_SLURM
 check_PROGRAMS += $(E2E_TESTS)
 TESTS += $(E2E_TESTS)
