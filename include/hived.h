@@ -219,6 +219,13 @@ typedef struct hived_will_run_counts {
 void hived_will_run_last(const hived_engine *e, hived_will_run_counts *out);
 /* Release a job's cells (it finished, was cancelled, or was preempted). */
 hived_rc hived_finish(hived_engine *e, const char *job);
+/* Call after hived_finish: demoted jobs (borrowers, lazy-preempted) whose VC's free
+ * cells can now hold them where they run are bound there and guaranteed from now on,
+ * oldest first, none ahead of a waiting job of its VC with a higher priority.
+ * *n_promoted (may be NULL) says how many; hived_promoted_name gives their names,
+ * valid until the next call that changes e. hived_will_run does not foresee it. */
+hived_rc hived_promote(hived_engine *e, size_t *n_promoted);
+const char *hived_promoted_name(const hived_engine *e, size_t i);
 /* Record a job that already runs at a known placement (restart recovery). A guaranteed
  * job that no longer fits its VC is demoted to opportunistic (*demoted = 1). Pods
  * give node indices and GPU indices. GPUs the config does not have (node index out of

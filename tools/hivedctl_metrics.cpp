@@ -199,6 +199,10 @@ std::string Metrics(const Status& s) {
   m.Family("hived_borrowed_starts_total", "counter",
            "Guaranteed jobs started on idle GPUs outside their VC's cells (borrowIdleCells).");
   m.Sample("hived_borrowed_starts_total", "", static_cast<double>(s.borrowed_starts));
+  m.Family("hived_promotions_total", "counter",
+           "Demoted jobs (borrowers, lazy-preempted) bound to their VC's cells where they run "
+           "and guaranteed again.");
+  m.Sample("hived_promotions_total", "", static_cast<double>(s.promotions));
   m.Family("hived_job_test_calls_total", "counter", "select_p_job_test calls HiveD decided.");
   m.Sample("hived_job_test_calls_total", "", static_cast<double>(s.job_test_calls));
   m.Family("hived_job_test_seconds", "gauge",

@@ -518,6 +518,7 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
     out->preemptions = r.Int(counters, "preemptions", "counters", false);
     out->lazy_preemptions = r.Int(counters, "lazyPreemptions", "counters", false);
     out->borrowed_starts = r.Int(counters, "borrowedStarts", "counters", false);
+    out->promotions = r.Int(counters, "promotions", "counters", false);
   }
   if (!r.err.empty()) {
     *err = r.err;

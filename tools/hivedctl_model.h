@@ -161,6 +161,7 @@ struct Status {
   int64_t will_run_by_guarantee = 0;  // of the trials: the VC's guarantee gave the start
   int64_t preemptions = 0, lazy_preemptions = 0;
   int64_t borrowed_starts = 0;  // "borrowedStarts" (absent before it existed: 0)
+  int64_t promotions = 0;       // "promotions" (likewise)
 
   // The parsed document, for --json output of its parts.
   std::shared_ptr<json_t> root;

@@ -379,6 +379,7 @@ std::string StatusText(const Status& s, int64_t now) {
       << static_cast<int64_t>(s.job_test_max_us) << " us; preemptions " << s.preemptions
       << ", lazy " << s.lazy_preemptions;
   if (s.borrowed_starts) o << "; borrowed starts " << s.borrowed_starts;
+  if (s.promotions) o << "; promotions " << s.promotions;
   o << "\n";
   return o.str();
 }

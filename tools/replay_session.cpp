@@ -226,6 +226,15 @@ json_t *ReplaySession::Finish(const json_t *event) {
   json_t *out = json_object();
   json_object_set_new(out, "job", SafeString(job.c_str()));
   json_object_set_new(out, "result", json_string("finished"));
+  // As select/hived does after each job's end. Always there, so that a scenario can
+  // say "none" with [].
+  size_t n = 0;
+  rc = hived_promote(engine_, &n);
+  if (rc != HIVED_OK) return EngineError(job.c_str(), rc);
+  json_t *promoted = json_array();
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(promoted, SafeString(hived_promoted_name(engine_, i)));
+  json_object_set_new(out, "promoted", promoted);
   return out;
 }
 

@@ -808,6 +808,26 @@ class Soak {
     Remove(name);
     if (hived_job_exists(engine_, name.c_str()))
       return Fail("finished job '" + name + "' still held");
+    return Promotions(name);
+  }
+
+  // As select/hived does after each end: a promoted job was demoted, stays where it
+  // runs, and its VC stays within its quota.
+  bool Promotions(const std::string &ended) {
+    size_t n = 0;
+    if (hived_promote(engine_, &n) != HIVED_OK)
+      return Fail("promote after '" + ended + "': " + Err());
+    for (size_t i = 0; i < n; i++) {
+      const char *name = hived_promoted_name(engine_, i);
+      auto it = name ? jobs_.find(name) : jobs_.end();
+      if (it == jobs_.end()) return Fail("promoted an unknown job after '" + ended + "'");
+      MJob &j = it->second;
+      if (j.guaranteed || j.priority < 0 || j.vc < 0)
+        return Fail("promoted '" + j.name + "', which was not a demoted guaranteed job");
+      Promote(j);
+      res_.outcomes["promoted"]++;
+      if (!QuotaHolds(j) || !Matches(j)) return false;
+    }
     return true;
   }
 

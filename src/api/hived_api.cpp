@@ -31,6 +31,7 @@ struct hived_engine {
   std::vector<std::string> names;
   std::vector<const char*> name_ptrs;
   hived_decision out{};
+  std::vector<std::string> promoted;  // by the last hived_promote
 };
 
 namespace {
@@ -216,7 +217,7 @@ Status Restore(const char* snapshot_json, hived_engine* e) {
     st = RestoreJob(e->engine.get(), i, snap.jobs[i]);
     if (!st.ok()) return st;
   }
-  for (const auto& [job, vc] : snap.waiting) e->engine->NoteWaiting(job, vc);
+  for (const auto& w : snap.waiting) e->engine->NoteWaiting(w.job, w.vc, w.priority);
   return Status::Ok();
 }
 
@@ -407,6 +408,20 @@ hived_rc hived_finish(hived_engine* e, const char* job) {
     if (!job) return Missing("job");
     return e->engine->Finish(job);
   });
+}
+
+hived_rc hived_promote(hived_engine* e, size_t* n_promoted) {
+  if (n_promoted) *n_promoted = 0;
+  return OnEngine("hived_promote", e, [&]() -> Status {
+    e->promoted = e->engine->PromoteDemoted();
+    if (n_promoted) *n_promoted = e->promoted.size();
+    return Status::Ok();
+  });
+}
+
+const char* hived_promoted_name(const hived_engine* e, size_t i) {
+  if (!e || i >= e->promoted.size()) return nullptr;
+  return e->promoted[i].c_str();
 }
 
 hived_rc hived_add_running(hived_engine* e, const hived_job_request* req, const hived_pod* pods,

@@ -146,7 +146,14 @@ std::string ParseText(const std::string& text, SnapshotData* out) {
     const char* vc = json_string_value(json_object_get(v, "vc"));
     if (!job || !vc)
       return "snapshot.state.waiting[" + std::to_string(i) + "]: needs string job and vc";
-    out->waiting.emplace_back(job, vc);
+    SnapshotData::Waiting w{job, vc};
+    json_t* prio = json_object_get(v, "priority");
+    if (prio) {
+      if (!json_is_integer(prio) || json_integer_value(prio) < 0 || json_integer_value(prio) > 1000)
+        return "snapshot.state.waiting[" + std::to_string(i) + "].priority: must be 0..1000";
+      w.priority = static_cast<int>(json_integer_value(prio));
+    }
+    out->waiting.push_back(std::move(w));
   }
   return "";
 }

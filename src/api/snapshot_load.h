@@ -20,7 +20,11 @@ struct SnapshotData {
   std::string config_text;
   std::vector<std::string> bad_nodes;
   std::vector<SnapshotJob> jobs;
-  std::vector<std::pair<std::string, std::string>> waiting;  // job, VC (optional key)
+  struct Waiting {
+    std::string job, vc;
+    int priority = 1000;  // absent in older snapshots: see Engine::NoteWaiting
+  };
+  std::vector<Waiting> waiting;  // (optional key)
 };
 
 // Fails (kInval) naming the path of the first bad field.

@@ -107,6 +107,12 @@ class Engine : private CellStore {
 
   Status Submit(const Request& req, bool dry_run, Decision* out);
   Status Finish(const std::string& job);
+  // Demoted jobs (borrowers, lazy-preempted) whose VC's free cells can hold them where
+  // they run are bound there and guaranteed again, oldest first, none past a waiting
+  // job of its VC of higher priority (promotion.cpp); returns their names. Hosts call
+  // it after Finish. A separate step, so that Finish stays what WillRun's trial does
+  // when it ends a job: a trial does not foresee promotions.
+  const std::vector<std::string>& PromoteDemoted();
   // Placement searches in VCs' virtual cells so far: which answers cost none (a job
   // whose VC quota is in use) is a property the tests pin, not a timing.
   uint64_t VirtualSearches() const { return virtual_searches_; }
@@ -181,8 +187,14 @@ class Engine : private CellStore {
   // Guaranteed jobs whose last decision was "wait", by VC name: doomed cells are
   // charged to VCs without waiting work first. A mark goes when the job is placed,
   // finished or recorded running; snapshots and reconfigurations keep the marks.
-  std::vector<std::pair<std::string, std::string>> WaitingJobs() const;
-  void NoteWaiting(const std::string& job, const std::string& vc);
+  struct WaitingJob {
+    std::string job, vc;
+    int priority;
+  };
+  std::vector<WaitingJob> WaitingJobs() const;
+  // Without its priority (an older snapshot) the highest stands in for it until the
+  // job's next decision: no demoted job of its VC is promoted past it meanwhile.
+  void NoteWaiting(const std::string& job, const std::string& vc, int priority = 1000);
 
   bool HasJob(const std::string& job) const { return jobs_.Find(job) >= 0; }
   bool JobMatches(const std::string& job, const std::vector<PlacedPod>& pods) const;
@@ -295,7 +307,7 @@ class Engine : private CellStore {
   bool PlaceVirtual(const Request& req, VcId vc, ChainId chain, VCellId pinned_root, bool preempt,
                     std::vector<VCellId>* vleaves, bool idle_only = false) const;
   bool PlacePhysical(const Request& req, ChainId chain, std::vector<PCellId>* pleaves) const;
-  void MarkWaiting(const std::string& job, VcId vc);
+  void MarkWaiting(const std::string& job, VcId vc, int priority);
   void WaitReason(const Request& req, VcId vc, VCellId pinned_root,
                   const std::vector<ChainId>& chains, bool found_virtual, Decision* d) const;
   // *taken (may be null) receives the job's record instead of it being dropped.
@@ -318,6 +330,7 @@ class Engine : private CellStore {
                         JobSnapshot* undo, int* slot);
   bool SubmitBorrowed(const Request& req, const std::vector<ChainId>& chains, int* slot,
                       std::string* why);
+  bool Promote(int slot);  // promotion.cpp
   bool SubmitOpportunistic(const Request& req, const std::vector<ChainId>& chains, Decision* d,
                            int* slot);
   void OpenOpportunistic(const Request& shaped, VcId vc, ChainId chain,
@@ -381,8 +394,13 @@ class Engine : private CellStore {
   std::string VcJson(VcId vc, const Doomed& doomed) const;
 
   JobTable jobs_;
-  std::map<std::string, VcId> waiting_;  // job -> VC, see WaitingJobs()
-  bool trial_ = false;                   // inside WillRun: decisions leave no waiting marks
+  std::vector<std::string> promoted_;  // by the last PromoteDemoted
+  struct WaitMark {
+    VcId vc;
+    int priority;
+  };
+  std::map<std::string, WaitMark> waiting_;  // by job, see WaitingJobs()
+  bool trial_ = false;                       // inside WillRun: decisions leave no waiting marks
   // WillRun's answers (will_run.cpp) for the state and the end times they were asked
   // with, by the request's shape (everything but its name).
   struct WillRunMemo {

@@ -25,6 +25,7 @@ libhived_la_SOURCES += \
 	src/core/preemption.cpp \
 	src/core/schedule.cpp \
 	src/core/split.cpp \
+	src/core/promotion.cpp \
 	src/core/job_index.h \
 	src/core/job_table.h \
 	src/core/job_table.cpp \

@@ -72,7 +72,7 @@ Status Engine::TransferJobsTo(Engine* next, TransferReport* report) const {
     if (dem && !was_demoted) report->demoted.push_back(rj.req.job);
     if (!dem && was_demoted) report->promoted.push_back(rj.req.job);
   }
-  for (const auto& [job, vc] : WaitingJobs()) next->NoteWaiting(job, vc);
+  for (const auto& w : WaitingJobs()) next->NoteWaiting(w.job, w.vc, w.priority);
   return Status::Ok();
 }
 

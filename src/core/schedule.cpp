@@ -650,7 +650,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
   Status st = Validate(req, &chains, &d);
   if (!st.ok()) return st;
   if (d.outcome == Outcome::kRejected || d.wait == Wait::kVcTooSmall) {
-    if (d.wait == Wait::kVcTooSmall) MarkWaiting(req.job, vc_index_.at(req.vc));
+    if (d.wait == Wait::kVcTooSmall) MarkWaiting(req.job, vc_index_.at(req.vc), req.priority);
     *out = std::move(d);
     return Status::Ok();
   }
@@ -678,7 +678,7 @@ Status Engine::Submit(const Request& req, bool dry_run, Decision* out) {
     }
   } else {
     d.outcome = Outcome::kWaiting;
-    if (req.priority >= 0) MarkWaiting(req.job, vc_index_.at(req.vc));
+    if (req.priority >= 0) MarkWaiting(req.job, vc_index_.at(req.vc), req.priority);
   }
   *out = std::move(d);
   return Status::Ok();
@@ -1148,26 +1148,27 @@ std::vector<RunningJob> Engine::RunningJobs() const {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> Engine::WaitingJobs() const {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [job, vc] : waiting_) out.emplace_back(job, vcs_[vc].name);
+std::vector<Engine::WaitingJob> Engine::WaitingJobs() const {
+  std::vector<WaitingJob> out;
+  for (const auto& [job, mark] : waiting_)
+    out.push_back(WaitingJob{job, vcs_[mark.vc].name, mark.priority});
   return out;
 }
 
 // Unknown VCs (gone in a new config) and running jobs are ignored.
-void Engine::NoteWaiting(const std::string& job, const std::string& vc) {
+void Engine::NoteWaiting(const std::string& job, const std::string& vc, int priority) {
   auto it = vc_index_.find(vc);
-  if (it != vc_index_.end() && jobs_.Find(job) < 0) MarkWaiting(job, it->second);
+  if (it != vc_index_.end() && jobs_.Find(job) < 0) MarkWaiting(job, it->second, priority);
 }
 
 // A host may never finish a job that is cancelled while it waits (Slurm calls no
 // select hook then): past a bound, every mark goes, and the jobs that really wait
 // mark themselves again at their next decision.
-void Engine::MarkWaiting(const std::string& job, VcId vc) {
+void Engine::MarkWaiting(const std::string& job, VcId vc, int priority) {
   if (trial_) return;  // a job only asked about waits nowhere
   constexpr size_t kMaxWaitingMarks = 10000;
   if (waiting_.size() >= kMaxWaitingMarks && !waiting_.count(job)) waiting_.clear();
-  waiting_[job] = vc;
+  waiting_[job] = WaitMark{vc, priority};
 }
 
 }  // namespace hived

@@ -20,7 +20,7 @@ void Engine::DoomedPerVc(Doomed* doomed) const {
       (*doomed)[v][k].assign(chains_[vcs_[v].chains[k].chain].levels + 1, 0);
   }
   IdVector<VcId, uint8_t> waits(vcs_.size(), 0);
-  for (const auto& [job, vc] : waiting_) waits[vc] = 1;
+  for (const auto& [job, mark] : waiting_) waits[mark.vc] = 1;
   std::vector<VcId> order;
   for (int pass = 0; pass < 2; pass++)
     for (VcId v : vcs_.ids())
@@ -308,8 +308,15 @@ std::string Engine::SnapshotState() const {
     j.Close(']').Close('}');
   }
   j.Close(']').Key("waiting").Open('[');
-  for (const auto& [job, vc] : WaitingJobs())
-    j.Open('{').Key("job").Val(job).Key("vc").Val(vc).Close('}');
+  for (const auto& w : WaitingJobs())
+    j.Open('{')
+        .Key("job")
+        .Val(w.job)
+        .Key("vc")
+        .Val(w.vc)
+        .Key("priority")
+        .Val(w.priority)
+        .Close('}');
   j.Close(']').Close('}');
   return j.str();
 }

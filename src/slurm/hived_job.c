@@ -790,6 +790,38 @@ extern void hived_job_set_comment(job_record_t *job_ptr, const char *text)
 		last_job_update = time(NULL);
 }
 
+extern void hived_job_say_promoted(hived_engine *e, const char *ended)
+{
+	size_t n = 0;
+
+	if (hived_promote(e, &n) != HIVED_OK) {
+		error("select/hived: promoting demoted jobs after job %s ended: %s",
+		      ended, hived_last_error(e));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = hived_promoted_name(e, i);
+		job_record_t *j = find_job_record ?
+			find_job_record(strtoul(name, NULL, 10)) : NULL;
+		const char *old;
+		char *text;
+
+		info("select/hived: job %s is guaranteed again: job %s ended and its VC's cells now hold it where it runs, so no other VC's job can preempt it",
+		     name, ended);
+		if (!j)
+			continue;
+		old = j->system_comment ? j->system_comment : "";
+		if (!xstrncmp(old, "hived: ", 7))
+			old += 7;
+		text = xstrdup_printf("%s%sguaranteed again in its VC's cells after job %s ended",
+				      old, old[0] ? "; " : "", ended);
+		hived_job_set_comment(j, text);
+		xfree(text);
+	}
+	if (n)
+		hived_status_count_promoted((int) n);
+}
+
 extern void hived_job_class_comment(job_record_t *job_ptr, const char *note)
 {
 	const char *old = job_ptr->system_comment ? job_ptr->system_comment : "";

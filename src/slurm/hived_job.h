@@ -90,6 +90,11 @@ extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,
 				size_t *n_pods);
 extern void hived_job_pods_free(hived_pod *pods, size_t n_pods);
 
+/*
+ * After hived_finish(e, ended): the jobs it promoted (demoted ones whose VC's cells
+ * now hold them where they run) are logged, counted and say so in their comment.
+ */
+extern void hived_job_say_promoted(hived_engine *e, const char *ended);
 /* Shown in "scontrol show job" as SystemComment; NULL clears it. */
 extern void hived_job_set_comment(job_record_t *job_ptr, const char *text);
 /*

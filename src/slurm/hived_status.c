@@ -104,7 +104,7 @@ static uint64_t n_over, n_over_by[HIVED_PHASE_N];
 #define SLOW_KEPT 16
 static char *slow[SLOW_KEPT];
 static int slow_next = 0;
-static uint64_t n_killed = 0, n_lazy = 0, n_borrowed = 0;
+static uint64_t n_killed = 0, n_lazy = 0, n_borrowed = 0, n_promoted = 0;
 static bool borrowing = false;	/* hived_status_set_borrowing() */
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
@@ -322,6 +322,15 @@ extern void hived_status_count_borrowed(void)
 {
 	slurm_mutex_lock(&status_mutex);
 	n_borrowed++;
+	dirty = true;
+	generation++;
+	slurm_mutex_unlock(&status_mutex);
+}
+
+extern void hived_status_count_promoted(int n)
+{
+	slurm_mutex_lock(&status_mutex);
+	n_promoted += n;
 	dirty = true;
 	generation++;
 	slurm_mutex_unlock(&status_mutex);
@@ -547,9 +556,9 @@ static char *_compose_plugin(size_t engine_bytes)
 	xstrcatat(out, &pos, "]");
 	xstrfmtcatat(out, &pos, ",\"counters\":{\"preemptions\":%"
 		     PRIu64",\"lazyPreemptions\":%"PRIu64","
-		     "\"borrowedStarts\":%"PRIu64"},"
+		     "\"borrowedStarts\":%"PRIu64",\"promotions\":%"PRIu64"},"
 		     "\"memory\":{\"engineBytes\":%zu}}\n",
-		     n_killed, n_lazy, n_borrowed, engine_bytes);
+		     n_killed, n_lazy, n_borrowed, n_promoted, engine_bytes);
 	return out;
 }
 

@@ -96,5 +96,7 @@ extern void hived_status_count_preempt(int killed, int lazy);
 extern void hived_status_set_borrowing(bool on);
 /* A guaranteed job started on idle GPUs outside its VC's cells (borrowIdleCells). */
 extern void hived_status_count_borrowed(void);
+/* Demoted jobs the engine bound to their VC's cells where they run (promotion). */
+extern void hived_status_count_promoted(int n);
 
 #endif

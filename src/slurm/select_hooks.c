@@ -1210,6 +1210,7 @@ extern int hived_hook_job_begin(job_record_t *job_ptr)
 		   SLURM_SUCCESS) {
 		_no_gpus(job_ptr, why);
 		(void) hived_finish(e, p->ask.name);
+		hived_job_say_promoted(e, p->ask.name);
 		rc = SLURM_ERROR;
 	} else {
 		char *s = _pods_str(d), waited[320];
@@ -1341,6 +1342,7 @@ extern void hived_hook_job_fini(job_record_t *job_ptr)
 		(void) hived_finish(e, name);
 		if (_verbose())
 			info("select/hived: %pJ released its cells", job_ptr);
+		hived_job_say_promoted(e, name);
 		hived_ctld_check("job_fini");
 		_requeued_comment(job_ptr);
 	}
@@ -1382,6 +1384,7 @@ extern void hived_hook_job_init(list_t *job_list)
 			info("select/hived: state file had job %s, which Slurm does not run: released",
 			     copy[i]);
 			(void) hived_finish(e, copy[i]);
+			hived_job_say_promoted(e, copy[i]);
 			released++;
 		}
 		xfree(copy[i]);
@@ -1416,6 +1419,7 @@ extern void hived_hook_job_recovered(job_record_t *job_ptr)
 			info("select/hived: %pJ: state file disagrees with Slurm's record of its GPUs; Slurm's record wins",
 			     job_ptr);
 			(void) hived_finish(e, name);
+			hived_job_say_promoted(e, name);
 		}
 		if (_record_running(e, job_ptr))
 			info("select/hived: %pJ: cells rebuilt from Slurm's record",

@@ -207,6 +207,41 @@ END_TEST
  * priority/hived and PreemptMode WITHIN); vc2's job that needs that node takes
  * it back: the borrower (same QOS) is requeued, vc2's job runs there.
  */
+/* hived.conf with borrowIdleCells on (the file in force is kept as conf.good). */
+static void borrowing_on(const char *conf)
+{
+	e2e_mark_log();
+	ck_assert_int_eq(run(NULL, "cp '%s' '%s.good' && sed -i -e 's/\"slurm\": {/\"slurm\": {\"borrowIdleCells\": true, /' '%s' && grep -q borrowIdleCells '%s' && scontrol reconfigure",
+			     conf, conf, conf, conf), 0);
+	ck_assert_msg(e2e_wait_log("select/hived: borrowIdleCells: a guaranteed job", 60),
+		      "slurmctld did not say borrowing is on");
+}
+
+/*
+ * vc1's 4-GPU jobs a1 (node1) and a2 (node2) hold half of each of its node cells;
+ * its whole-node job borrows an idle node (*node). Returns the borrower.
+ */
+static int borrower_beside(int *a1, int *a2, char *node, size_t len)
+{
+	alloc_t al;
+	int b;
+
+	*a1 = submit("-A vc1 -N1 --gres=gpu:4 -w node1");
+	ck_assert(wait_job(*a1, "JobState=RUNNING", 60));
+	*a2 = submit("-A vc1 -N1 --gres=gpu:4 -w node2");
+	ck_assert(wait_job(*a2, "JobState=RUNNING", 60));
+	b = submit("-A vc1 -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(b, "JobState=RUNNING", 90),
+		      "vc1's whole-node job %d did not borrow an idle node", b);
+	ck_assert_msg(job_has(b, "on idle GPUs outside its cells: preemptible"),
+		      "job %d's SystemComment does not say it borrowed", b);
+	job_alloc(b, &al);
+	ck_assert_msg(strcmp(al.node[0], "node1") && strcmp(al.node[0], "node2"),
+		      "the borrower went to vc1's own node %s", al.node[0]);
+	snprintf(node, len, "%s", al.node[0]);
+	return b;
+}
+
 START_TEST(test_borrow_idle_cells)
 {
 	char conf[2400], *out = NULL, node[64], args[128];
@@ -214,25 +249,9 @@ START_TEST(test_borrow_idle_cells)
 	alloc_t al;
 
 	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
-	e2e_mark_log();
-	ck_assert_int_eq(run(NULL, "cp '%s' '%s.good' && sed -i -e 's/\"slurm\": {/\"slurm\": {\"borrowIdleCells\": true, /' '%s' && grep -q borrowIdleCells '%s' && scontrol reconfigure",
-			     conf, conf, conf, conf), 0);
-	ck_assert_msg(e2e_wait_log("select/hived: borrowIdleCells: a guaranteed job", 60),
-		      "slurmctld did not say borrowing is on");
-	a1 = submit("-A vc1 -N1 --gres=gpu:4 -w node1");
-	ck_assert(wait_job(a1, "JobState=RUNNING", 60));
-	a2 = submit("-A vc1 -N1 --gres=gpu:4 -w node2");
-	ck_assert(wait_job(a2, "JobState=RUNNING", 60));
-	b = submit("-A vc1 -N1 --gres=gpu:8");
-	ck_assert_msg(wait_job(b, "JobState=RUNNING", 90),
-		      "vc1's whole-node job %d did not borrow an idle node", b);
-	ck_assert_msg(job_has(b, "on idle GPUs outside its cells: preemptible"),
-		      "job %d's SystemComment does not say it borrowed", b);
+	borrowing_on(conf);
+	b = borrower_beside(&a1, &a2, node, sizeof(node));
 	ck_assert(e2e_log_has("; borrowed idle GPUs outside its VC"));
-	job_alloc(b, &al);
-	ck_assert_msg(strcmp(al.node[0], "node1") && strcmp(al.node[0], "node2"),
-		      "the borrower went to vc1's own node %s", al.node[0]);
-	snprintf(node, sizeof(node), "%s", al.node[0]);
 	ck_assert_msg(hivedctl_job_says(b, "(borrowed idle GPUs)", 30, &out),
 		      "hivedctl job %d: %s", b, out ? out : "");
 	free(out);
@@ -244,6 +263,49 @@ START_TEST(test_borrow_idle_cells)
 	ck_assert_msg(job_has(b, "Restarts=1"), "the borrower %d was not requeued", b);
 	job_alloc(c, &al);
 	ck_assert_str_eq(al.node[0], node);
+	ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && scontrol reconfigure", conf, conf), 0);
+	cancel_all();
+}
+END_TEST
+
+/*
+ * A borrower is promoted once its VC's cells can hold it where it runs: a2 ends,
+ * vc1 has a free node cell, and the engine binds it to the borrower's node. The
+ * borrower is then guaranteed: vc2's job that asks for that node waits for it
+ * instead of requeueing it.
+ */
+START_TEST(test_borrower_promoted)
+{
+	char conf[2400], *out = NULL, node[64], args[128], want[160], *p;
+	int a1, a2, b, c;
+
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
+	borrowing_on(conf);
+	b = borrower_beside(&a1, &a2, node, sizeof(node));
+	ck_assert_int_eq(run(NULL, "scancel %d", a2), 0);
+	snprintf(want, sizeof(want), "select/hived: job %d is guaranteed again: job %d ended",
+		 b, a2);
+	ck_assert_msg(e2e_wait_log(want, 60), "slurmctld did not log: %s", want);
+	snprintf(want, sizeof(want), "guaranteed again in its VC's cells after job %d ended", a2);
+	ck_assert_msg(job_has(b, want), "job %d's SystemComment does not say: %s", b, want);
+	ck_assert_msg(hivedctl_job_says(b, "VC vc1, guaranteed,", 30, &out),
+		      "hivedctl job %d: %s", b, out ? out : "");
+	free(out);
+	out = NULL;
+	/* At least this one (a lazy-preempted job may have been promoted before). */
+	ck_assert_int_eq(run(&out, "'%s/hivedctl' metrics", e2e_builddir), 0);
+	p = out ? strstr(out, "\nhived_promotions_total ") : NULL;
+	ck_assert_msg(p && strtol(p + 24, NULL, 10) >= 1,
+		      "hivedctl metrics: no hived_promotions_total of 1 or more");
+	free(out);
+	/* vc2's job that needs the node now waits: vc1's cells hold it. */
+	snprintf(args, sizeof(args), "-A vc2 -N1 --gres=gpu:8 -w %s", node);
+	c = submit(args);
+	ck_assert_msg(wait_job(c, "SystemComment=hived: ", 60),
+		      "vc2's job %d got no decision", c);
+	ck_assert_msg(job_has(c, "JobState=PENDING"), "vc2's job %d left pending", c);
+	ck_assert_msg(job_has(b, "JobState=RUNNING") && job_has(b, "Restarts=0"),
+		      "the promoted job %d was preempted", b);
 	ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && scontrol reconfigure", conf, conf), 0);
 	cancel_all();
 }
@@ -535,6 +597,7 @@ int main(void)
 	tcase_add_test(tc, test_opportunistic);
 	tcase_add_test(tc, test_lazy_preempt);
 	tcase_add_test(tc, test_borrow_idle_cells);
+	tcase_add_test(tc, test_borrower_promoted);
 	tcase_add_test(tc, test_priority_bands);
 	tcase_add_test(tc, test_one_verdict_indivisible_gpus);
 	tcase_add_test(tc, test_one_verdict_account_without_cells);

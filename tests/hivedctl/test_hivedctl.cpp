@@ -389,6 +389,7 @@ START_TEST(test_metrics) {
   ck_has(m, "hived_gpus{state=\"idle\"} 2\n");
   ck_has(m, "hived_lazy_preemptions_total 2\n");
   ck_has(m, "hived_borrowed_starts_total 1\n");
+  ck_has(m, "hived_promotions_total 3\n");
   ck_has(m, "# TYPE hived_preemptions_total counter\n");
   ck_has(m, "hived_job_test_calls_total ");
   ck_has(m, "hived_job_test_seconds{stat=\"p50\"} 0.000131\n");

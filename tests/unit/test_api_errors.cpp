@@ -181,6 +181,45 @@ START_TEST(out_of_memory_code_and_message) {
 }
 END_TEST
 
+// A waiting job's priority survives a snapshot (promotion reads it); a bad one is
+// refused by name, and so is hived_promote without an engine.
+START_TEST(snapshot_keeps_waiting_priority) {
+  hived_engine* e = NewEngine();
+  const hived_member m = {1, 4, 0};
+  hived_job_request r = Request("j1", &m);
+  r.priority = 10;  // w (7) cannot preempt it
+  const hived_decision* d = nullptr;
+  ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+  r = Request("w", &m);
+  r.priority = 7;
+  ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+  ck_assert_int_eq(d->outcome, HIVED_WAITING);
+  char* snap = nullptr;
+  ck_assert_int_eq(hived_snapshot(e, &snap), HIVED_OK);
+  std::string text = snap;
+  free(snap);
+  const std::string mark = R"({"job":"w","vc":"A","priority":7})";
+  ck_assert_msg(text.find(mark) != std::string::npos, "%s", text.c_str());
+  hived_engine* back = nullptr;
+  char err[512] = "";
+  ck_assert_int_eq(hived_engine_restore(text.c_str(), &back, err, sizeof err), HIVED_OK);
+  ck_assert_int_eq(hived_snapshot(back, &snap), HIVED_OK);
+  ck_assert_str_eq(snap, text.c_str());
+  free(snap);
+  hived_engine_free(back);
+  back = nullptr;
+  text.replace(text.find(mark), mark.size(), R"({"job":"w","vc":"A","priority":1001})");
+  ck_assert_int_ne(hived_engine_restore(text.c_str(), &back, err, sizeof err), HIVED_OK);
+  ck_assert_ptr_null(back);
+  ck_assert_msg(strstr(err, "snapshot.state.waiting[0].priority: must be 0..1000"), "%s", err);
+  size_t n = 1;
+  ck_assert_int_eq(hived_promote(nullptr, &n), HIVED_EINVAL);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_ptr_null(hived_promoted_name(e, 0));
+  hived_engine_free(e);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("api_errors");
   TCase* tc = tcase_create("errors");
@@ -188,6 +227,7 @@ int main(void) {
   tcase_add_test(tc, config_errors_name_the_key);
   tcase_add_test(tc, internal_error_code_and_message);
   tcase_add_test(tc, out_of_memory_code_and_message);
+  tcase_add_test(tc, snapshot_keeps_waiting_priority);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }

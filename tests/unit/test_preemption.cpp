@@ -203,7 +203,7 @@ START_TEST(victims_per_row) {
   const hived::Request req = RequestOf(row.ask);
 
   // A job that waits is marked waiting (state the revert rightly keeps): mark it first.
-  if (row.outcome == hived::Outcome::kWaiting) e->NoteWaiting(req.job, req.vc);
+  if (row.outcome == hived::Outcome::kWaiting) e->NoteWaiting(req.job, req.vc, req.priority);
   const std::string before = Fingerprint(*e);
   hived::Decision dry;
   ck_assert(e->Submit(req, /*dry_run=*/true, &dry).ok());
