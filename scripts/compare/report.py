@@ -163,6 +163,7 @@ WAIT_WORDS = {"its VC's quota in use": "vcQuota", "no free cells of its shape": 
               "its preempted jobs leaving": "victimsLeaving", "other": "other",
               "not asked by Slurm": "notAsked"}
 BORROWED = re.compile(r"select/hived: JobId=\d+ VC=\S+ class=guaranteed GPUs=.*?; borrowed idle GPUs")
+PROMOTED = re.compile(r"select/hived: job \d+ is guaranteed again: job \d+ ended")
 # select/hived names each victim once: "preempts K job(s) for its cells: JobId=…" for a
 # preemptor's first victims, "preempts K more job(s) for its cells (M before): …" for
 # those a later binding adds.
@@ -170,13 +171,22 @@ PREEMPTS = re.compile(r"select/hived: JobId=\d+ preempts (\d+) (more )?job\(s\) 
 START_WAITED = re.compile(r"select/hived: JobId=(\d+) VC=\S+ class=\S+ GPUs=.*?; waited (\d+) s: (.*)$")
 
 
-def hived_borrowed(rundir):
-    """Starts select/hived logged as borrowing idle GPUs (hived.conf borrowIdleCells)."""
+def hived_log_count(rundir, pattern):
     path = os.path.join(rundir, "slurmctld.log")
     if not os.path.exists(path):
         return 0
     with open(path, errors="replace") as f:
-        return sum(1 for line in f if BORROWED.search(line))
+        return sum(1 for line in f if pattern.search(line))
+
+
+def hived_borrowed(rundir):
+    """Starts select/hived logged as borrowing idle GPUs (hived.conf borrowIdleCells)."""
+    return hived_log_count(rundir, BORROWED)
+
+
+def hived_promoted(rundir):
+    """Demoted jobs (borrowers, lazy-preempted) select/hived promoted where they ran."""
+    return hived_log_count(rundir, PROMOTED)
 
 
 def hived_preempts(rundir):
@@ -306,6 +316,7 @@ def analyse(workload, rundir, gpus_per_socket):
     if waits:
         wait_causes = {"guaranteed": {}, "anomaly_jobs": {}, "jobs_held": 0}
         wait_causes["borrowed_starts"] = hived_borrowed(rundir)
+        wait_causes["promotions"] = hived_promoted(rundir)
         wait_causes["preempts"] = hived_preempts(rundir)
         for i, rec in per_job.items():
             w = waits.get(sub[i]["jobid"], {}) if i in sub else {}
@@ -574,6 +585,7 @@ def wait_causes_md(r):
         return ", ".join("%s %d s" % (c, v) for c, v in sorted(by.items(), key=lambda x: -x[1])) \
             or "none"
     borrowed = wc.get("borrowed_starts", 0)
+    promoted = wc.get("promotions", 0)
     pre = wc.get("preempts") or {}
     named = ""
     if pre.get("victims"):
@@ -582,9 +594,10 @@ def wait_causes_md(r):
                     pre["victims"], pre["preemptors"], pre["rebinding_victims"],
                     pre["rebindings"])
     return ("\nWhy select/hived held guaranteed jobs (its start lines; %d jobs held): %s; "
-            "the whole waits of the jobs counted as waiting under quota: %s.%s%s\n" % (
+            "the whole waits of the jobs counted as waiting under quota: %s.%s%s%s\n" % (
                 wc["jobs_held"], causes(wc["guaranteed"]), causes(wc["anomaly_jobs"]),
                 " Guaranteed starts on borrowed idle GPUs: %d." % borrowed if borrowed else "",
+                " Demoted jobs promoted where they ran: %d." % promoted if promoted else "",
                 named))
 
 

@@ -98,6 +98,8 @@ def write_run(d):
                 "quota in use 2 s, no free cells of its shape 6 s\n")
         f.write(p + "102 VC=a class=guaranteed GPUs=node1:0,1,2,3 node5:0,1,2,3" +
                 BORROWED_WORDS + "; waited 20 s: its VC's quota in use 20 s\n")
+        f.write("[2023-11-14T22:13:21.000] " + PROMOTED_WORDS % ("102", "100") +
+                " and its VC's cells now hold it where it runs\n")
         f.write(p + "102 VC=a class=guaranteed GPUs=node1:0,1,2,3,4,5,6,7; waited 3 s: "
                 "behind its VC's head job 3 s\n")
         f.write(p + "104 VC=b class=opportunistic GPUs=node4:0-7; waited 10 s: "
@@ -105,6 +107,13 @@ def write_run(d):
         # 101 preempts two jobs, then one more once bound elsewhere.
         f.write(p + "101 " + PREEMPT_WORDS[0] % (2, "104,105") + "\n")
         f.write(p + "101 " + PREEMPT_WORDS[1] % (1, 2, "106") + "\n")
+
+
+def plugin_promoted_words():
+    """The start of select/hived's promotion line (src/slurm/hived_job.c)."""
+    src = open(os.path.join(HERE, "..", "..", "src", "slurm", "hived_job.c")).read()
+    m = re.search(r'info\("(select/hived: job %s is guaranteed again: job %s ended)', src)
+    return m.group(1) if m else ""
 
 
 def plugin_borrowed_words():
@@ -115,6 +124,7 @@ def plugin_borrowed_words():
 
 
 BORROWED_WORDS = plugin_borrowed_words()
+PROMOTED_WORDS = plugin_promoted_words()
 
 
 def plugin_preempt_words():
@@ -143,6 +153,7 @@ words = plugin_wait_words()
 check("plugin's causes read", len(words) >= 7, True)
 check("report's cause words", report.WAIT_WORDS, words)
 check("plugin's borrowed clause read", BORROWED_WORDS.startswith("; borrowed idle GPUs"), True)
+check("plugin's promotion line read", PROMOTED_WORDS.startswith("select/hived: job %s"), True)
 check("plugin's preemption lines read", [w.split(" for")[0] for w in PREEMPT_WORDS],
       ["preempts %d job(s)", "preempts %d more job(s)"])
 
@@ -165,6 +176,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("held by hived", r["hived_wait_causes"],
           {"guaranteed": {"vcQuota": 22, "cells": 6, "behindVcHead": 3},
            "anomaly_jobs": {"vcQuota": 2, "cells": 6}, "jobs_held": 2, "borrowed_starts": 1,
+           "promotions": 1,
            "preempts": {"preemptors": 1, "victims": 3, "rebindings": 1,
                         "rebinding_victims": 1}})
     check("held job 2", r["jobs"]["2"]["hived_waited"], {"vcQuota": 20, "behindVcHead": 3})
@@ -172,7 +184,8 @@ with tempfile.TemporaryDirectory() as tmp:
           "\nWhy select/hived held guaranteed jobs (its start lines; 2 jobs held): vcQuota 22 s, "
           "cells 6 s, behindVcHead 3 s; the whole waits of the jobs counted as waiting under "
           "quota: cells 6 s, "
-          "vcQuota 2 s. Guaranteed starts on borrowed idle GPUs: 1. Victims it named: 3, "
+          "vcQuota 2 s. Guaranteed starts on borrowed idle GPUs: 1. Demoted jobs promoted "
+          "where they ran: 1. Victims it named: 3, "
           "for 1 preemptors; 1 of them added when a preemptor was bound again elsewhere "
           "(1 times).\n")
     check("rack share of b", (r["per_account"]["b"]["affinity"]["rack"]["hits"],
