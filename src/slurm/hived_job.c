@@ -790,6 +790,19 @@ extern void hived_job_set_comment(job_record_t *job_ptr, const char *text)
 		last_job_update = time(NULL);
 }
 
+/* A note after what the job's comment says already (its class may have changed). */
+static void _comment_add(job_record_t *job_ptr, const char *note)
+{
+	const char *old = job_ptr->system_comment ? job_ptr->system_comment : "";
+	char *text;
+
+	if (!xstrncmp(old, "hived: ", 7))
+		old += 7;
+	text = xstrdup_printf("%s%s%s", old, old[0] ? "; " : "", note);
+	hived_job_set_comment(job_ptr, text);
+	xfree(text);
+}
+
 extern void hived_job_say_promoted(hived_engine *e, const char *ended)
 {
 	size_t n = 0;
@@ -803,20 +816,15 @@ extern void hived_job_say_promoted(hived_engine *e, const char *ended)
 		const char *name = hived_promoted_name(e, i);
 		job_record_t *j = find_job_record ?
 			find_job_record(strtoul(name, NULL, 10)) : NULL;
-		const char *old;
-		char *text;
+		char note[128];
 
 		info("select/hived: job %s is guaranteed again: job %s ended and its VC's cells now hold it where it runs, so no other VC's job can preempt it",
 		     name, ended);
-		if (!j)
-			continue;
-		old = j->system_comment ? j->system_comment : "";
-		if (!xstrncmp(old, "hived: ", 7))
-			old += 7;
-		text = xstrdup_printf("%s%sguaranteed again in its VC's cells after job %s ended",
-				      old, old[0] ? "; " : "", ended);
-		hived_job_set_comment(j, text);
-		xfree(text);
+		snprintf(note, sizeof(note),
+			 "guaranteed again in its VC's cells after job %s ended",
+			 ended);
+		if (j)
+			_comment_add(j, note);
 	}
 	if (n)
 		hived_status_count_promoted((int) n);
@@ -887,17 +895,13 @@ extern void hived_job_placed_comment(job_record_t *job_ptr,
 	for (size_t i = 0; find_job_record && (i < d->n_lazy_preempted); i++) {
 		job_record_t *v = find_job_record(
 			strtoul(d->lazy_preempted[i], NULL, 10));
-		const char *old;
+		char note[64];
 
 		if (!v)
 			continue;
-		old = v->system_comment ? v->system_comment : "";
-		if (!xstrncmp(old, "hived: ", 7))
-			old += 7;
-		text = xstrdup_printf("%s%slazy-preempted by job %u: now opportunistic",
-				      old, old[0] ? "; " : "",
-				      job_ptr->job_id);
-		hived_job_set_comment(v, text);
-		xfree(text);
+		snprintf(note, sizeof(note),
+			 "lazy-preempted by job %u: now opportunistic",
+			 job_ptr->job_id);
+		_comment_add(v, note);
 	}
 }
