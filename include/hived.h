@@ -221,7 +221,7 @@ void hived_will_run_last(const hived_engine *e, hived_will_run_counts *out);
 hived_rc hived_finish(hived_engine *e, const char *job);
 /* Call after hived_finish: demoted jobs (borrowers, lazy-preempted) whose VC's free
  * cells can now hold them where they run are bound there and guaranteed from now on,
- * oldest first, none ahead of a waiting job of its VC with a higher priority.
+ * oldest first, none past a waiting job of its VC with a higher priority.
  * *n_promoted (may be NULL) says how many; hived_promoted_name gives their names,
  * valid until the next call that changes e. hived_will_run does not foresee it. */
 hived_rc hived_promote(hived_engine *e, size_t *n_promoted);

@@ -202,8 +202,12 @@ START_TEST(victims_per_row) {
   CheckInvariants(*e, row.name);
   const hived::Request req = RequestOf(row.ask);
 
-  // A job that waits is marked waiting (state the revert rightly keeps): mark it first.
-  if (row.outcome == hived::Outcome::kWaiting) e->NoteWaiting(req.job, req.vc, req.priority);
+  // A job that waits is marked waiting (state the revert rightly keeps): a first dry
+  // run marks it, with its priority and need.
+  if (row.outcome == hived::Outcome::kWaiting) {
+    hived::Decision first;
+    ck_assert(e->Submit(req, /*dry_run=*/true, &first).ok());
+  }
   const std::string before = Fingerprint(*e);
   hived::Decision dry;
   ck_assert(e->Submit(req, /*dry_run=*/true, &dry).ok());
