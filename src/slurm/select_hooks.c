@@ -1384,7 +1384,6 @@ extern void hived_hook_job_init(list_t *job_list)
 			info("select/hived: state file had job %s, which Slurm does not run: released",
 			     copy[i]);
 			(void) hived_finish(e, copy[i]);
-			hived_job_say_promoted(e, copy[i]);
 			released++;
 		}
 		xfree(copy[i]);
@@ -1419,7 +1418,6 @@ extern void hived_hook_job_recovered(job_record_t *job_ptr)
 			info("select/hived: %pJ: state file disagrees with Slurm's record of its GPUs; Slurm's record wins",
 			     job_ptr);
 			(void) hived_finish(e, name);
-			hived_job_say_promoted(e, name);
 		}
 		if (_record_running(e, job_ptr))
 			info("select/hived: %pJ: cells rebuilt from Slurm's record",
