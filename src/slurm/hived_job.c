@@ -806,23 +806,22 @@ static void _comment_add(job_record_t *job_ptr, const char *note)
 extern void hived_job_say_promoted(hived_engine *e, const char *ended)
 {
 	size_t n = 0;
+	char note[128];
 
 	if (hived_promote(e, &n) != HIVED_OK) {
 		error("select/hived: promoting demoted jobs after job %s ended: %s",
 		      ended, hived_last_error(e));
 		return;
 	}
+	snprintf(note, sizeof(note),
+		 "guaranteed again in its VC's cells after job %s ended", ended);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = hived_promoted_name(e, i);
 		job_record_t *j = find_job_record ?
 			find_job_record(strtoul(name, NULL, 10)) : NULL;
-		char note[128];
 
 		info("select/hived: job %s is guaranteed again: job %s ended and its VC's cells now hold it where it runs, so no other VC's job can preempt it",
 		     name, ended);
-		snprintf(note, sizeof(note),
-			 "guaranteed again in its VC's cells after job %s ended",
-			 ended);
 		if (j)
 			_comment_add(j, note);
 	}

@@ -91,8 +91,9 @@ extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,
 extern void hived_job_pods_free(hived_pod *pods, size_t n_pods);
 
 /*
- * After hived_finish(e, ended): the jobs it promoted (demoted ones whose VC's cells
- * now hold them where they run) are logged, counted and say so in their comment.
+ * After hived_finish(e, ended): hived_promote(), then each job it promoted (a
+ * demoted one its VC's cells now hold where it runs) is logged, counted and says
+ * so in its comment.
  */
 extern void hived_job_say_promoted(hived_engine *e, const char *ended);
 /* Shown in "scontrol show job" as SystemComment; NULL clears it. */
