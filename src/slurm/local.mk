@@ -40,6 +40,7 @@ src_slurm_select_hived_la_SOURCES = \
 	src/slurm/latency_hist.c src/slurm/latency_hist.h \
 	src/slurm/wait_history.c src/slurm/wait_history.h \
 	src/slurm/victim_log.c src/slurm/victim_log.h \
+	src/slurm/node_claims.c src/slurm/node_claims.h \
 	src/slurm/read_file.c src/slurm/read_file.h \
 	src/slurm/plugin_forward.c src/slurm/plugin_forward.h
 # The engine is C++: link with the C++ driver so libstdc++ comes along.

@@ -10,7 +10,8 @@
  * jobs then arrive while idle nodes remain, and must start without requeueing
  * anyone. Before the fix they bound their VC cells to the nodes the
  * opportunistic jobs ran on and preempted them. Then the wait for preempted
- * jobs to leave has a cause of its own and holds back no other VC's job.
+ * jobs to leave has a cause of its own and holds back no other VC's job, and
+ * the node its victims free is kept for it.
  * Needs root (exit 77 otherwise).
  */
 #define _GNU_SOURCE
@@ -378,6 +379,74 @@ START_TEST(test_no_second_victim_while_node_completes)
 }
 END_TEST
 
+/*
+ * What a preemptor's victims free is its own until it starts. Another VC's job
+ * of higher priority that may use only that node is tested first once the
+ * victim is gone; before, it named the same victim, took the node, and the
+ * preemptor bound elsewhere and requeued a second job for one node (in the
+ * contended-nodes runs of issue 18, whole-node preemptors took each other's
+ * freed nodes that way).
+ */
+START_TEST(test_freed_node_kept_for_preemptor)
+{
+	int opp[NODES], g, j, v = 0, victims = 0;
+	char node_g[32], node_v[32], *line, *at;
+
+	cancel_all();
+	set_grace(20);	/* the victim leaves slowly: time to ask for its node */
+	for (int i = 0; i < NODES; i++)
+		opp[i] = submit_wrap("-A other --qos=scavenger -N1 --gres=gpu:8", SLOW_TO_LEAVE);
+	for (int i = 0; i < NODES; i++)
+		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
+	e2e_mark_log();
+	g = submit("-A own -N1 --gres=gpu:8");
+	ck_assert_msg(wait_job(g, "waiting for the jobs it preempted to end: JobId=", 120),
+		      "job %d: %s", g, job_line(g));
+	line = job_line(g);
+	at = line ? strstr(line, "to end: JobId=") : NULL;
+	if (at)
+		v = atoi(at + strlen("to end: JobId="));
+	free(line);
+	ck_assert_msg(v > 0, "job %d names no victim", g);
+	node_of(v, node_v, sizeof(node_v));
+	{
+		/*
+		 * -x, not -w: slurmctld keeps a blocked job's required nodes
+		 * from every job of lower priority in the pass.
+		 */
+		char args[200], others[120] = "";
+
+		for (int i = 1; i <= NODES; i++) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "node%d", i);
+			if (strcmp(name, node_v))
+				snprintf(others + strlen(others), sizeof(others) - strlen(others),
+					 "%s%s", *others ? "," : "", name);
+		}
+		snprintf(args, sizeof(args), "-A other -N1 --gres=gpu:8 --nice=-100000 -x %s",
+			 others);
+		j = submit(args);
+	}
+	ck_assert_msg(wait_job(j, "are kept for it until it starts", 60),
+		      "job %d does not say %s is kept for job %d: %s", j, node_v, g, job_line(j));
+	ck_assert_msg(wait_job(g, "JobState=RUNNING", 180), "own's job %d did not start: %s",
+		      g, job_line(g));
+	node_of(g, node_g, sizeof(node_g));
+	ck_assert_msg(!strcmp(node_g, node_v), "own's job %d started on %s, its victim %d was on %s",
+		      g, node_g, v, node_v);
+	for (int i = 0; i < NODES; i++)
+		if (!job_has(opp[i], "Restarts=0"))
+			victims++;
+	ck_assert_msg(victims == 1, "own's job %d requeued %d jobs for one node", g, victims);
+	ck_assert_msg(!e2e_log_has("more job(s) for its cells"),
+		      "slurmctld.log names more victims for job %d", g);
+	ck_assert_msg(job_has(j, "JobState=PENDING"), "job %d: %s", j, job_line(j));
+	cancel_all();
+	set_grace(0);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -392,5 +461,6 @@ int main(void)
 	tcase_add_test(tc, test_wait_for_victims_named);
 	tcase_add_test(tc, test_victims_hold_back_no_other_vc);
 	tcase_add_test(tc, test_no_second_victim_while_node_completes);
+	tcase_add_test(tc, test_freed_node_kept_for_preemptor);
 	return e2e_run("preempt", tc, cancel_all);
 }

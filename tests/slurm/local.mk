@@ -22,6 +22,13 @@ tests_slurm_test_victim_log_SOURCES = tests/slurm/test_victim_log.c \
 tests_slurm_test_victim_log_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_slurm_test_victim_log_LDADD = $(CHECK_LIBS)
 
+check_PROGRAMS += tests/slurm/test_node_claims
+TESTS += tests/slurm/test_node_claims
+tests_slurm_test_node_claims_SOURCES = tests/slurm/test_node_claims.c \
+	src/slurm/node_claims.c src/slurm/node_claims.h
+tests_slurm_test_node_claims_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_slurm_test_node_claims_LDADD = $(CHECK_LIBS)
+
 # configure's comparison of the plugins' operation tables with Slurm's (a script,
 # no Slurm needed).
 TESTS += tests/slurm/test_ops_check
