@@ -226,6 +226,15 @@ hived_rc hived_finish(hived_engine *e, const char *job);
  * valid until the next call that changes e. hived_will_run does not foresee it. */
 hived_rc hived_promote(hived_engine *e, size_t *n_promoted);
 const char *hived_promoted_name(const hived_engine *e, size_t i);
+/* Waiting marks (guaranteed jobs whose last decision was "wait": doomed cells are
+ * charged to VCs without waiting work first, and no demoted job is promoted past a
+ * waiting job of higher priority) stay until the job is placed, finished or recorded
+ * running. A host that learns of no cancellation of a pending job drops the marks of
+ * jobs keep(job, arg) says are no longer waiting; *n_forgotten (may be NULL) says how
+ * many went. keep must not call back into e. */
+typedef int (*hived_keep_waiting_f)(const char *job, void *arg);
+hived_rc hived_forget_waiting(hived_engine *e, hived_keep_waiting_f keep, void *arg,
+			      size_t *n_forgotten);
 /* Record a job that already runs at a known placement (restart recovery). A guaranteed
  * job that no longer fits its VC is demoted to opportunistic (*demoted = 1). Pods
  * give node indices and GPU indices. GPUs the config does not have (node index out of

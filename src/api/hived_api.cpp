@@ -419,6 +419,26 @@ hived_rc hived_promote(hived_engine* e, size_t* n_promoted) {
   });
 }
 
+hived_rc hived_forget_waiting(hived_engine* e, hived_keep_waiting_f keep, void* arg,
+                              size_t* n_forgotten) {
+  if (n_forgotten) *n_forgotten = 0;
+  return OnEngine("hived_forget_waiting", e, [&]() -> Status {
+    if (!keep) return Status::Err(Code::kInval, "hived_forget_waiting: keep is NULL");
+    struct Call {
+      hived_keep_waiting_f keep;
+      void* arg;
+    } call{keep, arg};
+    const size_t gone = e->engine->ForgetWaiting(
+        [](const char* job, void* c) {
+          auto* k = static_cast<Call*>(c);
+          return k->keep(job, k->arg) != 0;
+        },
+        &call);
+    if (n_forgotten) *n_forgotten = gone;
+    return Status::Ok();
+  });
+}
+
 const char* hived_promoted_name(const hived_engine* e, size_t i) {
   if (!e || i >= e->promoted.size()) return nullptr;
   return e->promoted[i].c_str();

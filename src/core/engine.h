@@ -195,6 +195,9 @@ class Engine : private CellStore {
   // Without its priority (an older snapshot) the highest stands in for it until the
   // job's next decision: no demoted job of its VC is promoted past it meanwhile.
   void NoteWaiting(const std::string& job, const std::string& vc, int priority = 1000);
+  // Drops the marks of jobs `keep` says no longer wait (a host that is told of no
+  // cancellation of a pending job asks its own queue); returns how many went.
+  size_t ForgetWaiting(bool (*keep)(const char* job, void* arg), void* arg);
 
   bool HasJob(const std::string& job) const { return jobs_.Find(job) >= 0; }
   bool JobMatches(const std::string& job, const std::vector<PlacedPod>& pods) const;

@@ -1161,6 +1161,19 @@ void Engine::NoteWaiting(const std::string& job, const std::string& vc, int prio
   if (it != vc_index_.end() && jobs_.Find(job) < 0) MarkWaiting(job, it->second, priority);
 }
 
+size_t Engine::ForgetWaiting(bool (*keep)(const char* job, void* arg), void* arg) {
+  size_t gone = 0;
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (keep(it->first.c_str(), arg)) {
+      ++it;
+    } else {
+      it = waiting_.erase(it);
+      ++gone;
+    }
+  }
+  return gone;
+}
+
 // A host may never finish a job that is cancelled while it waits (Slurm calls no
 // select hook then): past a bound, every mark goes, and the jobs that really wait
 // mark themselves again at their next decision.

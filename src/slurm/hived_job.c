@@ -803,11 +803,39 @@ static void _comment_add(job_record_t *job_ptr, const char *note)
 	xfree(text);
 }
 
+/* The job of a waiting mark still waits: it pends and is not held. */
+static int _still_waits(const char *job, void *arg)
+{
+	job_record_t *j = find_job_record ?
+		find_job_record(strtoul(job, NULL, 10)) : NULL;
+
+	return j && IS_JOB_PENDING(j) && j->priority;
+}
+
+extern void hived_job_forget_stale_waits(hived_engine *e, int min_secs)
+{
+	static time_t last;
+	time_t now = time(NULL);
+	size_t n = 0;
+
+	if (!e || !find_job_record || (last && (now - last < min_secs)))
+		return;
+	last = now;
+	if (hived_forget_waiting(e, _still_waits, NULL, &n) != HIVED_OK)
+		error("select/hived: dropping waiting marks: %s",
+		      hived_last_error(e));
+	else if (n)
+		verbose("select/hived: %zu waiting job(s) no longer pending (cancelled, held or purged): no longer counted as waiting work",
+			n);
+}
+
 extern void hived_job_say_promoted(hived_engine *e, const char *ended)
 {
 	size_t n = 0;
 	char note[128];
 
+	/* A cancelled job of higher priority must not hold promotions back. */
+	hived_job_forget_stale_waits(e, 1);
 	if (hived_promote(e, &n) != HIVED_OK) {
 		error("select/hived: promoting demoted jobs after job %s ended: %s",
 		      ended, hived_last_error(e));

@@ -91,6 +91,15 @@ extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,
 extern void hived_job_pods_free(hived_pod *pods, size_t n_pods);
 
 /*
+ * Slurm calls no select hook when a pending job is cancelled, held or purged:
+ * its waiting mark in the engine (which charges doomed cells to VCs without
+ * waiting work first and holds promotions behind waiting jobs of higher
+ * priority) would stay. Drops such marks, at most once per min_secs.
+ * Call with slurmctld's job lock held.
+ */
+extern void hived_job_forget_stale_waits(hived_engine *e, int min_secs);
+
+/*
  * After hived_finish(e, ended): hived_promote(), then each job it promoted (a
  * demoted one its VC's cells now hold where it runs) is logged, counted and says
  * so in its comment.

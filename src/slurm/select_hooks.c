@@ -938,6 +938,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	hived_ctld_refresh_quotas();
 	e = hived_ctld_engine();
 	hived_ctld_sync_nodes();
+	hived_job_forget_stale_waits(e, 10);
 	_phase_end(HIVED_PHASE_SYNC);
 	kind = hived_job_build(job_ptr, bitmap, &ask, &why);
 	_phase_end(HIVED_PHASE_BUILD);

@@ -311,6 +311,33 @@ START_TEST(test_borrower_promoted)
 }
 END_TEST
 
+/*
+ * A job cancelled while it waits holds no promotion back. Slurm calls no select
+ * hook for it, so select/hived drops the waiting marks of jobs that no longer
+ * pend; before, the mark of vc1's cancelled job of higher priority (QOS high)
+ * kept the borrower demoted when a2 ended.
+ */
+START_TEST(test_cancelled_waiter_holds_no_promotion)
+{
+	char conf[2400], node[64], want[160];
+	int a1, a2, b, w;
+
+	snprintf(conf, sizeof(conf), "%s/etc/hived.conf", e2e_clusterdir);
+	borrowing_on(conf);
+	b = borrower_beside(&a1, &a2, node, sizeof(node));
+	w = submit("-A vc1 --qos=high -N3 --gres=gpu:8");
+	ck_assert_msg(wait_job(w, "is too small for the job", 60), "job %d: %s", w, job_line(w));
+	ck_assert_int_eq(run(NULL, "scancel %d", w), 0);
+	sleep(2);	/* marks are looked over at most once a second */
+	ck_assert_int_eq(run(NULL, "scancel %d", a2), 0);
+	snprintf(want, sizeof(want), "select/hived: job %d is guaranteed again: job %d ended",
+		 b, a2);
+	ck_assert_msg(e2e_wait_log(want, 60), "slurmctld did not log: %s", want);
+	ck_assert_int_eq(run(NULL, "cp '%s.good' '%s' && scontrol reconfigure", conf, conf), 0);
+	cancel_all();
+}
+END_TEST
+
 /* Bad values are refused by sbatch itself, with the reason (as an ordinary user). */
 START_TEST(test_invalid_options)
 {
@@ -598,6 +625,7 @@ int main(void)
 	tcase_add_test(tc, test_lazy_preempt);
 	tcase_add_test(tc, test_borrow_idle_cells);
 	tcase_add_test(tc, test_borrower_promoted);
+	tcase_add_test(tc, test_cancelled_waiter_holds_no_promotion);
 	tcase_add_test(tc, test_priority_bands);
 	tcase_add_test(tc, test_one_verdict_indivisible_gpus);
 	tcase_add_test(tc, test_one_verdict_account_without_cells);

@@ -220,6 +220,43 @@ START_TEST(snapshot_keeps_waiting_priority) {
 }
 END_TEST
 
+// A host drops the marks of jobs that no longer wait; the rest stay.
+static int KeepOnlyW2(const char* job, void* arg) {
+  ++*static_cast<int*>(arg);
+  return std::string(job) == "w2";
+}
+
+START_TEST(forget_waiting_drops_marks) {
+  hived_engine* e = NewEngine();
+  const hived_member m = {1, 4, 0};
+  hived_job_request r = Request("j1", &m);
+  r.priority = 10;
+  const hived_decision* d = nullptr;
+  ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+  for (const char* w : {"w1", "w2"}) {
+    r = Request(w, &m);
+    r.priority = 7;
+    ck_assert_int_eq(hived_submit(e, &r, 1, &d), HIVED_OK);
+    ck_assert_int_eq(d->outcome, HIVED_WAITING);
+  }
+  int asked = 0;
+  size_t n = 9;
+  ck_assert_int_eq(hived_forget_waiting(e, KeepOnlyW2, &asked, &n), HIVED_OK);
+  ck_assert_int_eq(asked, 2);
+  ck_assert_uint_eq(n, 1);
+  char* snap = nullptr;
+  ck_assert_int_eq(hived_snapshot(e, &snap), HIVED_OK);
+  ck_assert_msg(!strstr(snap, R"({"job":"w1")") && strstr(snap, R"({"job":"w2")"), "%s", snap);
+  free(snap);
+  n = 9;
+  ck_assert_int_eq(hived_forget_waiting(e, nullptr, nullptr, &n), HIVED_EINVAL);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_msg(strstr(hived_last_error(e), "keep is NULL"), "%s", hived_last_error(e));
+  ck_assert_int_eq(hived_forget_waiting(nullptr, KeepOnlyW2, &asked, &n), HIVED_EINVAL);
+  hived_engine_free(e);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("api_errors");
   TCase* tc = tcase_create("errors");
@@ -228,6 +265,7 @@ int main(void) {
   tcase_add_test(tc, internal_error_code_and_message);
   tcase_add_test(tc, out_of_memory_code_and_message);
   tcase_add_test(tc, snapshot_keeps_waiting_priority);
+  tcase_add_test(tc, forget_waiting_drops_marks);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
