@@ -123,6 +123,19 @@ static victim_log_t victims_named;
 #define CLAIM_SECS 60
 static node_claims_t claims;
 
+/*
+ * Claims name the engine's node indexes: a new engine (hived.conf or sacctmgr
+ * change) may number the nodes otherwise, so its claims start afresh.
+ */
+static void _claims_follow(hived_engine *e)
+{
+	static hived_engine *claims_engine;
+
+	if (e != claims_engine)
+		memset(&claims, 0, sizeof(claims));
+	claims_engine = e;
+}
+
 static bool _claim_pends(uint32_t job_id)
 {
 	job_record_t *j = find_job_record ? find_job_record(job_id) : NULL;
@@ -958,6 +971,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	held_by = _leave_to_head(job_ptr, bitmap, &ask, &left);
+	_claims_follow(e);
 	/*
 	 * Only where a job starts: a TEST_ONLY refused here could mark it
 	 * never runnable, and backfill's plans outlive a claim's seconds.
