@@ -476,6 +476,10 @@ def table(ct, hd, workload):
         ct["anomaly"]["jobs"], hd["anomaly"]["jobs"])
     add("… seconds they waited under quota", ct["anomaly"]["under_quota_wait"],
         hd["anomaly"]["under_quota_wait"], 0)
+    # Slurm holds a requeued job (BeginTime) whoever placed it: counted, and shown.
+    add("… of those, seconds Slurm held a requeued job (BeginTime)",
+        ct["anomaly"]["under_quota_seconds_by_reason"].get("BeginTime", 0.0),
+        hd["anomaly"]["under_quota_seconds_by_reason"].get("BeginTime", 0.0), 0)
     add("… counted alone (own account's queue ahead ignored)", ct["anomaly"]["jobs_alone"],
         hd["anomaly"]["jobs_alone"])
     add("… whole-node jobs only while their account's own jobs left them whole nodes",

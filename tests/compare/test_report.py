@@ -165,6 +165,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check("anomaly jobs judged alone", r["anomaly"]["jobs_alone"], 2)
     check("anomaly job", [i for i, j in r["jobs"].items() if j["anomaly"]], ["1"])
     check("seconds under quota", r["anomaly"]["under_quota_wait"], 7.0)  # polls 0..7
+    check("seconds under quota by reason", r["anomaly"]["under_quota_seconds_by_reason"],
+          {"Resources": 7.0})
+    held = dict(r, anomaly=dict(r["anomaly"], under_quota_seconds_by_reason={
+        "Resources": 4.0, "BeginTime": 3.0}))
+    check("BeginTime row", "| … of those, seconds Slurm held a requeued job (BeginTime) | 0 | 3 |"
+          in report.table(r, held, WORKLOAD), True)
     check("per VC anomaly", (r["per_account"]["a"]["anomaly_jobs"],
                              r["per_account"]["b"]["anomaly_jobs"]), (1, 0))
     check("preemptions", (r["preemptions"], r["per_account"]["b"]["preemptions"]), (1, 1))
