@@ -803,13 +803,22 @@ static void _comment_add(job_record_t *job_ptr, const char *note)
 	xfree(text);
 }
 
-/* The job of a waiting mark still waits: it pends and is not held. */
+extern job_record_t *hived_job_waiting(uint32_t job_id)
+{
+	job_record_t *j = find_job_record ? find_job_record(job_id) : NULL;
+
+	return (j && IS_JOB_PENDING(j) && j->priority) ? j : NULL;
+}
+
+extern bool hived_job_still_waits(uint32_t job_id)
+{
+	return hived_job_waiting(job_id) != NULL;
+}
+
+/* The engine's keep-predicate: the mark's job (an id as text) still waits. */
 static int _still_waits(const char *job, void *arg)
 {
-	job_record_t *j = find_job_record ?
-		find_job_record(strtoul(job, NULL, 10)) : NULL;
-
-	return j && IS_JOB_PENDING(j) && j->priority;
+	return hived_job_still_waits(strtoul(job, NULL, 10));
 }
 
 extern void hived_job_forget_stale_waits(hived_engine *e, int min_secs)

@@ -91,6 +91,14 @@ extern int hived_job_alloc_pods(job_record_t *job_ptr, hived_pod **pods,
 extern void hived_job_pods_free(hived_pod *pods, size_t n_pods);
 
 /*
+ * The job's record if it still pends and is not held (priority 0); NULL once it
+ * started, was cancelled, held or purged. Call with slurmctld's job lock held.
+ */
+extern job_record_t *hived_job_waiting(uint32_t job_id);
+/* The same as a yes/no: node claims and the VC head ask it by id. */
+extern bool hived_job_still_waits(uint32_t job_id);
+
+/*
  * Slurm calls no select hook when a pending job is cancelled, held or purged:
  * its waiting mark in the engine (which charges doomed cells to VCs without
  * waiting work first and holds promotions behind waiting jobs of higher

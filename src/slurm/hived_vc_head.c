@@ -27,6 +27,7 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "hived_job.h"
 #include "hived_vc_head.h"
 
 typedef struct {
@@ -59,10 +60,9 @@ static bool _pends(vc_head_t *h)
 {
 	job_record_t *j;
 
-	if (!h->job_id || !find_job_record)
+	if (!h->job_id)
 		return false;
-	j = find_job_record(h->job_id);
-	if (!j || !IS_JOB_PENDING(j) || !j->priority) {
+	if (!(j = hived_job_waiting(h->job_id))) {
 		h->job_id = 0;
 		FREE_NULL_BITMAP(h->nodes);
 		return false;

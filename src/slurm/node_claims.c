@@ -70,13 +70,14 @@ extern void node_claims_drop(node_claims_t *c, uint32_t job)
 			memset(&c->claim[i], 0, sizeof(c->claim[i]));
 }
 
-extern uint32_t node_claims_keep_off(node_claims_t *c, uint32_t job,
-				     int64_t now, uint8_t *allowed,
-				     size_t n_nodes, node_claims_pends_f pends)
+extern uint32_t node_claims_keep_off_each(node_claims_t *c, uint32_t job,
+					  int64_t now,
+					  node_claims_pends_f pends,
+					  node_claims_take_f take, void *arg)
 {
 	uint32_t by = 0;
 
-	if (!c || !allowed)
+	if (!c || !take)
 		return 0;
 	for (size_t i = 0; i < NODE_CLAIMS_JOBS; i++) {
 		node_claim_t *s = &c->claim[i];
@@ -87,16 +88,36 @@ extern uint32_t node_claims_keep_off(node_claims_t *c, uint32_t job,
 			memset(s, 0, sizeof(*s));
 			continue;
 		}
-		for (uint32_t k = 0; k < s->n; k++) {
-			int32_t node = s->node[k];
-
-			if ((node < 0) || ((size_t) node >= n_nodes) ||
-			    !allowed[node])
-				continue;
-			allowed[node] = 0;
-			if (!by)
+		for (uint32_t k = 0; k < s->n; k++)
+			if (take(s->node[k], arg) && !by)
 				by = s->job;
-		}
 	}
 	return by;
+}
+
+typedef struct {
+	uint8_t *allowed;
+	size_t n_nodes;
+} allowed_t;
+
+static bool _take_allowed(int32_t node, void *arg)
+{
+	allowed_t *a = arg;
+
+	if ((node < 0) || ((size_t) node >= a->n_nodes) || !a->allowed[node])
+		return false;
+	a->allowed[node] = 0;
+	return true;
+}
+
+extern uint32_t node_claims_keep_off(node_claims_t *c, uint32_t job,
+				     int64_t now, uint8_t *allowed,
+				     size_t n_nodes, node_claims_pends_f pends)
+{
+	allowed_t a = { allowed, n_nodes };
+
+	if (!allowed)
+		return 0;
+	return node_claims_keep_off_each(c, job, now, pends, _take_allowed,
+					 &a);
 }

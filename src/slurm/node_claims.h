@@ -58,6 +58,22 @@ extern void node_claims_drop(node_claims_t *c, uint32_t job);
 typedef bool (*node_claims_pends_f)(uint32_t job);
 
 /*
+ * Takes node away from the job being placed if it may use it now: RET whether
+ * it could (a node it could not use was kept from no one).
+ */
+typedef bool (*node_claims_take_f)(int32_t node, void *arg);
+
+/*
+ * Calls take(node, arg) for each node another job's live claim holds at `now`;
+ * lapsed claims and those of jobs `pends` says no longer pend are dropped. RET
+ * the job whose claim took the first node take() took (0: none took any).
+ */
+extern uint32_t node_claims_keep_off_each(node_claims_t *c, uint32_t job,
+					  int64_t now,
+					  node_claims_pends_f pends,
+					  node_claims_take_f take, void *arg);
+
+/*
  * Clears allowed[i] (i < n_nodes) for each node another job's live claim holds
  * at `now`; lapsed claims and those of jobs `pends` says no longer pend are
  * dropped. RET the job whose claim took the first node job was allowed (0:

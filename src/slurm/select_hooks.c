@@ -136,13 +136,6 @@ static void _claims_follow(hived_engine *e)
 	claims_engine = e;
 }
 
-static bool _claim_pends(uint32_t job_id)
-{
-	job_record_t *j = find_job_record ? find_job_record(job_id) : NULL;
-
-	return j && IS_JOB_PENDING(j) && j->priority;
-}
-
 /* The decision's pods that take every GPU of their node are claimed. */
 static void _claim_nodes(hived_engine *e, job_record_t *job_ptr,
 			 const hived_decision *d)
@@ -906,6 +899,79 @@ static wait_cause_t _wait_cause(int wait_kind)
 	}
 }
 
+static const char claim_note[] = "the nodes JobId=";
+
+typedef struct {
+	bitstr_t *bitmap;
+	int taken;
+} take_bits_t;
+
+static bool _take_bit(int32_t node, void *arg)
+{
+	take_bits_t *t = arg;
+	int idx = hived_ctld_slurm_index(node);
+
+	if ((idx < 0) || (idx >= bit_size(t->bitmap)) ||
+	    !bit_test(t->bitmap, idx))
+		return false;
+	bit_clear(t->bitmap, idx);
+	t->taken++;
+	return true;
+}
+
+/*
+ * A job cons_tres places alone (no GPU, or GPUs in a shape HiveD does not
+ * model) could take a node a preemptor's victims have just left, and the
+ * preemptor would requeue more jobs elsewhere: its RUN_NOW goes off claimed
+ * nodes too. Called with the ctld lock held; releases it.
+ */
+static int _forward_off_claims(job_record_t *job_ptr, bitstr_t *bitmap,
+			       uint32_t min_nodes, uint32_t max_nodes,
+			       uint32_t req_nodes, uint16_t mode,
+			       list_t *preemptee_candidates,
+			       list_t **preemptee_job_list, hived_exc_t *exc,
+			       hived_will_run_t *will_run, hived_job_test_f fwd)
+{
+	take_bits_t t = { bitmap, 0 };
+	char *why;
+	uint32_t by;
+	int rc, avail = 0;
+
+	_claims_follow(hived_ctld_engine());
+	by = node_claims_keep_off_each(&claims, job_ptr->job_id, time(NULL),
+				       hived_job_still_waits, _take_bit, &t);
+	if (by)	/* cons_tres may change the bitmap it fails on */
+		avail = bit_set_count(bitmap) + t.taken;
+	hived_ctld_unlock();
+	rc = fwd(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
+		 preemptee_candidates, preemptee_job_list, exc, will_run);
+	if (!by || (rc == SLURM_SUCCESS)) {
+		/* Our note only: a site's own SystemComment stays. */
+		if (!xstrncmp(job_ptr->system_comment, "hived: ", 7) &&
+		    !xstrncmp(job_ptr->system_comment + 7, claim_note,
+			      strlen(claim_note)))
+			hived_job_set_comment(job_ptr, NULL);
+		return rc;
+	}
+	why = xstrdup_printf("%s%u preempted jobs on are kept for it until it starts",
+			     claim_note, by);
+	hived_job_set_comment(job_ptr, why);
+	xfree(why);
+	if (_verbose())
+		info("select/hived: %pJ kept off the nodes JobId=%u preempted jobs on, until it starts",
+		     job_ptr, by);
+	/*
+	 * As _hold_without_blocking, counting the claimed nodes: without the
+	 * mark Slurm's main scheduler would hold back the partition, the
+	 * preemptor too, and backfill would plan the claimed node for this job.
+	 */
+	hived_ctld_lock();
+	if (avail >= (int) min_nodes)
+		_held_mark(job_ptr->job_id);
+	hived_ctld_unlock();
+	return ESLURM_NODES_BUSY;
+}
+
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		     uint32_t min_nodes, uint32_t max_nodes,
 		     uint32_t req_nodes, uint16_t mode,
@@ -960,6 +1026,12 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			info("select/hived: %pJ: %s", job_ptr, why);
 		xfree(why);
 		hived_job_ask_free(&ask);
+		if (mode == SELECT_MODE_RUN_NOW)
+			return _forward_off_claims(job_ptr, bitmap, min_nodes,
+						   max_nodes, req_nodes, mode,
+						   preemptee_candidates,
+						   preemptee_job_list, exc,
+						   will_run, fwd);
 		hived_ctld_unlock();
 		goto forward;
 	}
@@ -980,7 +1052,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		claimed_by = node_claims_keep_off(&claims, job_ptr->job_id,
 						  time(NULL), ask.allowed,
 						  hived_node_count(e),
-						  _claim_pends);
+						  hived_job_still_waits);
 	*asked = true;
 	_engine_start();
 	submitted = hived_submit(e, &ask.req, 1, &d);

@@ -385,9 +385,10 @@ END_TEST
  * victim is gone; before, it named the same victim, took the node, and the
  * preemptor bound elsewhere and requeued a second job for one node (in the
  * contended-nodes runs of issue 18, whole-node preemptors took each other's
- * freed nodes that way).
+ * freed nodes that way). `competitor`: the sbatch options of a job of
+ * another VC that Slurm tests first, placed only on the victim's node.
  */
-START_TEST(test_freed_node_kept_for_preemptor)
+static void _freed_node_kept(const char *competitor)
 {
 	int opp[NODES], g, j, v = 0, victims = 0;
 	char node_g[32], node_v[32], *line, *at;
@@ -414,7 +415,7 @@ START_TEST(test_freed_node_kept_for_preemptor)
 		 * -x, not -w: slurmctld keeps a blocked job's required nodes
 		 * from every job of lower priority in the pass.
 		 */
-		char args[200], others[120] = "";
+		char args[256], others[120] = "";
 
 		for (int i = 1; i <= NODES; i++) {
 			char name[16];
@@ -424,8 +425,7 @@ START_TEST(test_freed_node_kept_for_preemptor)
 				snprintf(others + strlen(others), sizeof(others) - strlen(others),
 					 "%s%s", *others ? "," : "", name);
 		}
-		snprintf(args, sizeof(args), "-A other -N1 --gres=gpu:8 --nice=-100000 -x %s",
-			 others);
+		snprintf(args, sizeof(args), "%s -x %s", competitor, others);
 		j = submit(args);
 	}
 	ck_assert_msg(wait_job(j, "are kept for it until it starts", 60),
@@ -445,6 +445,18 @@ START_TEST(test_freed_node_kept_for_preemptor)
 	cancel_all();
 	set_grace(0);
 }
+
+START_TEST(test_freed_node_kept_for_preemptor)
+{
+	_freed_node_kept("-A other -N1 --gres=gpu:8 --nice=-100000");
+}
+END_TEST
+
+/* A job cons_tres places alone (no GPU) is kept off too. */
+START_TEST(test_freed_node_kept_from_cpu_job)
+{
+	_freed_node_kept("-A other -N1 --exclusive --nice=-100000");
+}
 END_TEST
 
 int main(void)
@@ -462,5 +474,6 @@ int main(void)
 	tcase_add_test(tc, test_victims_hold_back_no_other_vc);
 	tcase_add_test(tc, test_no_second_victim_while_node_completes);
 	tcase_add_test(tc, test_freed_node_kept_for_preemptor);
+	tcase_add_test(tc, test_freed_node_kept_from_cpu_job);
 	return e2e_run("preempt", tc, cancel_all);
 }

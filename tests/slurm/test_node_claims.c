@@ -157,6 +157,43 @@ START_TEST(test_no_table)
 }
 END_TEST
 
+/*
+ * The callback form (select/hived's jobs cons_tres places alone clear bits of
+ * Slurm's node bitmap): every claimed node of others is offered, the claim
+ * is named only for a node the taker took, and its own claim is never offered.
+ */
+static int offered[N];
+static bool take_even(int32_t node, void *arg)
+{
+	int *taken = arg;
+
+	offered[node]++;
+	if (node % 2)
+		return false;
+	(*taken)++;
+	return true;
+}
+
+START_TEST(test_each_offers_others_nodes)
+{
+	int32_t mine[] = { 0 }, odd[] = { 1, 3 }, even[] = { 4, 6 };
+	int taken = 0;
+
+	memset(offered, 0, sizeof(offered));
+	node_claims_set(&claims, 9, mine, 1, 100);
+	node_claims_set(&claims, 5, odd, 2, 100);
+	node_claims_set(&claims, 6, even, 2, 100);
+	ck_assert_uint_eq(node_claims_keep_off_each(&claims, 9, 10, pends, take_even, &taken), 6);
+	ck_assert_int_eq(taken, 2);
+	ck_assert_int_eq(offered[0], 0);
+	ck_assert_int_eq(offered[1] + offered[3] + offered[4] + offered[6], 4);
+	/* Only nodes the taker refuses: no claim kept it off anything. */
+	node_claims_drop(&claims, 6);
+	ck_assert_uint_eq(node_claims_keep_off_each(&claims, 9, 10, pends, take_even, &taken), 0);
+	ck_assert_uint_eq(node_claims_keep_off_each(&claims, 9, 10, pends, NULL, NULL), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node_claims");
@@ -172,6 +209,7 @@ int main(void)
 	tcase_add_test(tc, test_out_of_range);
 	tcase_add_test(tc, test_full_forgets_oldest);
 	tcase_add_test(tc, test_no_table);
+	tcase_add_test(tc, test_each_offers_others_nodes);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
