@@ -95,7 +95,7 @@ extern void hived_job_pods_free(hived_pod *pods, size_t n_pods);
  * started, was cancelled, held or purged. Call with slurmctld's job lock held.
  */
 extern job_record_t *hived_job_waiting(uint32_t job_id);
-/* The same as a yes/no: node claims and the VC head ask it by id. */
+/* The same as a yes/no, for node claims and the engine's waiting marks. */
 extern bool hived_job_still_waits(uint32_t job_id);
 
 /*
