@@ -95,10 +95,11 @@ static bool _held_take(uint32_t job_id)
 
 /*
  * Fails a RUN_NOW the way that holds back no other job: marks the job for the
- * TEST_ONLY on available nodes that follows (see held[]). Releases the ctld
- * lock.
+ * TEST_ONLY on available nodes that follows (see held[]). avail: the nodes
+ * Slurm offered, counted before any were taken from its bitmap. Releases the
+ * ctld lock.
  */
-static int _hold_without_blocking(job_record_t *job_ptr, bitstr_t *bitmap,
+static int _hold_without_blocking(job_record_t *job_ptr, int avail,
 				  uint32_t min_nodes)
 {
 	/*
@@ -106,7 +107,7 @@ static int _hold_without_blocking(job_record_t *job_ptr, bitstr_t *bitmap,
 	 * they are at least min_nodes; else the next TEST_ONLY is the one on
 	 * all nodes, and failing that one would mark the job never runnable.
 	 */
-	if (bit_set_count(bitmap) >= (int) min_nodes)
+	if (avail >= (int) min_nodes)
 		_held_mark(job_ptr->job_id);
 	hived_ctld_unlock();
 	return ESLURM_NODES_BUSY;
@@ -937,7 +938,6 @@ static int _forward_off_claims(job_record_t *job_ptr, bitstr_t *bitmap,
 	uint32_t by;
 	int rc, avail = 0;
 
-	_claims_follow(hived_ctld_engine());
 	by = node_claims_keep_off_each(&claims, job_ptr->job_id, time(NULL),
 				       hived_job_still_waits, _take_bit, &t);
 	if (by)	/* cons_tres may change the bitmap it fails on */
@@ -961,15 +961,12 @@ static int _forward_off_claims(job_record_t *job_ptr, bitstr_t *bitmap,
 		info("select/hived: %pJ kept off the nodes JobId=%u preempted jobs on, until it starts",
 		     job_ptr, by);
 	/*
-	 * As _hold_without_blocking, counting the claimed nodes: without the
-	 * mark Slurm's main scheduler would hold back the partition, the
-	 * preemptor too, and backfill would plan the claimed node for this job.
+	 * Counting the claimed nodes: without the mark Slurm's main scheduler
+	 * would hold back the partition, the preemptor too, and backfill would
+	 * plan the claimed node for this job.
 	 */
 	hived_ctld_lock();
-	if (avail >= (int) min_nodes)
-		_held_mark(job_ptr->job_id);
-	hived_ctld_unlock();
-	return ESLURM_NODES_BUSY;
+	return _hold_without_blocking(job_ptr, avail, min_nodes);
 }
 
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
@@ -1018,6 +1015,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	e = hived_ctld_engine();
 	hived_ctld_sync_nodes();
 	hived_job_forget_stale_waits(e, 10);
+	_claims_follow(e);
 	_phase_end(HIVED_PHASE_SYNC);
 	kind = hived_job_build(job_ptr, bitmap, &ask, &why);
 	_phase_end(HIVED_PHASE_BUILD);
@@ -1043,7 +1041,6 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	held_by = _leave_to_head(job_ptr, bitmap, &ask, &left);
-	_claims_follow(e);
 	/*
 	 * Only where a job starts: a TEST_ONLY refused here could mark it
 	 * never runnable, and backfill's plans outlive a claim's seconds.
@@ -1150,7 +1147,8 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		 * reason to hold back other VCs' jobs.
 		 */
 		if (mode == SELECT_MODE_RUN_NOW)
-			return _hold_without_blocking(job_ptr, bitmap,
+			return _hold_without_blocking(job_ptr,
+						      bit_set_count(bitmap),
 						      min_nodes);
 		if (mode == SELECT_MODE_WILL_RUN) {
 			/* No end of running jobs makes a VC bigger. */
@@ -1207,14 +1205,16 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		_claim_nodes(e, job_ptr, d);
 		_note_victims_wait(job_ptr, &ask, d);
 		hived_job_ask_free(&ask);
-		return _hold_without_blocking(job_ptr, bitmap, min_nodes);
+		return _hold_without_blocking(job_ptr, bit_set_count(bitmap),
+					      min_nodes);
 	}
 	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW) &&
 	    (leaving = _earlier_victims_leaving(job_ptr, d))) {
 		/* Its earlier victims' nodes come back first: wait for them. */
 		_note_victims_wait_ids(job_ptr, &ask, leaving);
 		hived_job_ask_free(&ask);
-		return _hold_without_blocking(job_ptr, bitmap, min_nodes);
+		return _hold_without_blocking(job_ptr, bit_set_count(bitmap),
+					      min_nodes);
 	}
 	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW) &&
 	    (leaving = _claimed_nodes_away(e, job_ptr, d, bitmap))) {
@@ -1227,7 +1227,8 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		xfree(text);
 		xfree(leaving);
 		hived_job_ask_free(&ask);
-		return _hold_without_blocking(job_ptr, bitmap, min_nodes);
+		return _hold_without_blocking(job_ptr, bit_set_count(bitmap),
+					      min_nodes);
 	}
 	if (d->n_preempted && (mode == SELECT_MODE_RUN_NOW)) {
 		list_t *victims = _victims(d, preemptee_candidates, &why);
