@@ -5,7 +5,7 @@
 # TRACES=DIR overrides the trace directory; COMPARE_FLAGS passes options to
 # scripts/compare/compare (e.g. COMPARE_FLAGS="--jobs 200 --span 180"; the contended
 # runs: COMPARE_FLAGS="--scenario contended", "--scenario contended-nodes" or
-# "--scenario churn").
+# "--scenario churn"; "--runs 3" runs three pairs and sums their figures).
 # make compare-scale: both plugins alternating on 256 nodes behind a flood of
 # pending jobs (scripts/compare/scale; SCALE_FLAGS passes options, e.g.
 # SCALE_FLAGS="--runs 2 --nodes 512 --flood 1000 --each 20 --hold 60").

@@ -219,6 +219,46 @@ with tempfile.TemporaryDirectory() as tmp:
         return sorted(i for i, v in u.items() if any(x[1] - x[0] >= report.GRACE for x in v))
     check("by count", waited(None), [12, 14, 15])
     check("with own room", waited(lambda p: report.own_room(p, rjobs, rq, rplaced, 8)), [14, 15])
+    # runs.py: figures over pairs are sums, not a mean of ratios. Pair 1 is the run
+    # above on both sides (anomaly 1 vs 1); pair 2 has cons_tres at 9 jobs, hived at 0.
+    def pair(path, ct, hd, first):
+        with open(path, "w") as f:
+            json.dump({"meta": {"first": first, "date": "d"}, "workload": {"params": {"x": 1}},
+                       "cons_tres": ct, "hived": hd}, f)
+    worse = dict(r, anomaly=dict(r["anomaly"], jobs=9, under_quota_wait=90.0, jobs_own_room=4),
+                 preemptions=5)
+    none = dict(r, anomaly=dict(r["anomaly"], jobs=0, under_quota_wait=0.0, jobs_own_room=0))
+    pair(os.path.join(tmp, "p1.json"), r, r, "cons_tres")
+    pair(os.path.join(tmp, "p2.json"), worse, none, "hived")
+    runs_cmd = [sys.executable, os.path.join(COMPARE, "runs.py"), "--json",
+                os.path.join(tmp, "runs.json"), "--md", os.path.join(tmp, "runs.md"),
+                os.path.join(tmp, "p1.json"), os.path.join(tmp, "p2.json")]
+    rc = subprocess.run(runs_cmd, stderr=subprocess.PIPE, text=True)
+    check("runs.py ran", (rc.returncode, rc.stderr), (0, ""))
+    if rc.returncode == 0:
+        rs = json.load(open(os.path.join(tmp, "runs.json")))
+        check("runs: anomaly summed", (rs["sum"]["cons_tres"]["anomaly_jobs"],
+                                       rs["sum"]["hived"]["anomaly_jobs"]), (10, 1))
+        check("runs: ratio of the sums", rs["targets"]["anomaly"]["ratio_cons_tres_over_hived"],
+              10.0)
+        check("runs: 10x met on the sums", rs["targets"]["anomaly"]["met"], True)
+        check("runs: own-room summed", rs["targets"]["anomaly_own_room"]["cons_tres"],
+              r["anomaly"]["jobs_own_room"] + 4)
+        check("runs: preemptions summed", rs["sum"]["cons_tres"]["preemptions"],
+              r["preemptions"] + 5)
+        check("runs: socket hits over jobs", rs["sum"]["hived"]["affinity"]["socket"],
+              {"hits": 6, "jobs": 8})
+        check("runs: range", rs["sum"]["cons_tres"]["anomaly_jobs_range"], [1, 9])
+        check("runs: order kept", [p["first"] for p in rs["pairs"]], ["cons_tres", "hived"])
+    # Reports of two workloads do not add up: refused, naming why.
+    with open(os.path.join(tmp, "p2.json")) as f:
+        other = json.load(f)
+    other["workload"]["params"] = {"x": 2}
+    with open(os.path.join(tmp, "p2.json"), "w") as f:
+        json.dump(other, f)
+    rc = subprocess.run(runs_cmd, stderr=subprocess.PIPE, text=True)
+    check("runs: other workload refused", (rc.returncode, "different workloads" in rc.stderr),
+          (1, True))
     # Presets: deterministic, and the contended slice offers more than the cluster holds.
     presets = {}
     for sc in ("churn", "contended", "contended-nodes"):
