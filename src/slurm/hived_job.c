@@ -183,6 +183,27 @@ static int32_t _max_node_gpus(hived_engine *e)
 }
 
 /*
+ * Slurm gives a job that has its nodes exclusively every GPU of them, whatever
+ * it asked for (since 20.02): HiveD binds whole node cells for it, one per pod,
+ * so that its VC's quota counts what it holds. A pod asking for more GPUs than
+ * a node has is left as it is (the engine refuses it).
+ */
+static void _whole_node_pods(hived_engine *e, hived_job_class_t *c)
+{
+	int32_t per = _max_node_gpus(e), pods = 0;
+
+	for (size_t m = 0; m < c->n_members; m++) {
+		if (c->members[m].leaf_cell_number > per)
+			return;
+		pods += c->members[m].pod_number;
+	}
+	c->members[0].pod_number = pods;
+	c->members[0].leaf_cell_number = per;
+	c->n_members = 1;
+	c->split_max_pods = 0;	/* smaller pods would still take whole nodes */
+}
+
+/*
  * --gpus=K without -N leaves the node count to the scheduler (cons_tres spreads
  * such a job too): with "splitCountOnlyJobs" the engine may then run it as up to
  * this many pods, one per node, when its compact shape cannot be bound now.
@@ -437,6 +458,9 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 		*why = xstrdup("GPUs per socket or per task are placed by cons_tres");
 		return c->kind;
 	}
+	if (!shard_entries && !hived_is_mig_profile(e, gpu->type_name) &&
+	    HIVED_WHOLE_NODE(job_ptr->details))
+		_whole_node_pods(e, c);
 	for (size_t m = 0; m < c->n_members; m++)
 		c->gpus += (int64_t) c->members[m].pod_number *
 			   c->members[m].leaf_cell_number;
@@ -659,6 +683,26 @@ static bool _filed_as_asked(int idx, gres_job_state_t *js, const hived_pod *pod,
 	return true;
 }
 
+/*
+ * select_nodes() swaps a job that has its nodes exclusively onto a GRES request
+ * of every GPU of them, with no indices selected, before job_begin: Slurm then
+ * allocates each node's every GPU, which is HiveD's choice if its pods are
+ * whole nodes (_whole_node_pods).
+ */
+static bool _whole_nodes_chosen(job_record_t *job_ptr, const hived_decision *d)
+{
+	hived_engine *e = hived_ctld_engine();
+
+	if (!e || !HIVED_WHOLE_NODE(job_ptr->details) || !d->n_pods)
+		return false;
+	for (size_t p = 0; p < d->n_pods; p++)
+		if (d->pods[p].n_fractions ||
+		    (d->pods[p].n_leaves !=
+		     hived_node_leaf_count(e, d->pods[p].node)))
+			return false;
+	return true;
+}
+
 extern int hived_job_set_gres_select(job_record_t *job_ptr,
 				     const hived_decision *d, char **why)
 {
@@ -667,6 +711,8 @@ extern int hived_job_set_gres_select(job_record_t *job_ptr,
 	gres_job_state_t *js = _gres_state(job_ptr->gres_list_req,
 					   shards ? "shard" : "gpu", &entries);
 
+	if (js && !js->gres_bit_select && _whole_nodes_chosen(job_ptr, d))
+		return SLURM_SUCCESS;
 	if (!js || !js->gres_bit_select || !js->gres_cnt_node_select)
 		return SLURM_ERROR;
 	for (size_t p = 0; p < d->n_pods; p++) {

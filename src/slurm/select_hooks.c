@@ -1472,6 +1472,12 @@ static bool _record_running(hived_engine *e, job_record_t *job_ptr)
 	return done;
 }
 
+/*
+ * The job select_nodes() has just begun: its nodeinfo_set follows under the
+ * same locks, and a difference found there is its start, not a recovery.
+ */
+static uint32_t begun_job_id;
+
 extern void hived_hook_job_begun(job_record_t *job_ptr)
 {
 	char name[24];
@@ -1480,6 +1486,7 @@ extern void hived_hook_job_begun(job_record_t *job_ptr)
 	if (!running_in_slurmctld())
 		return;
 	hived_ctld_lock();
+	begun_job_id = job_ptr->job_id;
 	e = hived_ctld_engine();
 	snprintf(name, sizeof(name), "%u", job_ptr->job_id);
 	if (e && !hived_job_exists(e, name))
@@ -1585,11 +1592,16 @@ extern void hived_hook_job_recovered(job_record_t *job_ptr)
 	hived_pod *pods = NULL;
 	size_t np = 0;
 	char name[24];
+	bool starting;
 
 	if (!running_in_slurmctld() || !job_ptr ||
 	    !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
 		return;
 	hived_ctld_lock();
+	/* Once: a reconfigure's nodeinfo_set of the same job is no start. */
+	starting = (job_ptr->job_id == begun_job_id);
+	if (starting)
+		begun_job_id = 0;
 	e = hived_ctld_engine();
 	if (!e || (hived_job_alloc_pods(job_ptr, &pods, &np) != SLURM_SUCCESS)) {
 		hived_ctld_unlock();
@@ -1602,8 +1614,18 @@ extern void hived_hook_job_recovered(job_record_t *job_ptr)
 			     job_ptr);
 			(void) hived_finish(e, name);
 		}
-		if (_record_running(e, job_ptr))
+		/*
+		 * At a start only a job cons_tres placed gets here: Slurm
+		 * gives one that has its nodes exclusively every GPU of
+		 * them, asked for or not.
+		 */
+		if (!_record_running(e, job_ptr))
+			starting = false;	/* nothing recorded: nothing to say */
+		else if (!starting)
 			info("select/hived: %pJ: cells rebuilt from Slurm's record",
+			     job_ptr);
+		if (starting && _verbose())
+			info("select/hived: %pJ: GPUs Slurm gave it with its nodes recorded as held",
 			     job_ptr);
 		hived_ctld_check("recovery");
 		hived_status_dirty();

@@ -66,6 +66,17 @@ typedef void hived_will_run_t;
 #define HIVED_WILL_RUN_END(w) ((void) (w), (time_t) 0)
 #endif
 
+/*
+ * A job Slurm gives every GRES of its nodes (--exclusive; --core-spec):
+ * whole_node is a value up to 23.11 (1 required, 3 MCS), flags from 24.11.
+ * A partition's OverSubscribe=EXCLUSIVE does not set it.
+ */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+#define HIVED_WHOLE_NODE(d) ((d) && ((d)->whole_node & WHOLE_NODE_REQUIRED))
+#else
+#define HIVED_WHOLE_NODE(d) ((d) && ((d)->whole_node == WHOLE_NODE_REQUIRED))
+#endif
+
 /* 26.05 added select_p_job_mem_reduce (select_ops.h). */
 #define HIVED_JOB_MEM_REDUCE \
 	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0))

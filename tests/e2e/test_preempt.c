@@ -459,6 +459,70 @@ START_TEST(test_freed_node_kept_from_cpu_job)
 }
 END_TEST
 
+/*
+ * Slurm gives a job that has its node exclusively every GPU of it, asked for or
+ * not: HiveD counts them held while it runs, and free once it ends. It records
+ * them when Slurm reports the job's allocation (nodeinfo_set), which before
+ * logged "cells rebuilt from Slurm's record" as if slurmctld had restarted.
+ */
+START_TEST(test_exclusive_job_holds_its_gpus)
+{
+	char *out = NULL;
+	int j;
+
+	cancel_all();
+	e2e_mark_log();
+	j = submit("-A other -N1 --exclusive");
+	ck_assert_msg(wait_job(j, "JobState=RUNNING", 120), "job %d: %s", j, job_line(j));
+	ck_assert_msg(hivedctl_job_says(j, "8 GPUs", 60, &out),
+		      "hivedctl does not count the GPUs exclusive job %d holds: %s", j,
+		      out ? out : "(no output)");
+	free(out);
+	ck_assert_msg(!e2e_log_has("cells rebuilt from Slurm's record"),
+		      "slurmctld.log calls job %d's start a rebuild", j);
+	(void) run(NULL, "scancel %d", j);
+	for (int t = 0; (t < 60) && status_shows_running(j); t++)
+		sleep(1);
+	ck_assert_msg(!status_shows_running(j), "job %d still holds GPUs after it ended", j);
+}
+END_TEST
+
+/*
+ * An --exclusive GPU job gets every GPU of its nodes from Slurm, whatever it
+ * asked for: they count against its VC's quota like any other, and HiveD looks
+ * for a whole node cell. Before, HiveD placed the 4 GPUs asked beside b, on a
+ * node an exclusive job cannot share: cons_tres said Resources, and HiveD chose
+ * that node again at every pass.
+ */
+START_TEST(test_exclusive_gpu_job_counts_its_nodes)
+{
+	char *out = NULL;
+	int o, b, x;
+
+	cancel_all();
+	e2e_mark_log();
+	o = submit("-A own -N1 --gres=gpu:8");
+	b = submit("-A own -N1 --gres=gpu:4");
+	ck_assert_msg(wait_job(o, "JobState=RUNNING", 120), "job %d: %s", o, job_line(o));
+	ck_assert_msg(wait_job(b, "JobState=RUNNING", 120), "job %d: %s", b, job_line(b));
+	/* own (16 GPUs) has 4 free: not the whole node x would hold. */
+	x = submit("-A own -N1 --gres=gpu:4 --exclusive");
+	ck_assert_msg(wait_job(x, "quota is in use", 60) && job_has(x, "JobState=PENDING"),
+		      "own's exclusive job %d did not wait for a whole node of its quota: %s", x,
+		      job_line(x));
+	(void) run(NULL, "scancel %d", b);
+	ck_assert_msg(wait_job(x, "JobState=RUNNING", 120), "job %d: %s", x, job_line(x));
+	ck_assert_msg(hivedctl_job_says(x, "8 GPUs", 60, &out),
+		      "hivedctl does not count the 8 GPUs exclusive job %d holds: %s", x,
+		      out ? out : "(no output)");
+	ck_assert_msg(strstr(out, "guaranteed"), "exclusive job %d is not guaranteed: %s", x, out);
+	free(out);
+	ck_assert_msg(!e2e_log_has("disagrees with Slurm's record"),
+		      "slurmctld.log: HiveD's record of job %d disagreed with Slurm's", x);
+	cancel_all();
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -475,5 +539,7 @@ int main(void)
 	tcase_add_test(tc, test_no_second_victim_while_node_completes);
 	tcase_add_test(tc, test_freed_node_kept_for_preemptor);
 	tcase_add_test(tc, test_freed_node_kept_from_cpu_job);
+	tcase_add_test(tc, test_exclusive_job_holds_its_gpus);
+	tcase_add_test(tc, test_exclusive_gpu_job_counts_its_nodes);
 	return e2e_run("preempt", tc, cancel_all);
 }
