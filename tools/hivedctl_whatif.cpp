@@ -155,14 +155,17 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
     val = a.substr(2);
     has_val = true;
   }
-  static const char* const kFlags[] = {"--hived-lazy-preempt", "--hived-opportunistic"};
-  for (const char* f : kFlags)
-    if (name == f) {
+  static const char* const kFlags[] = {"--hived-lazy-preempt", "--hived-opportunistic",
+                                       "--exclusive"};
+  bool* const flag_of[] = {&ask->lazy, &ask->opportunistic, &ask->exclusive};
+  for (size_t f = 0; f < sizeof(kFlags) / sizeof(kFlags[0]); f++)
+    if (name == kFlags[f]) {
       if (has_val) {
+        // --exclusive=user or =mcs shares no GPUs out: only the bare flag changes the shape.
         *err = name + " takes no value";
         return -1;
       }
-      (name == kFlags[0] ? ask->lazy : ask->opportunistic) = true;
+      *flag_of[f] = true;
       return 1;
     }
   static const char* const kValued[] = {"-A",
@@ -354,6 +357,23 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   } else {
     *err = "whatif needs GPUs: --gpus-per-node=N, --gres=gpu:N or --gpus=N";
     return 1;
+  }
+  if (ask.exclusive) {
+    // Slurm gives an exclusive job every GPU of its nodes: whole node cells, as
+    // hived_job.c asks them (never split; a pod larger than a node stays as asked).
+    int32_t per = 0, pods = 0;
+    for (size_t i = 0; i < hived_node_count(e); i++)
+      per = std::max(per, hived_node_leaf_count(e, i));
+    bool fits = true;
+    for (size_t m = 0; m < req.n_members; m++) {
+      fits = fits && members[m].leaf_cell_number <= per;
+      pods += members[m].pod_number;
+    }
+    if (fits) {
+      members[0] = {pods, per};
+      req.n_members = 1;
+      req.split_max_pods = 0;
+    }
   }
   req.members = members;
   req.distinct_nodes = 1;

@@ -28,6 +28,7 @@ struct WhatifAsk {
   bool lazy = false;           // --hived-lazy-preempt
   bool opportunistic = false;  // --hived-opportunistic
   bool switches_one = false;   // --switches=1
+  bool exclusive = false;      // --exclusive: whole nodes, every GPU of them
   bool borrow = false;         // slurmctld lets guaranteed jobs borrow idle GPUs
 };
 

@@ -255,6 +255,34 @@ START_TEST(test_opportunistic_qos) {
 }
 END_TEST
 
+// --exclusive: Slurm gives the job every GPU of its nodes, so each pod is a whole
+// node cell of the VC. A has 8 free GPUs in "busy": one exclusive node, not two.
+START_TEST(test_exclusive_takes_whole_nodes) {
+  Answer a = Ask("busy", {"-A", "A", "--gres=gpu:2", "--exclusive"});
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert(json_is_true(a.Get("startsNow")));
+  ck_has(a.text, "Starts now on r1n1:0-7");
+  Answer b = Ask("busy", {"-A", "A", "-N2", "--gpus-per-node=1", "--exclusive"});
+  ck_assert_int_eq(b.rc, 0);
+  ck_assert(json_is_false(b.Get("startsNow")));
+  ck_has(b.S("reason"), "the job needs 16");
+  // Without --exclusive the same two pods fit A's 8 free GPUs.
+  Answer c = Ask("busy", {"-A", "A", "-N2", "--gpus-per-node=1"});
+  ck_assert_int_eq(c.rc, 0);
+  ck_assert_msg(!strstr(c.S("reason"), "the job needs 16"), "%s", c.S("reason"));
+  // A GPU count without -N takes whole nodes too, never split.
+  Answer d = Ask("busy", {"-A", "A", "--gpus=9", "--exclusive"});
+  ck_assert_int_eq(d.rc, 0);
+  ck_has(d.S("reason"), "the job needs 16");
+  WhatifAsk ask;
+  std::string err;
+  char* argv[] = {const_cast<char*>("hivedctl"), const_cast<char*>("--exclusive=user")};
+  int i = 1;
+  ck_assert_int_eq(TakeWhatifOption(2, argv, &i, &ask, &err), -1);
+  ck_has(err, "--exclusive takes no value");
+}
+END_TEST
+
 START_TEST(test_request_errors) {
   Answer a = Ask("busy", {"-A", "A", "--gpus=8", "--hived-within=NOPE"});
   ck_assert_int_eq(a.rc, 1);
@@ -496,6 +524,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_larger_than_vc);
   tcase_add_test(tc, test_no_healthy_cell);
   tcase_add_test(tc, test_opportunistic_qos);
+  tcase_add_test(tc, test_exclusive_takes_whole_nodes);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
