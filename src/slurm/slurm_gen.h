@@ -67,9 +67,9 @@ typedef void hived_will_run_t;
 #endif
 
 /*
- * A job Slurm gives every GRES of its nodes (--exclusive; --core-spec):
+ * A job Slurm gives every GRES of its nodes (--exclusive, --core-spec, or a
+ * partition's OverSubscribe=EXCLUSIVE, which slurmctld sets before job_test):
  * whole_node is a value up to 23.11 (1 required, 3 MCS), flags from 24.11.
- * A partition's OverSubscribe=EXCLUSIVE does not set it.
  */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
 #define HIVED_WHOLE_NODE(d) ((d) && ((d)->whole_node & WHOLE_NODE_REQUIRED))
