@@ -532,19 +532,28 @@ def per_vc_table(ct, hd, workload):
     return "\n".join(out) + "\n"
 
 
+def tenfold(ca, ha):
+    """The anomaly target on two counts: cons_tres's at least 10x hived's (None: no count)."""
+    if ca is None or ha is None:
+        return None
+    return {"cons_tres": ca, "hived": ha,
+            "ratio_cons_tres_over_hived": (ca / ha) if ha else None,
+            "met": (ca >= 10 * ha and ca > 0) if (ca or ha) else None}
+
+
+def write_atomic(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
 def targets(ct, hd):
     """issue 18's targets for hived: anomaly >= 10x lower, utilization not lower, every
     affinity share at least cons_tres's. met is None when there is nothing to compare."""
-    def tenfold(key):
-        ca, ha = ct["anomaly"].get(key), hd["anomaly"].get(key)
-        if ca is None or ha is None:
-            return None
-        return {"cons_tres": ca, "hived": ha,
-                "ratio_cons_tres_over_hived": (ca / ha) if ha else None,
-                "met": (ca >= 10 * ha and ca > 0) if (ca or ha) else None}
-    t = {"anomaly": tenfold("jobs"),
+    t = {"anomaly": tenfold(ct["anomaly"].get("jobs"), hd["anomaly"].get("jobs")),
          # The same count where a whole-node job's own account left it whole nodes.
-         "anomaly_own_room": tenfold("jobs_own_room"),
+         "anomaly_own_room": tenfold(ct["anomaly"].get("jobs_own_room"),
+                                     hd["anomaly"].get("jobs_own_room")),
          "utilization": {"cons_tres": ct["gpu_utilization"], "hived": hd["gpu_utilization"],
                          "met": (hd["gpu_utilization"] or 0) >= (ct["gpu_utilization"] or 0)}}
     for k in ("socket", "node", "rack"):
@@ -639,10 +648,8 @@ def main():
         "targets": tg,
         "table_md": md,
     }
-    for path, text in ((a.json, json.dumps(report, indent=1) + "\n"), (a.md, md)):
-        with open(path + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(path + ".tmp", path)
+    write_atomic(a.json, json.dumps(report, indent=1) + "\n")
+    write_atomic(a.md, md)
 
 
 if __name__ == "__main__":

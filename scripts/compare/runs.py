@@ -15,6 +15,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402  (the one definition of the targets)
+
 
 def die(msg):
     print("runs: " + msg, file=sys.stderr)
@@ -22,11 +25,7 @@ def die(msg):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            r = json.load(f)
-    except (OSError, ValueError) as e:
-        die("cannot read %s: %s" % (path, e))
+    r = report.load_json(path)
     for k in ("cons_tres", "hived", "meta"):
         if k not in r:
             die("%s: no '%s' (not a report.py report)" % (path, k))
@@ -73,14 +72,8 @@ def share(a):
 
 
 def targets(c, h):
-    def tenfold(key):
-        ca, ha = c[key], h[key]
-        if ca is None or ha is None:
-            return None
-        return {"cons_tres": ca, "hived": ha,
-                "ratio_cons_tres_over_hived": (ca / ha) if ha else None,
-                "met": (ca >= 10 * ha and ca > 0) if (ca or ha) else None}
-    t = {"anomaly": tenfold("anomaly_jobs"), "anomaly_own_room": tenfold("anomaly_own_room"),
+    t = {"anomaly": report.tenfold(c["anomaly_jobs"], h["anomaly_jobs"]),
+         "anomaly_own_room": report.tenfold(c["anomaly_own_room"], h["anomaly_own_room"]),
          "utilization": {"cons_tres": c["utilization"], "hived": h["utilization"],
                          "met": h["utilization"] >= c["utilization"]}}
     for k in ("socket", "node", "rack"):
@@ -174,10 +167,8 @@ def main():
     tg = targets(sums["cons_tres"], sums["hived"])
     md = markdown(pairs, sums, tg)
     doc = {"pairs": pairs, "sum": sums, "targets": tg, "table_md": md}
-    for path, text in ((a.json, json.dumps(doc, indent=1) + "\n"), (a.md, md)):
-        with open(path + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(path + ".tmp", path)
+    report.write_atomic(a.json, json.dumps(doc, indent=1) + "\n")
+    report.write_atomic(a.md, md)
 
 
 if __name__ == "__main__":
