@@ -685,9 +685,9 @@ static bool _filed_as_asked(int idx, gres_job_state_t *js, const hived_pod *pod,
 
 /*
  * select_nodes() swaps a job that has its nodes exclusively onto a GRES request
- * of every GPU of them, with no indices selected, before job_begin: Slurm then
- * allocates each node's every GPU, which is HiveD's choice if its pods are
- * whole nodes (_whole_node_pods).
+ * of every GPU of them, with no indices selected, before job_begin, and Slurm
+ * allocates each node's every GPU whatever is selected: HiveD's choice if its
+ * pods are whole nodes (_whole_node_pods), with nothing to set.
  */
 static bool _whole_nodes_chosen(job_record_t *job_ptr, const hived_decision *d)
 {
@@ -711,7 +711,8 @@ extern int hived_job_set_gres_select(job_record_t *job_ptr,
 	gres_job_state_t *js = _gres_state(job_ptr->gres_list_req,
 					   shards ? "shard" : "gpu", &entries);
 
-	if (js && !js->gres_bit_select && _whole_nodes_chosen(job_ptr, d))
+	/* 26.05 files that request untyped and once per type: no one entry. */
+	if (_whole_nodes_chosen(job_ptr, d))
 		return SLURM_SUCCESS;
 	if (!js || !js->gres_bit_select || !js->gres_cnt_node_select)
 		return SLURM_ERROR;
