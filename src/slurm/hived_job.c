@@ -169,28 +169,15 @@ static bool _opportunistic_qos(const hived_settings *s, const char *qos)
 	return false;
 }
 
-static int32_t _max_node_gpus(hived_engine *e)
-{
-	int32_t m = 0;
-	size_t n = hived_node_count(e);
-
-	for (size_t i = 0; i < n; i++) {
-		int32_t c = hived_node_leaf_count(e, i);
-		if (c > m)
-			m = c;
-	}
-	return m;
-}
-
 /*
  * Slurm gives a job that has its nodes exclusively every GPU of them, whatever
  * it asked for (since 20.02): HiveD binds whole node cells for it, one per pod,
  * so that its VC's quota counts what it holds. A pod asking for more GPUs than
  * a node has is left as it is (the engine refuses it).
  */
-static void _whole_node_pods(hived_engine *e, hived_job_class_t *c)
+static void _whole_node_pods(hived_job_class_t *c)
 {
-	int32_t per = _max_node_gpus(e), pods = 0;
+	int32_t per = hived_ctld_max_node_gpus(), pods = 0;
 
 	for (size_t m = 0; m < c->n_members; m++) {
 		if (c->members[m].leaf_cell_number > per)
@@ -436,7 +423,7 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 		c->n_members = 1;
 	} else if (gpu->gres_per_job) {
 		/* --gpus=n: the fewest nodes, whole nodes first. */
-		int32_t per = _max_node_gpus(e);
+		int32_t per = hived_ctld_max_node_gpus();
 		uint64_t full, rest;
 
 		if (per < 1) {
@@ -460,7 +447,7 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 	}
 	if (!shard_entries && !hived_is_mig_profile(e, gpu->type_name) &&
 	    HIVED_WHOLE_NODE(job_ptr->details))
-		_whole_node_pods(e, c);
+		_whole_node_pods(c);
 	for (size_t m = 0; m < c->n_members; m++)
 		c->gpus += (int64_t) c->members[m].pod_number *
 			   c->members[m].leaf_cell_number;
@@ -683,6 +670,12 @@ static bool _filed_as_asked(int idx, gres_job_state_t *js, const hived_pod *pod,
 	return true;
 }
 
+extern bool hived_job_pod_whole_node(hived_engine *e, const hived_pod *pod)
+{
+	return (pod->node >= 0) && !pod->n_fractions &&
+	       (pod->n_leaves == hived_node_leaf_count(e, pod->node));
+}
+
 /*
  * select_nodes() swaps a job that has its nodes exclusively onto a GRES request
  * of every GPU of them, with no indices selected, before job_begin, and Slurm
@@ -696,9 +689,7 @@ static bool _whole_nodes_chosen(job_record_t *job_ptr, const hived_decision *d)
 	if (!e || !HIVED_WHOLE_NODE(job_ptr->details) || !d->n_pods)
 		return false;
 	for (size_t p = 0; p < d->n_pods; p++)
-		if (d->pods[p].n_fractions ||
-		    (d->pods[p].n_leaves !=
-		     hived_node_leaf_count(e, d->pods[p].node)))
+		if (!hived_job_pod_whole_node(e, &d->pods[p]))
 			return false;
 	return true;
 }

@@ -78,6 +78,9 @@ extern bool hived_job_borrowing(const hived_settings *s);
 /* One log line at each load: borrowing on, or why it stays off. */
 extern void hived_job_say_borrowing(const hived_settings *s);
 
+/* The pod takes every GPU of its node (a node claim; an exclusive job's pod). */
+extern bool hived_job_pod_whole_node(hived_engine *e, const hived_pod *pod);
+
 /*
  * Make cons_tres allocate exactly the GPUs the engine chose. SLURM_ERROR when it
  * cannot; *why (xfree it) when Slurm files a chosen index under another type.

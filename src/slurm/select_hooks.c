@@ -145,11 +145,8 @@ static void _claim_nodes(hived_engine *e, job_record_t *job_ptr,
 	size_t n = 0;
 
 	for (size_t p = 0; (p < d->n_pods) && (n < NODE_CLAIMS_NODES); p++) {
-		const hived_pod *pod = &d->pods[p];
-
-		if ((pod->node >= 0) && !pod->n_fractions &&
-		    (pod->n_leaves == hived_node_leaf_count(e, pod->node)))
-			nodes[n++] = pod->node;
+		if (hived_job_pod_whole_node(e, &d->pods[p]))
+			nodes[n++] = d->pods[p].node;
 	}
 	node_claims_set(&claims, job_ptr->job_id, nodes, n,
 			(int64_t) time(NULL) + CLAIM_SECS);
