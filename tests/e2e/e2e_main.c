@@ -74,10 +74,22 @@ void e2e_log_from_start(void)
 	log_mark = 0;
 }
 
+/*
+ * grep's 1 is "not there"; anything else (a text the shell could not parse
+ * made every "not in the log" check pass) fails the test.
+ */
 bool e2e_log_has(const char *text)
 {
-	return run(NULL, "tail -c +%ld '%s/log/slurmctld.log' | grep -qF -- '%s'",
-		   log_mark + 1, e2e_clusterdir, text) == 0;
+	char *q = shell_quote(text);
+	int rc;
+
+	ck_assert(q);
+	rc = run(NULL, "tail -c +%ld '%s/log/slurmctld.log' | grep -qF -- %s",
+		 log_mark + 1, e2e_clusterdir, q);
+	free(q);
+	ck_assert_msg((rc == 0) || (rc == 1), "grep for \"%s\" in slurmctld.log: exit %d",
+		      text, rc);
+	return rc == 0;
 }
 
 bool e2e_wait_log(const char *text, int seconds)

@@ -50,6 +50,30 @@ int run(char **out, const char *fmt, ...)
 	return WEXITSTATUS(status);
 }
 
+char *shell_quote(const char *s)
+{
+	size_t n = 3;
+	char *q, *o;
+
+	for (const char *c = s; *c; c++)
+		n += (*c == '\'') ? 4 : 1;
+	if (!(q = malloc(n)))
+		return NULL;
+	o = q;
+	*o++ = '\'';
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
 char *read_file(const char *path)
 {
 	FILE *f = fopen(path, "r");

@@ -12,6 +12,9 @@
  * output. RET the exit status, or -1 if it could not run. */
 int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s as one shell word: single-quoted, its own quotes escaped (malloc()ed). */
+char *shell_quote(const char *s);
+
 /* Read a whole file (malloc()ed), NULL if unreadable. */
 char *read_file(const char *path);
 
