@@ -119,6 +119,47 @@ typedef struct {
 	int borrowed;
 } hived_decision;
 
+/* --- a job's shape from Slurm's GPU options ---------------------------- */
+
+/*
+ * What a job that asks for whole GPUs gives: sbatch -N, --gres=gpu:K or
+ * --gpus-per-node=K, --gpus=N, --exclusive. select/hived (from a job record) and
+ * hivedctl whatif (from options) both turn it into members with
+ * hived_gpu_shape_of, so a what-if asks the shape slurmctld would.
+ */
+typedef struct {
+	int32_t nodes;           /* -N (its lower bound); below 1 counts as 1 */
+	int32_t max_nodes;       /* -N's upper bound; 0: no node count was given */
+	int64_t gpus_per_node;   /* --gres=gpu:K / --gpus-per-node=K; 0: not given */
+	int64_t gpus_per_job;    /* --gpus=N; read only when gpus_per_node is 0 */
+	int whole_node;          /* 1: it has its nodes exclusively (--exclusive) */
+	int split_count_only;    /* hived.conf "splitCountOnlyJobs" */
+	size_t node_count;       /* nodes in the cluster (hived_node_count) */
+	/* GPUs of the largest node it could be given (hived_largest_node_leaves) */
+	int32_t max_node_leaves;
+} hived_gpu_ask;
+
+typedef struct {
+	hived_member members[2];
+	size_t n_members;
+	int32_t split_max_pods; /* for hived_job_request.split_max_pods */
+	/* > 0: each pod is a whole node of this many GPUs (whole_node); the job
+	 * belongs on nodes of exactly that many (allowed_nodes) */
+	int32_t whole_node_leaves;
+} hived_gpu_shape;
+
+/*
+ * K GPUs on each of -N nodes; --gpus=N over -N > 1 nodes evenly; --gpus=N alone
+ * on the fewest nodes (whole nodes of the largest node's GPUs, then the rest),
+ * which with split_count_only the engine may split over up to -N's upper bound
+ * (every node when none was given) pods. whole_node: Slurm gives the job every
+ * GPU of its nodes, so each pod is a whole node of max_node_leaves GPUs, never
+ * split (a pod larger than any node stays as asked). HIVED_EINVAL, errbuf naming
+ * the option, when the counts make no shape (--gpus=5 over 2 nodes).
+ */
+hived_rc hived_gpu_shape_of(const hived_gpu_ask *ask, hived_gpu_shape *out,
+			    char *errbuf, size_t errlen);
+
 /* --- lifetime ---------------------------------------------------------- */
 
 /* Build an engine from hived.conf JSON text. On failure *out is NULL and errbuf holds
@@ -329,6 +370,14 @@ int hived_is_mig_profile(const hived_engine *e, const char *leaf_cell_type);
 size_t hived_mig_profiles(const hived_engine *e, char *buf, size_t len);
 /* GPUs of the node (all chains), 0 if unknown. */
 int32_t hived_node_leaf_count(const hived_engine *e, size_t node);
+/*
+ * GPUs of the largest node a job could be given (all chains on that node
+ * counted, as Slurm gives a job the node exclusively): among chains of GPU
+ * model leaf_cell_type (NULL: any; MIG slice chains never) and, with vc, the
+ * chains the VC has cells in. 0 if there is none or the VC is unknown. O(chains).
+ */
+int32_t hived_largest_node_leaves(const hived_engine *e, const char *vc,
+				  const char *leaf_cell_type);
 /* The cell type one level above the node level in the node's chain (a rack),
  * or NULL if nodes are top-level cells. */
 const char *hived_node_parent_type(const hived_engine *e, size_t node);

@@ -138,6 +138,33 @@ const char* CauseText(const std::string& cause) {
   return "no cells of that shape";
 }
 
+// The gang shape, asked of libhived as hived_job.c asks it from the job record; vc:
+// a guaranteed job's VC (its whole nodes are of its VC's chains), else nullptr.
+bool WhatifShape(hived_engine* e, const WhatifAsk& ask, const char* vc, bool split,
+                 hived_gpu_shape* shape, std::string* err) {
+  if (!ask.gpus_per_node && !ask.gpus) {
+    *err = "whatif needs GPUs: --gpus-per-node=N, --gres=gpu:N or --gpus=N";
+    return false;
+  }
+  hived_gpu_ask a{};
+  a.nodes = ask.nodes;
+  a.max_nodes = ask.nodes_given ? ask.nodes : 0;
+  a.gpus_per_node = ask.gpus_per_node;
+  a.gpus_per_job = ask.gpus;
+  // Slices of a MIG profile are asked per node, exclusive or not (hived_job.c).
+  a.whole_node = ask.exclusive && !hived_is_mig_profile(e, ask.gpu_type.c_str());
+  a.split_count_only = split;
+  a.node_count = hived_node_count(e);
+  const char* type = hived_has_leaf_type(e, ask.gpu_type.c_str()) ? ask.gpu_type.c_str() : nullptr;
+  // None in its VC's chains: the largest anywhere, which the engine then refuses.
+  a.max_node_leaves = hived_largest_node_leaves(e, vc, type);
+  if (!a.max_node_leaves) a.max_node_leaves = hived_largest_node_leaves(e, nullptr, nullptr);
+  char buf[256] = "";
+  if (hived_gpu_shape_of(&a, shape, buf, sizeof buf) == HIVED_OK) return true;
+  *err = buf;
+  return false;
+}
+
 }  // namespace
 
 int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string* err) {
@@ -329,53 +356,18 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   else
     req.priority = std::min(ask.priority < 0 ? 0 : ask.priority / scale, HIVED_PRIORITY_MAX);
 
-  // The gang shape, as hived_job.c derives it from -N and the GPU options.
-  hived_member members[2] = {};
-  if (ask.gpus_per_node) {
-    members[0] = {ask.nodes, ask.gpus_per_node};
-    req.n_members = 1;
-  } else if (ask.gpus && ask.nodes > 1) {
-    if (ask.gpus % ask.nodes) {
-      *err = "--gpus=" + std::to_string(ask.gpus) + " does not split evenly over " +
-             std::to_string(ask.nodes) + " nodes";
-      return 1;
-    }
-    members[0] = {ask.nodes, ask.gpus / ask.nodes};
-    req.n_members = 1;
-  } else if (ask.gpus) {
-    int32_t per = 0;
+  hived_gpu_shape shape{};
+  if (!WhatifShape(e, ask, req.priority < 0 ? nullptr : vc, split, &shape, err)) return 1;
+  req.members = shape.members;
+  req.n_members = shape.n_members;
+  req.split_max_pods = shape.split_max_pods;
+  // A whole node of another size is not the pod it asks (hived_job.c).
+  std::vector<uint8_t> allowed;
+  if (shape.whole_node_leaves) {
     for (size_t i = 0; i < hived_node_count(e); i++)
-      per = std::max(per, hived_node_leaf_count(e, i));
-    if (per < 1) {
-      *err = "the cluster has no GPUs";
-      return 1;
-    }
-    if (ask.gpus / per) members[req.n_members++] = {ask.gpus / per, per};
-    if (ask.gpus % per) members[req.n_members++] = {1, ask.gpus % per};
-    // A GPU count without -N: any number of nodes, as hived_job.c asks it.
-    if (split && !ask.nodes_given) req.split_max_pods = static_cast<int32_t>(hived_node_count(e));
-  } else {
-    *err = "whatif needs GPUs: --gpus-per-node=N, --gres=gpu:N or --gpus=N";
-    return 1;
+      allowed.push_back(hived_node_leaf_count(e, i) == shape.whole_node_leaves ? 1 : 0);
+    req.allowed_nodes = allowed.data();
   }
-  if (ask.exclusive) {
-    // Slurm gives an exclusive job every GPU of its nodes: whole node cells, as
-    // hived_job.c asks them (never split; a pod larger than a node stays as asked).
-    int32_t per = 0, pods = 0;
-    for (size_t i = 0; i < hived_node_count(e); i++)
-      per = std::max(per, hived_node_leaf_count(e, i));
-    bool fits = true;
-    for (size_t m = 0; m < req.n_members; m++) {
-      fits = fits && members[m].leaf_cell_number <= per;
-      pods += members[m].pod_number;
-    }
-    if (fits) {
-      members[0] = {pods, per};
-      req.n_members = 1;
-      req.split_max_pods = 0;
-    }
-  }
-  req.members = members;
   req.distinct_nodes = 1;
   if (!ask.gpu_type.empty() && hived_has_leaf_type(e, ask.gpu_type.c_str()))
     req.leaf_cell_type = ask.gpu_type.c_str();

@@ -652,6 +652,14 @@ int32_t hived_node_leaf_count(const hived_engine* e, size_t node) {
   return e->engine->NodeLeafCount(node);
 }
 
+int32_t hived_largest_node_leaves(const hived_engine* e, const char* vc,
+                                  const char* leaf_cell_type) {
+  return EngineValue("hived_largest_node_leaves", e, int32_t{0}, [&] {
+    const std::string v = vc ? vc : "", t = leaf_cell_type ? leaf_cell_type : "";
+    return e->engine->LargestNodeLeafCount(vc ? &v : nullptr, leaf_cell_type ? &t : nullptr);
+  });
+}
+
 const char* hived_node_parent_type(const hived_engine* e, size_t node) {
   if (!e || node >= e->engine->NodeCount()) return nullptr;
   const std::string* t = e->engine->NodeParentType(node);

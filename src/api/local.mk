@@ -7,4 +7,5 @@ libhived_la_SOURCES += \
 	src/api/snapshot_load.cpp \
 	src/api/effective_config.h \
 	src/api/effective_config.cpp \
-	src/api/whatif.cpp
+	src/api/whatif.cpp \
+	src/api/gpu_shape.cpp

@@ -44,6 +44,23 @@ int32_t Engine::NodeLeafCount(size_t node) const {
   return n;
 }
 
+int32_t Engine::LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type) const {
+  int32_t best = 0;
+  auto consider = [&](const Chain& ch) {
+    if (!ch.mig && (!leaf_type || ch.leaf_type == *leaf_type))
+      best = std::max(best, ch.largest_node_leaves);
+  };
+  if (!vc) {
+    for (const auto& ch : chains_) consider(ch);
+    return best;
+  }
+  auto it = vc_index_.find(*vc);
+  if (it == vc_index_.end()) return 0;
+  for (const auto& vch : vcs_[it->second].chains)
+    if (vch.leaves > 0) consider(chains_[vch.chain]);
+  return best;
+}
+
 int64_t Engine::ChainLeavesPerGpu(size_t i) const {
   const Chain& ch = chains_[ChainId(i)];
   return ch.desc[Level(ch.gpu_level)][Level(1)];

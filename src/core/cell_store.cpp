@@ -46,6 +46,7 @@ Status CellStore::BuildFrom(const ClusterSpec& spec) {
   if (st.ok()) st = BuildChains(spec, &s);
   if (st.ok()) st = BuildPhysical(spec, &s);
   if (!st.ok()) return st;
+  NoteNodeSizes();
   SeedFreeLists(s);
   st = BuildVcs(spec);
   if (!st.ok()) return st;
@@ -330,6 +331,20 @@ Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, Cha
 
 // The free lists start with the largest cells that hold no pinned cell; node-level
 // cells enter the best-fit index.
+void CellStore::NoteNodeSizes() {
+  for (const auto& cells : node_cells_) {
+    int32_t gpus = 0;
+    for (PCellId c : cells) {
+      const Chain& ch = chains_[pcells_[c].chain];
+      gpus += static_cast<int32_t>(ch.desc[Level(ch.node_level)][Level(ch.gpu_level)]);
+    }
+    for (PCellId c : cells) {
+      Chain& ch = chains_[pcells_[c].chain];
+      ch.largest_node_leaves = std::max(ch.largest_node_leaves, gpus);
+    }
+  }
+}
+
 void CellStore::SeedFreeLists(const Scratch& s) {
   // Every list and bucket spans the ids it may ever hold before the first insert: a
   // move then never allocates, so a WILL_RUN trial's put-back cannot fail midway.

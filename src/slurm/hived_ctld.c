@@ -21,7 +21,6 @@ static hived_engine *engine = NULL;
 static hived_settings *settings = NULL;
 static char *config_text = NULL;	/* what the engine was built from */
 static uint64_t accepted_gen = 0;	/* hived.conf loads accepted so far */
-static int32_t max_node_gpus = 0;	/* of the engine in force */
 
 extern void hived_ctld_lock(void)
 {
@@ -36,11 +35,6 @@ extern void hived_ctld_unlock(void)
 extern hived_engine *hived_ctld_engine(void)
 {
 	return engine;
-}
-
-extern int32_t hived_ctld_max_node_gpus(void)
-{
-	return max_node_gpus;
 }
 
 extern const hived_settings *hived_ctld_settings(void)
@@ -76,24 +70,15 @@ extern void hived_ctld_accept_engine(hived_engine *e, char *text)
 		config_text = text;
 	}
 	hived_ctld_map_nodes();
-	/*
-	 * Per engine, not per job_test: the leaves-per-GPU table and the largest
-	 * node, which jobs asking for a GPU count or whole nodes are shaped by.
-	 */
-	max_node_gpus = 0;
-	if (engine) {
+	/* Per engine, not per job_test: the leaves-per-GPU table. */
+	if (engine)
 		(void) hived_leaves_per_gpu_max(engine);
-		for (size_t i = 0; i < hived_node_count(engine); i++)
-			if (hived_node_leaf_count(engine, i) > max_node_gpus)
-				max_node_gpus = hived_node_leaf_count(engine, i);
-	}
 }
 
 extern void hived_ctld_unload(void)
 {
 	hived_engine_free(engine);
 	engine = NULL;
-	max_node_gpus = 0;
 	hived_settings_free(settings);
 	settings = NULL;
 	xfree(config_text);

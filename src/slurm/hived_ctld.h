@@ -27,8 +27,6 @@ extern void hived_ctld_unlock(void);
 
 /* NULL until a valid hived.conf was loaded. */
 extern hived_engine *hived_ctld_engine(void);
-/* GPUs of the largest node of the engine in force (0 without one). */
-extern int32_t hived_ctld_max_node_gpus(void);
 extern const hived_settings *hived_ctld_settings(void);
 /* The effective config JSON the engine was built from (NULL before). */
 extern const char *hived_ctld_config_text(void);

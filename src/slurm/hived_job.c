@@ -46,9 +46,35 @@ static gres_job_state_t *_gres_state(list_t *gres_list, const char *name,
 	return (*entries == 1) ? found : NULL;
 }
 
-static gres_job_state_t *_gpu_state(list_t *gres_list, int *entries)
+/*
+ * The job's single gpu GRES request. Once select_nodes() has chosen the nodes
+ * of a job that has them exclusively (before job_begin, while the job is still
+ * pending), its request is every GPU of them until it ends (a requeue gives the
+ * job its own back): untyped, and on 26.05 once more per type. The untyped
+ * entry is then the job's, so every release records it alike (as whole nodes:
+ * _gpu_shape).
+ */
+static gres_job_state_t *_gpu_state(job_record_t *job_ptr, int *entries)
 {
-	return _gres_state(gres_list, "gpu", entries);
+	gres_job_state_t *found = _gres_state(job_ptr->gres_list_req, "gpu",
+					      entries);
+	list_itr_t *it;
+	gres_state_t *gs;
+	int untyped = 0;
+
+	if (found || (*entries < 2) || !HIVED_WHOLE_NODE(job_ptr->details))
+		return found;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		if (xstrcmp(gs->gres_name, "gpu") || !js || js->type_name)
+			continue;
+		untyped++;
+		found = js;
+	}
+	list_iterator_destroy(it);
+	return (untyped == 1) ? found : NULL;
 }
 
 /*
@@ -170,44 +196,62 @@ static bool _opportunistic_qos(const hived_settings *s, const char *qos)
 }
 
 /*
- * Slurm gives a job that has its nodes exclusively every GPU of them, whatever
- * it asked for (since 20.02): HiveD binds whole node cells for it, one per pod,
- * so that its VC's quota counts what it holds. A pod asking for more GPUs than
- * a node has is left as it is (the engine refuses it).
+ * The request select_nodes() swapped in for every GPU of an exclusive job's
+ * nodes: 26.05 files it with no count per node, job, socket or task.
  */
-static void _whole_node_pods(hived_job_class_t *c)
+static bool _swapped_whole_node(job_record_t *job_ptr, gres_job_state_t *gpu)
 {
-	int32_t per = hived_ctld_max_node_gpus(), pods = 0;
-
-	for (size_t m = 0; m < c->n_members; m++) {
-		if (c->members[m].leaf_cell_number > per)
-			return;
-		pods += c->members[m].pod_number;
-	}
-	c->members[0].pod_number = pods;
-	c->members[0].leaf_cell_number = per;
-	c->n_members = 1;
-	c->split_max_pods = 0;	/* smaller pods would still take whole nodes */
+	return HIVED_WHOLE_NODE(job_ptr->details) && !gpu->gres_per_node &&
+	       !gpu->gres_per_job && !gpu->gres_per_socket &&
+	       !gpu->gres_per_task;
 }
 
 /*
- * --gpus=K without -N leaves the node count to the scheduler (cons_tres spreads
- * such a job too): with "splitCountOnlyJobs" the engine may then run it as up to
- * this many pods, one per node, when its compact shape cannot be bound now.
- * Slurm 22.05 keeps details->max_nodes 0 when no node count was given; -N1 (and
- * any -N n) sets it to n, -N 1-3 to 3.
+ * The gang of a whole-GPU job, as hived_gpu_shape_of derives it (hivedctl whatif
+ * asks it the same). Slurm gives a job that has its nodes exclusively every GPU
+ * of them (since 20.02), so its pods are whole node cells and its VC's quota
+ * counts what it holds. Whole nodes are of the largest node it could be given:
+ * of its GPU model, in its VC's chains when it is guaranteed (a VC owning
+ * 4-GPU nodes only is not asked for 8). Slurm 22.05 keeps details->max_nodes 0
+ * when no node count was given; -N n sets it to n, -N 1-3 to 3.
  */
-static int32_t _split_max_pods(job_record_t *job_ptr, const hived_settings *s,
-			       hived_engine *e)
+static hived_job_kind_t _gpu_shape(job_record_t *job_ptr, gres_job_state_t *gpu,
+				   bool whole_node, hived_job_class_t *c,
+				   char **why)
 {
+	const hived_settings *s = hived_ctld_settings();
+	hived_engine *e = hived_ctld_engine();
+	hived_gpu_ask ask = {
+		.nodes = (c->nodes > INT32_MAX) ? INT32_MAX : (int32_t) c->nodes,
+		.gpus_per_node = (int64_t) MIN(gpu->gres_per_node, INT64_MAX),
+		.gpus_per_job = (int64_t) MIN(gpu->gres_per_job, INT64_MAX),
+		.whole_node = whole_node,
+		.split_count_only = !s || s->split_count_only_jobs,
+		.node_count = hived_node_count(e),
+	};
+	hived_gpu_shape shape;
+	char err[256];
 	uint32_t max = job_ptr->details ? job_ptr->details->max_nodes : 1;
-	size_t n = hived_node_count(e);
-
-	if ((s && !s->split_count_only_jobs) || (max == 1))
-		return 0;
-	if (!max || (max > n))
-		max = n;
-	return (max > INT32_MAX) ? INT32_MAX : (int32_t) max;
+	const char *type = (gpu->type_name &&
+			    hived_has_leaf_type(e, gpu->type_name)) ?
+			   gpu->type_name : NULL;
+	/* None in its VC's chains: the largest anywhere, which the engine refuses. */
+	ask.max_node_leaves = hived_largest_node_leaves(
+		e, c->opportunistic ? NULL : c->vc, type);
+	if (!ask.max_node_leaves)
+		ask.max_node_leaves = hived_largest_node_leaves(e, NULL, NULL);
+	if (_swapped_whole_node(job_ptr, gpu))
+		ask.gpus_per_node = 1;	/* whole nodes whatever the count */
+	ask.max_nodes = (max > INT32_MAX) ? INT32_MAX : (int32_t) max;
+	if (hived_gpu_shape_of(&ask, &shape, err, sizeof(err)) != HIVED_OK) {
+		*why = xstrdup(err);
+		return c->kind;
+	}
+	memcpy(c->members, shape.members, sizeof(c->members));
+	c->n_members = shape.n_members;
+	c->split_max_pods = shape.split_max_pods;
+	c->whole_node_leaves = shape.whole_node_leaves;
+	return HIVED_JOB_ASK;
 }
 
 /*
@@ -381,11 +425,15 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 		*why = xstrdup("gres/mps: HiveD gives no MPS shares (they are not cells, and cons_tres could put them on another VC's GPU): ask for --gres=shard:k, or for whole GPUs and run MPS inside them");
 		return (c->kind = HIVED_JOB_REFUSE);
 	}
-	gpu = _gpu_state(job_ptr->gres_list_req, &entries);
+	gpu = _gpu_state(job_ptr, &entries);
 	shard = _gres_state(job_ptr->gres_list_req, "shard", &shard_entries);
 	if (!entries && !shard_entries)
 		return (c->kind = HIVED_JOB_NO_GPU);
 	c->kind = HIVED_JOB_UNMANAGED;
+	/* Before the shape: a guaranteed job's whole nodes are its VC's. */
+	c->vc = _vc_of(e, job_ptr->account);
+	c->opportunistic = !c->vc || _opportunistic_qos(s, qos_name) ||
+			   _spank_flag(job_ptr, "HIVED_OPPORTUNISTIC");
 	c->nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
 	if (c->nodes < 1)
 		c->nodes = 1;
@@ -408,58 +456,24 @@ extern hived_job_kind_t hived_job_classify(job_record_t *job_ptr,
 	} else if (hived_is_mig_profile(e, gpu->type_name)) {
 		if (_classify_slices((c->gpu = gpu), c, why) != HIVED_JOB_ASK)
 			return c->kind;
-	} else if ((c->gpu = gpu)->gres_per_node) {
-		c->members[0].pod_number = c->nodes;
-		c->members[0].leaf_cell_number = gpu->gres_per_node;
-		c->n_members = 1;
-	} else if (gpu->gres_per_job && c->nodes > 1) {
-		if (gpu->gres_per_job % c->nodes) {
-			*why = xstrdup_printf("--gpus=%"PRIu64" does not split evenly over %u nodes",
-					      gpu->gres_per_job, c->nodes);
-			return c->kind;
-		}
-		c->members[0].pod_number = c->nodes;
-		c->members[0].leaf_cell_number = gpu->gres_per_job / c->nodes;
-		c->n_members = 1;
-	} else if (gpu->gres_per_job) {
-		/* --gpus=n: the fewest nodes, whole nodes first. */
-		int32_t per = hived_ctld_max_node_gpus();
-		uint64_t full, rest;
-
-		if (per < 1) {
-			*why = xstrdup("no node has GPUs in hived.conf");
-			return c->kind;
-		}
-		full = gpu->gres_per_job / per;
-		rest = gpu->gres_per_job % per;
-		if (full) {
-			c->members[c->n_members].pod_number = full;
-			c->members[c->n_members++].leaf_cell_number = per;
-		}
-		if (rest) {
-			c->members[c->n_members].pod_number = 1;
-			c->members[c->n_members++].leaf_cell_number = rest;
-		}
-		c->split_max_pods = _split_max_pods(job_ptr, s, e);
-	} else {
+	} else if (!gpu->gres_per_node && !gpu->gres_per_job &&
+		   !_swapped_whole_node(job_ptr, gpu)) {
 		*why = xstrdup("GPUs per socket or per task are placed by cons_tres");
 		return c->kind;
+	} else if (_gpu_shape(job_ptr, (c->gpu = gpu),
+			      HIVED_WHOLE_NODE(job_ptr->details), c, why) !=
+		   HIVED_JOB_ASK) {
+		return c->kind;
 	}
-	if (!shard_entries && !hived_is_mig_profile(e, gpu->type_name) &&
-	    HIVED_WHOLE_NODE(job_ptr->details))
-		_whole_node_pods(c);
 	for (size_t m = 0; m < c->n_members; m++)
 		c->gpus += (int64_t) c->members[m].pod_number *
 			   c->members[m].leaf_cell_number;
 
-	c->vc = _vc_of(e, job_ptr->account);
 	if (!c->vc && s && s->accounts_without_cells_reject) {
 		*why = xstrdup_printf("account %s has no HiveD cells and hived.conf refuses such jobs",
 				      job_ptr->account ? job_ptr->account : "(none)");
 		return (c->kind = HIVED_JOB_REFUSE);
 	}
-	c->opportunistic = !c->vc || _opportunistic_qos(s, qos_name) ||
-			   _spank_flag(job_ptr, "HIVED_OPPORTUNISTIC");
 	return (c->kind = HIVED_JOB_ASK);
 }
 
@@ -579,6 +593,10 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		/* -w: the job must use these, so it may use only these. */
 		if (job_ptr->details && job_ptr->details->req_node_bitmap &&
 		    !bit_test(job_ptr->details->req_node_bitmap, idx))
+			continue;
+		/* A whole node of another size is not the pod it asks. */
+		if (c.whole_node_leaves &&
+		    (hived_node_leaf_count(e, i) != c.whole_node_leaves))
 			continue;
 		ask->allowed[i] = 1;
 	}

@@ -51,6 +51,9 @@ typedef struct {
 	int64_t gpus;		/* all of them (ASK, REFUSE); 0 with shards */
 	/* > 1: a GPU count without a node count, see hived_job_request */
 	int32_t split_max_pods;
+	/* > 0: each pod is a whole node of this many GPUs (it has its nodes
+	 * exclusively), so it may use only nodes of that size */
+	int32_t whole_node_leaves;
 	const char *vc;		/* the engine's spelling; NULL: no cells */
 	bool opportunistic;	/* ASK: by QOS, --hived-opportunistic or no VC */
 } hived_job_class_t;

@@ -1449,6 +1449,8 @@ static bool _record_running(hived_engine *e, job_record_t *job_ptr)
 	case HIVED_JOB_ASK:
 		break;
 	default:	/* a shape or account HiveD does not place: hold its GPUs */
+		info("select/hived: %pJ: its GPUs are held as opportunistic (%s)",
+		     job_ptr, why ? why : "not HiveD's shape");
 		hived_job_ask_free(&ask);
 		memset(&ask, 0, sizeof(ask));
 		snprintf(ask.name, sizeof(ask.name), "%u", job_ptr->job_id);

@@ -464,6 +464,9 @@ END_TEST
  * not: HiveD counts them held while it runs, and free once it ends. It records
  * them when Slurm reports the job's allocation (nodeinfo_set), which before
  * logged "cells rebuilt from Slurm's record" as if slurmctld had restarted.
+ * HiveD counts them against the job's VC on every release: 26.05 files the
+ * swapped request with no GPU count, which HiveD read as GPUs per socket or
+ * task and held as opportunistic.
  */
 START_TEST(test_exclusive_job_holds_its_gpus)
 {
@@ -477,6 +480,7 @@ START_TEST(test_exclusive_job_holds_its_gpus)
 	ck_assert_msg(hivedctl_job_says(j, "8 GPUs", 60, &out),
 		      "hivedctl does not count the GPUs exclusive job %d holds: %s", j,
 		      out ? out : "(no output)");
+	ck_assert_msg(strstr(out, "guaranteed"), "exclusive job %d is not other's: %s", j, out);
 	free(out);
 	ck_assert_msg(!e2e_log_has("cells rebuilt from Slurm's record"),
 		      "slurmctld.log calls job %d's start a rebuild", j);
@@ -523,6 +527,35 @@ START_TEST(test_exclusive_gpu_job_counts_its_nodes)
 }
 END_TEST
 
+/*
+ * A requeued exclusive job gets its own GRES request back from Slurm (in place
+ * of every GPU of its nodes, which it held while it ran): HiveD places it
+ * again, as a whole node cell of its VC, not cons_tres.
+ */
+START_TEST(test_requeued_exclusive_job_stays_whole_node)
+{
+	char *out = NULL;
+	int x;
+
+	cancel_all();
+	x = submit("-A own -N1 --gres=gpu:4 --exclusive");
+	ck_assert_msg(wait_job(x, "JobState=RUNNING", 120), "job %d: %s", x, job_line(x));
+	ck_assert_int_eq(run(NULL, "scontrol requeue %d", x), 0);
+	ck_assert_msg(wait_job(x, "JobState=PENDING", 120), "job %d: %s", x, job_line(x));
+	/* Slurm holds a requeued job until its credential expires: not this one. */
+	ck_assert_int_eq(run(NULL, "scontrol update JobId=%d StartTime=now", x), 0);
+	ck_assert_msg(wait_job(x, "JobState=RUNNING", 120), "requeued job %d: %s", x,
+		      job_line(x));
+	ck_assert_msg(hivedctl_job_says(x, "8 GPUs", 60, &out),
+		      "hivedctl does not count the 8 GPUs requeued exclusive job %d holds: %s", x,
+		      out ? out : "(no output)");
+	ck_assert_msg(strstr(out, "guaranteed"), "requeued exclusive job %d is not own's: %s", x,
+		      out);
+	free(out);
+	cancel_all();
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -541,5 +574,6 @@ int main(void)
 	tcase_add_test(tc, test_freed_node_kept_from_cpu_job);
 	tcase_add_test(tc, test_exclusive_job_holds_its_gpus);
 	tcase_add_test(tc, test_exclusive_gpu_job_counts_its_nodes);
+	tcase_add_test(tc, test_requeued_exclusive_job_stays_whole_node);
 	return e2e_run("preempt", tc, cancel_all);
 }

@@ -67,16 +67,11 @@ struct Answer {
   json_t* Get(const char* key) const { return json_object_get(root.get(), key); }
 };
 
-Answer Ask(const char* situation, std::vector<std::string> args, const std::string& ends = "") {
+// One whatif against engine e (freed here), built from config.
+Answer AskEngine(hived_engine* e, const std::string& config, std::vector<std::string> args,
+                 const std::string& ends) {
   Answer a;
-  Status st;
   std::string err;
-  ck_assert_msg(Parse(Read(std::string("status-") + situation + ".json"), &st, &err), "%s",
-                err.c_str());
-  const std::string config = WhatifConfig(st, Read("hived_state.json"), &err);
-  ck_assert_msg(!config.empty(), "%s", err.c_str());
-  hived_engine* e = nullptr;
-  ck_assert_msg(WhatifEngine(st, config, &e, &err), "%s", err.c_str());
   char* before = nullptr;
   ck_assert_int_eq(hived_snapshot(e, &before), HIVED_OK);
 
@@ -102,6 +97,18 @@ Answer Ask(const char* situation, std::vector<std::string> args, const std::stri
     a.text = WhatifText(a.json, kWritten);
   }
   return a;
+}
+
+Answer Ask(const char* situation, std::vector<std::string> args, const std::string& ends = "") {
+  Status st;
+  std::string err;
+  ck_assert_msg(Parse(Read(std::string("status-") + situation + ".json"), &st, &err), "%s",
+                err.c_str());
+  const std::string config = WhatifConfig(st, Read("hived_state.json"), &err);
+  ck_assert_msg(!config.empty(), "%s", err.c_str());
+  hived_engine* e = nullptr;
+  ck_assert_msg(WhatifEngine(st, config, &e, &err), "%s", err.c_str());
+  return AskEngine(e, config, std::move(args), ends);
 }
 
 int64_t EstimateStart(const Answer& a) {
@@ -280,6 +287,65 @@ START_TEST(test_exclusive_takes_whole_nodes) {
   int i = 1;
   ck_assert_int_eq(TakeWhatifOption(2, argv, &i, &ask, &err), -1);
   ck_has(err, "--exclusive takes no value");
+}
+END_TEST
+
+// Nodes of two sizes: VC small owns the two 4-GPU V100 nodes, big the 8-GPU A100
+// node. An exclusive job gets every GPU of the node it lands on, so its whole node
+// is of the largest node it could be given: its VC's, or of its GPU model.
+const char kMixedConfig[] = R"({"physicalCluster": {
+  "cellTypes": {
+    "V100-NODE": {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": true},
+    "A100-NODE": {"childCellType": "A100", "childCellNumber": 8, "isNodeLevel": true}},
+  "physicalCells": [{"cellType": "V100-NODE", "cellAddress": "v0"},
+                    {"cellType": "V100-NODE", "cellAddress": "v1"},
+                    {"cellType": "A100-NODE", "cellAddress": "a0"}]},
+ "virtualClusters": {"small": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 2}]},
+                     "big": {"virtualCells": [{"cellType": "A100-NODE", "cellNumber": 1}]}}})";
+
+Answer AskMixed(std::vector<std::string> args) {
+  hived_engine* e = nullptr;
+  char err[512] = "";
+  ck_assert_msg(hived_engine_new(kMixedConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  return AskEngine(e, kMixedConfig, std::move(args), "");
+}
+
+// The first pod's GPU count.
+size_t FirstPodGpus(const Answer& a) {
+  return json_array_size(json_object_get(json_array_get(a.Get("placement"), 0), "leaves"));
+}
+
+START_TEST(test_exclusive_on_nodes_of_two_sizes) {
+  hived_engine* e = nullptr;
+  char err[512] = "";
+  ck_assert_msg(hived_engine_new(kMixedConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, nullptr), 8);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "small", nullptr), 4);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "big", nullptr), 8);
+  ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, "V100"), 4);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "small", "A100"), 0);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "nope", nullptr), 0);
+  hived_engine_free(e);
+  // small's exclusive job: one of its 4-GPU nodes (before: asked 8, larger than small).
+  Answer a = AskMixed({"-A", "small", "--gres=gpu:2", "--exclusive"});
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_msg(json_is_true(a.Get("startsNow")), "%s", a.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(a), 4);
+  ck_has(Nodes(a.Get("placement")), "v");
+  // Two of them: both V100 nodes, whole.
+  Answer b = AskMixed({"-A", "small", "--gpus=6", "--exclusive"});
+  ck_assert_int_eq(b.rc, 0);
+  ck_assert_msg(json_is_true(b.Get("startsNow")), "%s", b.json.c_str());
+  ck_assert_str_eq(Nodes(b.Get("placement")).c_str(), "v0,v1");
+  // No VC: the largest node anywhere; of the model asked, when it names one.
+  Answer c = AskMixed({"-A", "nobody", "--gres=gpu:2", "--exclusive"});
+  ck_assert_int_eq(c.rc, 0);
+  ck_assert_str_eq(Nodes(c.Get("placement")).c_str(), "a0");
+  ck_assert_uint_eq(FirstPodGpus(c), 8);
+  Answer d = AskMixed({"-A", "nobody", "--gres=gpu:V100:2", "--exclusive"});
+  ck_assert_int_eq(d.rc, 0);
+  ck_has(Nodes(d.Get("placement")), "v");
+  ck_assert_uint_eq(FirstPodGpus(d), 4);
 }
 END_TEST
 
@@ -525,6 +591,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_no_healthy_cell);
   tcase_add_test(tc, test_opportunistic_qos);
   tcase_add_test(tc, test_exclusive_takes_whole_nodes);
+  tcase_add_test(tc, test_exclusive_on_nodes_of_two_sizes);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);

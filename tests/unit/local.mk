@@ -64,6 +64,13 @@ tests_unit_test_api_errors_SOURCES = tests/unit/test_api_errors.cpp
 tests_unit_test_api_errors_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_api_errors_LDADD = libhived.la $(CHECK_LIBS)
 
+# --- src/api: a gang's shape from Slurm's GPU options (hived_gpu_shape_of)
+check_PROGRAMS += tests/unit/test_gpu_shape
+TESTS += tests/unit/test_gpu_shape
+tests_unit_test_gpu_shape_SOURCES = tests/unit/test_gpu_shape.cpp
+tests_unit_test_gpu_shape_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_gpu_shape_LDADD = libhived.la $(CHECK_LIBS)
+
 # --- src/core: the cell store's walk and the buddy allocator, table-driven
 check_PROGRAMS += tests/unit/test_buddy
 TESTS += tests/unit/test_buddy
