@@ -336,11 +336,13 @@ START_TEST(test_exclusive_on_nodes_of_two_sizes) {
   Answer b = AskMixed({"-A", "small", "--gpus=6", "--exclusive"});
   ck_assert_int_eq(b.rc, 0);
   ck_assert_msg(json_is_true(b.Get("startsNow")), "%s", b.json.c_str());
-  ck_assert_str_eq(Nodes(b.Get("placement")).c_str(), "v0,v1");
+  const std::string b_nodes = Nodes(b.Get("placement"));
+  ck_assert_str_eq(b_nodes.c_str(), "v0,v1");
   // No VC: the largest node anywhere; of the model asked, when it names one.
   Answer c = AskMixed({"-A", "nobody", "--gres=gpu:2", "--exclusive"});
   ck_assert_int_eq(c.rc, 0);
-  ck_assert_str_eq(Nodes(c.Get("placement")).c_str(), "a0");
+  const std::string c_nodes = Nodes(c.Get("placement"));
+  ck_assert_str_eq(c_nodes.c_str(), "a0");
   ck_assert_uint_eq(FirstPodGpus(c), 8);
   Answer d = AskMixed({"-A", "nobody", "--gres=gpu:V100:2", "--exclusive"});
   ck_assert_int_eq(d.rc, 0);
