@@ -329,8 +329,8 @@ Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, Cha
   return Status::Ok();
 }
 
-// The free lists start with the largest cells that hold no pinned cell; node-level
-// cells enter the best-fit index.
+// Slurm gives a job that has a node exclusively every GPU of it, whatever chains
+// hold them: each chain notes the largest node it is part of.
 void CellStore::NoteNodeSizes() {
   for (const auto& cells : node_cells_) {
     int32_t gpus = 0;
@@ -345,6 +345,8 @@ void CellStore::NoteNodeSizes() {
   }
 }
 
+// The free lists start with the largest cells that hold no pinned cell; node-level
+// cells enter the best-fit index.
 void CellStore::SeedFreeLists(const Scratch& s) {
   // Every list and bucket spans the ids it may ever hold before the first insert: a
   // move then never allocates, so a WILL_RUN trial's put-back cannot fail midway.
