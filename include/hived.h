@@ -135,7 +135,7 @@ typedef struct {
 	int whole_node;          /* 1: it has its nodes exclusively (--exclusive) */
 	int split_count_only;    /* hived.conf "splitCountOnlyJobs" */
 	size_t node_count;       /* nodes in the cluster (hived_node_count) */
-	/* GPUs of the largest node it could be given (hived_largest_node_leaves) */
+	/* GPUs of the largest node it could be given (hived_whole_node_leaves) */
 	int32_t max_node_leaves;
 } hived_gpu_ask;
 
@@ -374,10 +374,23 @@ int32_t hived_node_leaf_count(const hived_engine *e, size_t node);
  * GPUs of the largest node a job could be given (all chains on that node
  * counted, as Slurm gives a job the node exclusively): among chains of GPU
  * model leaf_cell_type (NULL: any; MIG slice chains never) and, with vc, the
- * chains the VC has cells in. 0 if there is none or the VC is unknown. O(chains).
+ * chains the VC has cells in; with nodes (hived_node_count() bytes, 0 = the job
+ * may not use it; NULL: every node), only nodes it may use. 0 if there is none
+ * or the VC is unknown. O(chains), with nodes O(nodes).
  */
 int32_t hived_largest_node_leaves(const hived_engine *e, const char *vc,
-				  const char *leaf_cell_type);
+				  const char *leaf_cell_type, const uint8_t *nodes);
+/*
+ * The node size of a job's whole-node pods (hived_gpu_ask.max_node_leaves):
+ * hived_largest_node_leaves(e, vc, leaf_cell_type, nodes); if that is 0, the
+ * largest node of any chain among those nodes, then anywhere, so that the job
+ * asks a shape the engine refuses with its reason (larger than its VC, no cell
+ * of its type) rather than none. vc: a guaranteed job's VC, NULL for an
+ * opportunistic one. select/hived passes the nodes of the job's partition (and
+ * -w), so that an exclusive job in a partition of 4-GPU nodes asks 4-GPU pods.
+ */
+int32_t hived_whole_node_leaves(const hived_engine *e, const char *vc,
+				const char *leaf_cell_type, const uint8_t *nodes);
 /* The cell type one level above the node level in the node's chain (a rack),
  * or NULL if nodes are top-level cells. */
 const char *hived_node_parent_type(const hived_engine *e, size_t node);

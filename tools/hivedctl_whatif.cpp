@@ -156,9 +156,7 @@ bool WhatifShape(hived_engine* e, const WhatifAsk& ask, const char* vc, bool spl
   a.split_count_only = split;
   a.node_count = hived_node_count(e);
   const char* type = hived_has_leaf_type(e, ask.gpu_type.c_str()) ? ask.gpu_type.c_str() : nullptr;
-  // None in its VC's chains: the largest anywhere, which the engine then refuses.
-  a.max_node_leaves = hived_largest_node_leaves(e, vc, type);
-  if (!a.max_node_leaves) a.max_node_leaves = hived_largest_node_leaves(e, nullptr, nullptr);
+  a.max_node_leaves = hived_whole_node_leaves(e, vc, type, nullptr);
   char buf[256] = "";
   if (hived_gpu_shape_of(&a, shape, buf, sizeof buf) == HIVED_OK) return true;
   *err = buf;

@@ -652,12 +652,20 @@ int32_t hived_node_leaf_count(const hived_engine* e, size_t node) {
   return e->engine->NodeLeafCount(node);
 }
 
-int32_t hived_largest_node_leaves(const hived_engine* e, const char* vc,
-                                  const char* leaf_cell_type) {
+int32_t hived_largest_node_leaves(const hived_engine* e, const char* vc, const char* leaf_cell_type,
+                                  const uint8_t* nodes) {
   return EngineValue("hived_largest_node_leaves", e, int32_t{0}, [&] {
     const std::string v = vc ? vc : "", t = leaf_cell_type ? leaf_cell_type : "";
-    return e->engine->LargestNodeLeafCount(vc ? &v : nullptr, leaf_cell_type ? &t : nullptr);
+    return e->engine->LargestNodeLeafCount(vc ? &v : nullptr, leaf_cell_type ? &t : nullptr, nodes);
   });
+}
+
+int32_t hived_whole_node_leaves(const hived_engine* e, const char* vc, const char* leaf_cell_type,
+                                const uint8_t* nodes) {
+  int32_t n = hived_largest_node_leaves(e, vc, leaf_cell_type, nodes);
+  if (!n && nodes) n = hived_largest_node_leaves(e, nullptr, nullptr, nodes);
+  if (!n) n = hived_largest_node_leaves(e, nullptr, nullptr, nullptr);
+  return n;
 }
 
 const char* hived_node_parent_type(const hived_engine* e, size_t node) {

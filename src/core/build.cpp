@@ -44,20 +44,36 @@ int32_t Engine::NodeLeafCount(size_t node) const {
   return n;
 }
 
-int32_t Engine::LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type) const {
-  int32_t best = 0;
-  auto consider = [&](const Chain& ch) {
-    if (!ch.mig && (!leaf_type || ch.leaf_type == *leaf_type))
-      best = std::max(best, ch.largest_node_leaves);
+int32_t Engine::LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type,
+                                     const uint8_t* nodes) const {
+  std::vector<uint8_t> chain_ok(chains_.size(), 0);  // chains the job could be given
+  auto consider = [&](ChainId c) {
+    const Chain& ch = chains_[c];
+    if (!ch.mig && (!leaf_type || ch.leaf_type == *leaf_type)) chain_ok[c.index()] = 1;
   };
   if (!vc) {
-    for (const auto& ch : chains_) consider(ch);
+    for (size_t c = 0; c < chains_.size(); c++) consider(ChainId(c));
+  } else {
+    auto it = vc_index_.find(*vc);
+    if (it == vc_index_.end()) return 0;
+    for (const auto& vch : vcs_[it->second].chains)
+      if (vch.leaves > 0) consider(vch.chain);
+  }
+  int32_t best = 0;
+  if (!nodes) {
+    for (size_t c = 0; c < chains_.size(); c++)
+      if (chain_ok[c]) best = std::max(best, chains_[ChainId(c)].largest_node_leaves);
     return best;
   }
-  auto it = vc_index_.find(*vc);
-  if (it == vc_index_.end()) return 0;
-  for (const auto& vch : vcs_[it->second].chains)
-    if (vch.leaves > 0) consider(chains_[vch.chain]);
+  // A node counts whole (Slurm gives it exclusively) if a chain it holds cells of does.
+  for (size_t n = 0; n < node_cells_.size(); n++) {
+    if (!nodes[n]) continue;
+    for (PCellId c : node_cells_[n])
+      if (chain_ok[pcells_[c].chain.index()]) {
+        best = std::max(best, NodeLeafCount(n));
+        break;
+      }
+  }
   return best;
 }
 

@@ -219,9 +219,11 @@ class Engine : private CellStore {
   std::vector<std::string> MigProfiles() const;
   int32_t NodeLeafCount(size_t node) const;
   // GPUs of the largest node a job could be given: in chains of GPU model `leaf_type`
-  // (nullptr: any; MIG slice chains never), and with `vc`, chains it has cells in. 0
-  // when there is none (or the VC is unknown). O(chains).
-  int32_t LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type) const;
+  // (nullptr: any; MIG slice chains never), and with `vc`, chains it has cells in; with
+  // `nodes` (NodeCount() bytes, 0 = not usable), only the usable nodes. 0 when there is
+  // none (or the VC is unknown). O(chains), with `nodes` O(nodes).
+  int32_t LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type,
+                               const uint8_t* nodes = nullptr) const;
   const std::string* NodeParentType(size_t node) const;
   const std::string* NodeChildType(size_t node, int32_t leaves) const;
   size_t ChainCount() const { return chains_.size(); }

@@ -207,13 +207,41 @@ static bool _swapped_whole_node(job_record_t *job_ptr, gres_job_state_t *gpu)
 }
 
 /*
+ * The nodes of the job's partition (the one being tried when it names several),
+ * and of -w when given: the nodes its whole nodes may be. NULL when that is every
+ * node. xfree() it.
+ */
+static uint8_t *_usable_nodes(hived_engine *e, job_record_t *job_ptr)
+{
+	bitstr_t *part = job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap :
+					     NULL;
+	bitstr_t *req = job_ptr->details ? job_ptr->details->req_node_bitmap :
+					   NULL;
+	size_t n = hived_node_count(e);
+	uint8_t *nodes;
+
+	if ((!part && !req) || !n)
+		return NULL;
+	nodes = xcalloc(n, 1);
+	for (size_t i = 0; i < n; i++) {
+		int idx = hived_ctld_slurm_index(i);
+
+		nodes[i] = (idx >= 0) && (!part || bit_test(part, idx)) &&
+			   (!req || bit_test(req, idx));
+	}
+	return nodes;
+}
+
+/*
  * The gang of a whole-GPU job, as hived_gpu_shape_of derives it (hivedctl whatif
  * asks it the same). Slurm gives a job that has its nodes exclusively every GPU
  * of them (since 20.02), so its pods are whole node cells and its VC's quota
- * counts what it holds. Whole nodes are of the largest node it could be given:
- * of its GPU model, in its VC's chains when it is guaranteed (a VC owning
- * 4-GPU nodes only is not asked for 8). Slurm 22.05 keeps details->max_nodes 0
- * when no node count was given; -N n sets it to n, -N 1-3 to 3.
+ * counts what it holds. Whole nodes are of the largest node it could be given
+ * (hived_whole_node_leaves): in its partition, of its GPU model, in its VC's
+ * chains when it is guaranteed (a VC owning 4-GPU nodes only is not asked for
+ * 8, nor a job in a partition of 4-GPU nodes). Slurm 22.05 keeps
+ * details->max_nodes 0 when no node count was given; -N n sets it to n, -N 1-3
+ * to 3.
  */
 static hived_job_kind_t _gpu_shape(job_record_t *job_ptr, gres_job_state_t *gpu,
 				   bool whole_node, hived_job_class_t *c,
@@ -235,11 +263,14 @@ static hived_job_kind_t _gpu_shape(job_record_t *job_ptr, gres_job_state_t *gpu,
 	const char *type = (gpu->type_name &&
 			    hived_has_leaf_type(e, gpu->type_name)) ?
 			   gpu->type_name : NULL;
-	/* None in its VC's chains: the largest anywhere, which the engine refuses. */
-	ask.max_node_leaves = hived_largest_node_leaves(
-		e, c->opportunistic ? NULL : c->vc, type);
-	if (!ask.max_node_leaves)
-		ask.max_node_leaves = hived_largest_node_leaves(e, NULL, NULL);
+	uint8_t *nodes = NULL;
+
+	/* Only whole-node pods and --gpus=N alone are sized by a node. */
+	if (whole_node || (!ask.gpus_per_node && ask.gpus_per_job))
+		nodes = _usable_nodes(e, job_ptr);
+	ask.max_node_leaves = hived_whole_node_leaves(
+		e, c->opportunistic ? NULL : c->vc, type, nodes);
+	xfree(nodes);
 	if (_swapped_whole_node(job_ptr, gpu))
 		ask.gpus_per_node = 1;	/* whole nodes whatever the count */
 	ask.max_nodes = (max > INT32_MAX) ? INT32_MAX : (int32_t) max;

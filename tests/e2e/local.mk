@@ -47,10 +47,13 @@ clean-e2e-cluster:
 #   slices, at the GRES index HiveD chose; an untyped GPU job never gets a slice.
 # - test_mps (issue 15): --gres=mps jobs refused with HiveD's reason; whole GPUs
 #   on nodes with gres/mps placed as usual.
+# - test_mixed: nodes of two sizes; an exclusive job takes whole nodes of the
+#   size its partition has.
 # Longest first: make -j2 check runs two at a time.
 E2E_TESTS = tests/e2e/test_faults tests/e2e/test_select tests/e2e/test_preempt \
 	tests/e2e/test_backfill tests/e2e/test_reload tests/e2e/test_admin tests/e2e/test_user \
-	tests/e2e/test_security tests/e2e/test_mig tests/e2e/test_shard tests/e2e/test_mps
+	tests/e2e/test_security tests/e2e/test_mig tests/e2e/test_shard tests/e2e/test_mps \
+	tests/e2e/test_mixed
 if HAVE_SLURM
 check_PROGRAMS += $(E2E_TESTS)
 TESTS += $(E2E_TESTS)
@@ -89,6 +92,8 @@ tests_e2e_test_shard_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_shard_LDADD = $(E2E_LDADD)
 tests_e2e_test_mig_CFLAGS = $(E2E_CFLAGS)
 tests_e2e_test_mig_LDADD = $(E2E_LDADD)
+tests_e2e_test_mixed_CFLAGS = $(E2E_CFLAGS)
+tests_e2e_test_mixed_LDADD = $(E2E_LDADD)
 
 HIVED_LOAD_JOBS = 1000
 HIVED_LOAD_KILLS = 10

@@ -319,12 +319,28 @@ START_TEST(test_exclusive_on_nodes_of_two_sizes) {
   hived_engine* e = nullptr;
   char err[512] = "";
   ck_assert_msg(hived_engine_new(kMixedConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
-  ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, nullptr), 8);
-  ck_assert_int_eq(hived_largest_node_leaves(e, "small", nullptr), 4);
-  ck_assert_int_eq(hived_largest_node_leaves(e, "big", nullptr), 8);
-  ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, "V100"), 4);
-  ck_assert_int_eq(hived_largest_node_leaves(e, "small", "A100"), 0);
-  ck_assert_int_eq(hived_largest_node_leaves(e, "nope", nullptr), 0);
+  ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, nullptr, nullptr), 8);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "small", nullptr, nullptr), 4);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "big", nullptr, nullptr), 8);
+  ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, "V100", nullptr), 4);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "small", "A100", nullptr), 0);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "nope", nullptr, nullptr), 0);
+  // Nodes a job may use (select/hived: its partition's): v0, v1 | a0.
+  ck_assert_str_eq(hived_node_name(e, 2), "a0");
+  const uint8_t v_nodes[3] = {1, 1, 0}, a_node[3] = {0, 0, 1};
+  ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, nullptr, v_nodes), 4);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "big", nullptr, v_nodes), 0);
+  ck_assert_int_eq(hived_largest_node_leaves(e, "small", nullptr, a_node), 0);
+  // Whole-node pods: an opportunistic job in a partition of 4-GPU nodes asks 4
+  // (before: the largest node anywhere, 8, which no node of its partition is).
+  ck_assert_int_eq(hived_whole_node_leaves(e, nullptr, nullptr, v_nodes), 4);
+  ck_assert_int_eq(hived_whole_node_leaves(e, "small", nullptr, v_nodes), 4);
+  // None of its VC's there: the largest it may use, then anywhere (the engine refuses).
+  ck_assert_int_eq(hived_whole_node_leaves(e, "small", nullptr, a_node), 8);
+  ck_assert_int_eq(hived_whole_node_leaves(e, "small", "A100", nullptr), 8);
+  ck_assert_int_eq(hived_whole_node_leaves(e, "big", nullptr, v_nodes), 4);
+  const uint8_t none[3] = {0, 0, 0};
+  ck_assert_int_eq(hived_whole_node_leaves(e, "big", nullptr, none), 8);
   hived_engine_free(e);
   // small's exclusive job: one of its 4-GPU nodes (before: asked 8, larger than small).
   Answer a = AskMixed({"-A", "small", "--gres=gpu:2", "--exclusive"});

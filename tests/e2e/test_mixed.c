@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_mixed.c - nodes of two sizes: an exclusive job (Slurm gives it every GPU
+ * of its nodes) is placed as whole nodes of the size its partition has, in its
+ * VC's cells when it is guaranteed.
+ *
+ * Its own cluster (scripts/hived-cluster --small-nodes 2: node1-2 with 8 fake
+ * GPUs, node3-4 with 4, partition "small" of node3-4 besides "gpu" of all;
+ * cells derived from slurm.conf and gres.conf): account "own" has 20 GPUs of
+ * GrpTRES, which HiveD makes the rack of 8-GPU nodes and one 4-GPU node.
+ * Before, a whole node was of the largest node in the job's VC's chains (or
+ * anywhere when opportunistic): 8 GPUs, which no node of partition "small"
+ * has, so such a job never started.
+ * Needs root (exit 77 otherwise).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e2e_main.h"
+#include "run.h"
+#include "slurm_jobs.h"
+
+#define NODES 4
+#define GPUS 8
+
+/* Up to 30 s until hivedctl (hived_status.json, written after a change) says so. */
+static bool own_cells_of_both_sizes(char **out)
+{
+	for (int i = 0; i < 30; i++) {
+		free(*out);
+		*out = NULL;
+		if (!run(out, "'%s/hivedctl' vc own", e2e_builddir) && *out &&
+		    strstr(*out, "A100-RACK-8G") && strstr(*out, "A100-NODE-4G"))
+			return true;
+		sleep(1);
+	}
+	return false;
+}
+
+START_TEST(test_up)
+{
+	char *out = NULL;
+
+	e2e_cluster_up(NODES, GPUS, "--fresh --small-nodes 2 --vc-quotas own=20");
+	e2e_log_from_start();
+	ck_assert(e2e_log_has("select/hived: loaded"));
+	ck_assert_int_eq(run(&out, "sinfo -h -p small -o '%%N %%G'"), 0);
+	ck_assert_msg(out && strstr(out, "node[3-4]") && strstr(out, "gpu:a100:4"),
+		      "partition small is not node3-4 with 4 GPUs: %s", out ? out : "");
+	free(out);
+	out = NULL;
+	/*
+	 * The quota is sacctmgr's, compared at a job_test (at most every 5 s):
+	 * short jobs until HiveD has turned it into cells.
+	 */
+	for (int i = 0; i < 60 && !e2e_log_has(".conf: 4 nodes, 1 VCs"); i++) {
+		run(NULL, "sbatch -A own --gres=gpu:1 -o /dev/null --wrap true >/dev/null 2>&1");
+		sleep(2);
+	}
+	ck_assert_msg(e2e_log_has(".conf: 4 nodes, 1 VCs"), "own's sacctmgr quota did not become a VC");
+	/* 20 GPUs: the rack of 8-GPU nodes and a 4-GPU node, cells of both sizes. */
+	ck_assert_msg(own_cells_of_both_sizes(&out),
+		      "own's cells are not an 8-GPU rack and a 4-GPU node: %s", out ? out : "");
+	free(out);
+	ck_assert_msg(!e2e_log_has("cannot be given cells"), "a sacctmgr quota was refused");
+	cancel_all();
+}
+END_TEST
+
+/*
+ * On an empty queue, an exclusive job (sbatch args) runs on one node of `gpus`
+ * GPUs, all of them its own, in the class hivedctl names; its id.
+ */
+static int exclusive_runs(const char *args, int gpus, const char *class)
+{
+	char *out = NULL;
+	alloc_t a;
+	int id;
+
+	cancel_all();
+	id = submit(args);
+
+	ck_assert_msg(wait_job(id, "JobState=RUNNING", 120),
+		      "exclusive job %d (%s) did not start: %s", id, args, job_line(id));
+	job_alloc(id, &a);
+	ck_assert_msg(a.n == 1 && a.cnt[0] == gpus, "job %d (%s) holds %d GPUs on %d nodes, not %d on one: %s",
+		      id, args, a.n ? a.cnt[0] : 0, a.n, gpus, job_line(id));
+	ck_assert_msg(hivedctl_job_says(id, class, 30, &out), "job %d (%s) is not %s to HiveD: %s",
+		      id, args, class, out ? out : "");
+	free(out);
+	return id;
+}
+
+/* The node one running job is on. */
+static const char *node_of(int id, alloc_t *a)
+{
+	job_alloc(id, a);
+	return a->node[0];
+}
+
+START_TEST(test_guaranteed_exclusive_in_partition_of_small_nodes)
+{
+	alloc_t a;
+	int id = exclusive_runs("-A own -p small -N1 --exclusive --gres=gpu:1", 4, "guaranteed");
+	const char *node = node_of(id, &a);
+
+	ck_assert_msg(!strcmp(node, "node3") || !strcmp(node, "node4"),
+		      "job %d of partition small runs on %s", id, node);
+}
+END_TEST
+
+START_TEST(test_opportunistic_exclusive_in_partition_of_small_nodes)
+{
+	alloc_t a;
+	int id = exclusive_runs("-A own --qos=scavenger -p small -N1 --exclusive --gres=gpu:1", 4,
+				"opportunistic");
+	const char *node = node_of(id, &a);
+
+	ck_assert_msg(!strcmp(node, "node3") || !strcmp(node, "node4"),
+		      "job %d of partition small runs on %s", id, node);
+}
+END_TEST
+
+/*
+ * No GPUs asked: cons_tres places it, Slurm gives it the node's every GPU, and
+ * HiveD counts them as its VC's (a 4-GPU node cell of own's).
+ */
+START_TEST(test_exclusive_without_gpus_in_partition_of_small_nodes)
+{
+	alloc_t a;
+	int id = exclusive_runs("-A own -p small -N1 --exclusive", 4, "guaranteed");
+	const char *node = node_of(id, &a);
+
+	ck_assert_msg(!strcmp(node, "node3") || !strcmp(node, "node4"),
+		      "job %d of partition small runs on %s", id, node);
+}
+END_TEST
+
+/* In partition gpu (all nodes) a whole node is the largest of the VC's. */
+START_TEST(test_exclusive_takes_the_largest_node_it_may)
+{
+	alloc_t a;
+	int id = exclusive_runs("-A own -N1 --exclusive --gres=gpu:1", 8, "guaranteed");
+	const char *node = node_of(id, &a);
+
+	ck_assert_msg(!strcmp(node, "node1") || !strcmp(node, "node2"),
+		      "job %d asked an 8-GPU whole node and runs on %s", id, node);
+}
+END_TEST
+
+int main(void)
+{
+	int rc = e2e_init("mixed");
+	TCase *tc;
+
+	if (rc)
+		return rc;
+	tc = tcase_create("mixed");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_up);
+	tcase_add_test(tc, test_guaranteed_exclusive_in_partition_of_small_nodes);
+	tcase_add_test(tc, test_opportunistic_exclusive_in_partition_of_small_nodes);
+	tcase_add_test(tc, test_exclusive_without_gpus_in_partition_of_small_nodes);
+	tcase_add_test(tc, test_exclusive_takes_the_largest_node_it_may);
+	return e2e_run("mixed", tc, cancel_all);
+}
