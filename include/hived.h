@@ -371,8 +371,17 @@ size_t hived_mig_profiles(const hived_engine *e, char *buf, size_t len);
 /* GPUs of the node (all chains), 0 if unknown. */
 int32_t hived_node_leaf_count(const hived_engine *e, size_t node);
 /*
- * GPUs of the largest node a job could be given (all chains on that node
- * counted, as Slurm gives a job the node exclusively): among chains of GPU
+ * GPUs of a whole-node pod on the node (an exclusive job's): the node's cell in
+ * a chain of GPU model leaf_cell_type (NULL: any, the largest; MIG slice chains
+ * never); 0 if none. Slurm gives an exclusive job the node's other GPUs and MIG
+ * slices as well; HiveD counts the pod's cell.
+ */
+int32_t hived_node_cell_leaves(const hived_engine *e, size_t node,
+			       const char *leaf_cell_type);
+/* 1 if `leaves` GPUs are one whole node cell of the node (in a non-MIG chain). */
+int hived_is_node_cell_size(const hived_engine *e, size_t node, int32_t leaves);
+/*
+ * The largest hived_node_cell_leaves() a job could be given: among chains of GPU
  * model leaf_cell_type (NULL: any; MIG slice chains never) and, with vc, the
  * chains the VC has cells in; with nodes (hived_node_count() bytes, 0 = the job
  * may not use it; NULL: every node), only nodes it may use. 0 if there is none

@@ -359,16 +359,17 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   req.members = shape.members;
   req.n_members = shape.n_members;
   req.split_max_pods = shape.split_max_pods;
+  req.distinct_nodes = 1;
+  if (!ask.gpu_type.empty() && hived_has_leaf_type(e, ask.gpu_type.c_str()))
+    req.leaf_cell_type = ask.gpu_type.c_str();
   // A whole node of another size is not the pod it asks (hived_job.c).
   std::vector<uint8_t> allowed;
   if (shape.whole_node_leaves) {
     for (size_t i = 0; i < hived_node_count(e); i++)
-      allowed.push_back(hived_node_leaf_count(e, i) == shape.whole_node_leaves ? 1 : 0);
+      allowed.push_back(
+          hived_node_cell_leaves(e, i, req.leaf_cell_type) == shape.whole_node_leaves ? 1 : 0);
     req.allowed_nodes = allowed.data();
   }
-  req.distinct_nodes = 1;
-  if (!ask.gpu_type.empty() && hived_has_leaf_type(e, ask.gpu_type.c_str()))
-    req.leaf_cell_type = ask.gpu_type.c_str();
   std::string within = ask.within;
   if (within.empty() && ask.switches_one && ask.nodes > 1 && hived_node_count(e) &&
       hived_node_parent_type(e, 0))

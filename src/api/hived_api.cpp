@@ -652,6 +652,19 @@ int32_t hived_node_leaf_count(const hived_engine* e, size_t node) {
   return e->engine->NodeLeafCount(node);
 }
 
+int32_t hived_node_cell_leaves(const hived_engine* e, size_t node, const char* leaf_cell_type) {
+  if (!e || node >= e->engine->NodeCount()) return 0;
+  return EngineValue("hived_node_cell_leaves", e, int32_t{0}, [&] {
+    const std::string t = leaf_cell_type ? leaf_cell_type : "";
+    return e->engine->NodeCellLeafCount(node, leaf_cell_type ? &t : nullptr);
+  });
+}
+
+int hived_is_node_cell_size(const hived_engine* e, size_t node, int32_t leaves) {
+  if (!e || node >= e->engine->NodeCount()) return 0;
+  return e->engine->IsNodeCellSize(node, leaves) ? 1 : 0;
+}
+
 int32_t hived_largest_node_leaves(const hived_engine* e, const char* vc, const char* leaf_cell_type,
                                   const uint8_t* nodes) {
   return EngineValue("hived_largest_node_leaves", e, int32_t{0}, [&] {

@@ -44,6 +44,31 @@ int32_t Engine::NodeLeafCount(size_t node) const {
   return n;
 }
 
+namespace {
+// GPUs in one node cell of the chain (whole GPUs, also where leaves are fractions).
+int32_t NodeCellGpus(const Chain& ch) {
+  return static_cast<int32_t>(ch.desc[Level(ch.node_level)][Level(ch.gpu_level)]);
+}
+}  // namespace
+
+int32_t Engine::NodeCellLeafCount(size_t node, const std::string* leaf_type) const {
+  int32_t best = 0;
+  for (PCellId c : node_cells_[node]) {
+    const Chain& ch = chains_[pcells_[c].chain];
+    if (!ch.mig && (!leaf_type || ch.leaf_type == *leaf_type))
+      best = std::max(best, NodeCellGpus(ch));
+  }
+  return best;
+}
+
+bool Engine::IsNodeCellSize(size_t node, int32_t leaves) const {
+  for (PCellId c : node_cells_[node]) {
+    const Chain& ch = chains_[pcells_[c].chain];
+    if (!ch.mig && NodeCellGpus(ch) == leaves) return true;
+  }
+  return false;
+}
+
 int32_t Engine::LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type,
                                      const uint8_t* nodes) const {
   std::vector<uint8_t> chain_ok(chains_.size(), 0);  // chains the job could be given
@@ -62,17 +87,14 @@ int32_t Engine::LargestNodeLeafCount(const std::string* vc, const std::string* l
   int32_t best = 0;
   if (!nodes) {
     for (size_t c = 0; c < chains_.size(); c++)
-      if (chain_ok[c]) best = std::max(best, chains_[ChainId(c)].largest_node_leaves);
+      if (chain_ok[c]) best = std::max(best, NodeCellGpus(chains_[ChainId(c)]));
     return best;
   }
-  // A node counts whole (Slurm gives it exclusively) if a chain it holds cells of does.
   for (size_t n = 0; n < node_cells_.size(); n++) {
     if (!nodes[n]) continue;
     for (PCellId c : node_cells_[n])
-      if (chain_ok[pcells_[c].chain.index()]) {
-        best = std::max(best, NodeLeafCount(n));
-        break;
-      }
+      if (chain_ok[pcells_[c].chain.index()])
+        best = std::max(best, NodeCellGpus(chains_[pcells_[c].chain]));
   }
   return best;
 }

@@ -46,7 +46,6 @@ Status CellStore::BuildFrom(const ClusterSpec& spec) {
   if (st.ok()) st = BuildChains(spec, &s);
   if (st.ok()) st = BuildPhysical(spec, &s);
   if (!st.ok()) return st;
-  NoteNodeSizes();
   SeedFreeLists(s);
   st = BuildVcs(spec);
   if (!st.ok()) return st;
@@ -327,22 +326,6 @@ Status CellStore::PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, Cha
     pcells_[id].avail += pcells_[first + k].avail;
   }
   return Status::Ok();
-}
-
-// Slurm gives a job that has a node exclusively every GPU of it, whatever chains
-// hold them: each chain notes the largest node it is part of.
-void CellStore::NoteNodeSizes() {
-  for (const auto& cells : node_cells_) {
-    int32_t gpus = 0;
-    for (PCellId c : cells) {
-      const Chain& ch = chains_[pcells_[c].chain];
-      gpus += static_cast<int32_t>(ch.desc[Level(ch.node_level)][Level(ch.gpu_level)]);
-    }
-    for (PCellId c : cells) {
-      Chain& ch = chains_[pcells_[c].chain];
-      ch.largest_node_leaves = std::max(ch.largest_node_leaves, gpus);
-    }
-  }
 }
 
 // The free lists start with the largest cells that hold no pinned cell; node-level

@@ -88,7 +88,6 @@ struct CellStore {
   Status PhysicalChildren(const PhysicalCellSpec& spec, PCellId id, ChainId chain, int level,
                           Scratch* s);
   void SeedFreeLists(const Scratch& s);
-  void NoteNodeSizes();  // Chain::largest_node_leaves
   Status BuildVcs(const ClusterSpec& spec);
   Status VcCells(const VcSpec& vs, VcId vc);
   Status PinnedVcCells(const VcSpec& vs, VcId vc,

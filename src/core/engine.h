@@ -218,12 +218,18 @@ class Engine : private CellStore {
   // The MIG profiles whose slices are leaf cells (childIsMigSlice chains), sorted.
   std::vector<std::string> MigProfiles() const;
   int32_t NodeLeafCount(size_t node) const;
-  // GPUs of the largest node a job could be given: in chains of GPU model `leaf_type`
-  // (nullptr: any; MIG slice chains never), and with `vc`, chains it has cells in; with
-  // `nodes` (NodeCount() bytes, 0 = not usable), only the usable nodes. 0 when there is
-  // none (or the VC is unknown). O(chains), with `nodes` O(nodes).
+  // GPUs of a whole-node pod on the node: its node cell in a chain of GPU model
+  // `leaf_type` (nullptr: any, the largest; MIG slice chains never), 0 if none. The
+  // node's cells in other chains (another model, MIG slices) are not the pod's.
+  int32_t NodeCellLeafCount(size_t node, const std::string* leaf_type) const;
+  // The largest NodeCellLeafCount a job could be given: in chains of `leaf_type`, and
+  // with `vc`, chains it has cells in; with `nodes` (NodeCount() bytes, 0 = not
+  // usable), only on the usable nodes. 0 when there is none (or the VC is unknown).
+  // O(chains), with `nodes` O(nodes).
   int32_t LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type,
                                const uint8_t* nodes = nullptr) const;
+  // Whether `leaves` GPUs on the node are one whole node cell of a (non-MIG) chain.
+  bool IsNodeCellSize(size_t node, int32_t leaves) const;
   const std::string* NodeParentType(size_t node) const;
   const std::string* NodeChildType(size_t node, int32_t leaves) const;
   size_t ChainCount() const { return chains_.size(); }

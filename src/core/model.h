@@ -48,9 +48,6 @@ struct Chain {
   LevelVector<int64_t> unbound_demand;     // [level] unbound preassigned cells, all VCs
   // Node-level cells bucketed by free healthy leaves, for best-fit search.
   std::vector<IdSet<PCellId>> node_by_avail;
-  // GPUs of its largest node, every chain on that node counted: what Slurm gives a
-  // job that has the node exclusively.
-  int32_t largest_node_leaves = 0;
 };
 
 enum : uint8_t { kFree = 1, kPinned = 2, kUnderPinned = 4 };

@@ -58,9 +58,11 @@ static gres_job_state_t *_gpu_state(job_record_t *job_ptr, int *entries)
 {
 	gres_job_state_t *found = _gres_state(job_ptr->gres_list_req, "gpu",
 					      entries);
+	gres_job_state_t *untyped_js = NULL, *whole_js = NULL;
+	hived_engine *e = hived_ctld_engine();
 	list_itr_t *it;
 	gres_state_t *gs;
-	int untyped = 0;
+	int untyped = 0, whole = 0;
 
 	if (found || (*entries < 2) || !HIVED_WHOLE_NODE(job_ptr->details))
 		return found;
@@ -68,13 +70,21 @@ static gres_job_state_t *_gpu_state(job_record_t *job_ptr, int *entries)
 	while ((gs = list_next(it))) {
 		gres_job_state_t *js = gs->gres_data;
 
-		if (xstrcmp(gs->gres_name, "gpu") || !js || js->type_name)
+		if (xstrcmp(gs->gres_name, "gpu") || !js)
 			continue;
-		untyped++;
-		found = js;
+		if (!js->type_name) {
+			untyped++;
+			untyped_js = js;
+		} else if (!hived_is_mig_profile(e, js->type_name)) {
+			whole++;
+			whole_js = js;
+		}
 	}
 	list_iterator_destroy(it);
-	return (untyped == 1) ? found : NULL;
+	if (untyped == 1)
+		return untyped_js;
+	/* Filed once per type (22.05, nodes with MIG slices): the whole GPUs'. */
+	return (whole == 1) ? whole_js : NULL;
 }
 
 /*
@@ -627,7 +637,8 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 			continue;
 		/* A whole node of another size is not the pod it asks. */
 		if (c.whole_node_leaves &&
-		    (hived_node_leaf_count(e, i) != c.whole_node_leaves))
+		    (hived_node_cell_leaves(e, i, ask->req.leaf_cell_type) !=
+		     c.whole_node_leaves))
 			continue;
 		ask->allowed[i] = 1;
 	}
@@ -728,8 +739,8 @@ extern bool hived_job_pod_whole_node(hived_engine *e, const hived_pod *pod)
 /*
  * select_nodes() swaps a job that has its nodes exclusively onto a GRES request
  * of every GPU of them, with no indices selected, before job_begin, and Slurm
- * allocates each node's every GPU whatever is selected: HiveD's choice if its
- * pods are whole nodes (_whole_node_pods), with nothing to set.
+ * allocates each node's every GPU (and MIG slice) whatever is selected: HiveD's
+ * choice if its pods are whole node cells, with nothing to set.
  */
 static bool _whole_nodes_chosen(job_record_t *job_ptr, const hived_decision *d)
 {
@@ -738,7 +749,9 @@ static bool _whole_nodes_chosen(job_record_t *job_ptr, const hived_decision *d)
 	if (!e || !HIVED_WHOLE_NODE(job_ptr->details) || !d->n_pods)
 		return false;
 	for (size_t p = 0; p < d->n_pods; p++)
-		if (!hived_job_pod_whole_node(e, &d->pods[p]))
+		if ((d->pods[p].node < 0) || d->pods[p].n_fractions ||
+		    !hived_is_node_cell_size(e, d->pods[p].node,
+					     d->pods[p].n_leaves))
 			return false;
 	return true;
 }

@@ -666,6 +666,47 @@ static uint32_t _leave_to_head(job_record_t *job_ptr, bitstr_t *bitmap,
 	return held ? head_id : 0;
 }
 
+/*
+ * Nodes a running job has exclusively (--exclusive; Slurm's no_share_job_cnt)
+ * are a placement's last resort. Slurm offers them to a job that may preempt,
+ * and HiveD may see free cells there: a node's MIG slices (or another GPU
+ * model) beside the whole GPUs it counts for that job. Placed there, the job
+ * would make Slurm preempt the holder while cells elsewhere were free, or be
+ * refused by cons_tres pass after pass if the holder may not be preempted.
+ * Placed without them, the job keeps the narrowed mask for job_begin's commit.
+ */
+static hived_rc _submit_unshared_last(hived_engine *e, hived_job_ask_t *ask,
+				      uint16_t mode, const hived_decision **d)
+{
+	size_t n = hived_node_count(e);
+	uint8_t *off = NULL;
+	hived_rc rc;
+
+	for (size_t i = 0; ask->allowed && (mode == SELECT_MODE_RUN_NOW) &&
+			   (i < n); i++) {
+		int idx = hived_ctld_slurm_index(i);
+
+		if (!ask->allowed[i] || (idx < 0) ||
+		    (idx >= node_record_count) ||
+		    !node_record_table_ptr[idx] ||
+		    !node_record_table_ptr[idx]->no_share_job_cnt)
+			continue;
+		if (!off)
+			off = xcalloc(n, 1);
+		off[i] = 1;
+		ask->allowed[i] = 0;
+	}
+	rc = hived_submit(e, &ask->req, 1, d);
+	if (off && ((rc != HIVED_OK) || ((*d)->outcome != HIVED_PLACED))) {
+		for (size_t i = 0; i < n; i++)
+			if (off[i])
+				ask->allowed[i] = 1;
+		rc = hived_submit(e, &ask->req, 1, d);
+	}
+	xfree(off);
+	return rc;
+}
+
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		     uint32_t min_nodes, uint32_t max_nodes,
 		     uint32_t req_nodes, uint16_t mode,
@@ -1049,7 +1090,7 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 						  hived_job_still_waits);
 	*asked = true;
 	_engine_start();
-	submitted = hived_submit(e, &ask.req, 1, &d);
+	submitted = _submit_unshared_last(e, &ask, mode, &d);
 	_phase_end(HIVED_PHASE_ENGINE);
 	submit_us = phase_us[HIVED_PHASE_ENGINE];
 	submit_cpu_us = engine_cpu_us;

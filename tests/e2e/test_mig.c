@@ -9,7 +9,8 @@
  * MultipleFiles= lines; every cell derived, every quota from sacctmgr): "vca"
  * owns both 3g slices (GrpTRES=gres/gpu:a100_3g.20gb=2: one on each node), "vcb"
  * two 2g slices (one node's),
- * "vcc" two whole GPUs (gres/gpu=2, two single-GPU cells). In gres.conf order a node's GRES indices are
+ * "vcc" two whole GPUs (gres/gpu=2, two single-GPU cells), "vcd" one node's 3
+ * (gres/gpu=3, a node cell). In gres.conf order a node's GRES indices are
  * 0-2 for its whole GPUs, 3 for the 3g slice and 4-5 for the 2g slices; the test
  * checks every index against Slurm's own per-type view of the node (scontrol
  * show node -d, GresUsed), so an index of the wrong type fails. Needs root (exit
@@ -125,18 +126,18 @@ static void assert_slices(int id, const char *type, const int *expect, int n_exp
 }
 
 /*
- * HiveD has made VCs of all three accounts' limits: at load if slurmdbd had them
+ * HiveD has made VCs of all four accounts' limits: at load if slurmdbd had them
  * already (a cluster directory used before), else when they changed.
  */
 static bool quotas_applied(void)
 {
-	return e2e_log_has(".conf: 2 nodes, 3 VCs");
+	return e2e_log_has(".conf: 2 nodes, 4 VCs");
 }
 
 START_TEST(test_up)
 {
 	e2e_cluster_up(NODES, GPUS,
-		       "--fresh --priority multifactor --mig 1 --vc-quotas vcc=2 "
+		       "--fresh --priority multifactor --mig 1 --vc-quotas vcc=2,vcd=3 "
 		       "--mig-quotas vca=" P3G ":2,vcb=" P2G ":2");
 	e2e_log_from_start();
 	ck_assert(e2e_log_has("select/hived: loaded"));
@@ -422,6 +423,53 @@ START_TEST(test_multi_node_restart)
 }
 END_TEST
 
+/*
+ * Exclusive jobs on nodes with slices: the whole node is the node's GPU cell (3
+ * GPUs here, vcd's node cell); Slurm gives the job the node's slices too.
+ * Before, HiveD counted the slices into the pod, which no cell could hold:
+ * refused at submit ("more GPUs per pod ... than the cluster has"); and a
+ * no-GPU exclusive job, whose request Slurm 22.05 files once per type, slices
+ * among them, was held as opportunistic. A slice job that may preempt runs on
+ * the other node, not beside it (Slurm offers it that node and would preempt
+ * an opportunistic holder for a slice HiveD sees free).
+ */
+static int exclusive_runs(const char *args)
+{
+	char *out = NULL;
+	int x = submit(args);
+
+	ck_assert_msg(wait_job(x, "JobState=RUNNING", 120), "exclusive job %d (%s) did not start: %s",
+		      x, args, job_line(x));
+	ck_assert_msg(hivedctl_job_says(x, "3 GPUs", 30, &out) && strstr(out, "guaranteed"),
+		      "exclusive job %d (%s) does not hold vcd's node cell of 3 GPUs: %s", x, args,
+		      out ? out : "");
+	free(out);
+	return x;
+}
+
+START_TEST(test_exclusive_beside_slices)
+{
+	char node[32], other[32];
+	int x, s, gpus[E2E_MAX_GPUS];
+	alloc_t a;
+
+	cancel_all();
+	x = exclusive_runs("-A vcd -N1 --exclusive --gres=gpu:1");
+	job_alloc(x, &a);
+	ck_assert_msg(a.n == 1, "exclusive job %d is on %d nodes: %s", x, a.n, job_line(x));
+	snprintf(node, sizeof(node), "%s", a.node[0]);
+	s = submit("-A vca --gres=gpu:" P3G ":1");
+	ck_assert_msg(wait_job(s, "JobState=RUNNING", 120), "slice job %d did not start: %s", s,
+		      job_line(s));
+	one_node_gpus(s, other, sizeof(other), gpus);
+	ck_assert_msg(strcmp(other, node) != 0, "slice job %d runs beside exclusive job %d on %s",
+		      s, x, node);
+	cancel_all();
+	exclusive_runs("-A vcd -N1 --exclusive");
+	cancel_all();
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc;
@@ -437,5 +485,6 @@ int main(void)
 	tcase_add_test(tc, test_owner_preempts);
 	tcase_add_test(tc, test_bad_profile_refused);
 	tcase_add_test(tc, test_multi_node_restart);
+	tcase_add_test(tc, test_exclusive_beside_slices);
 	return e2e_run("mig", tc, cancel_all);
 }

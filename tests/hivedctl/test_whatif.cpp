@@ -315,6 +315,48 @@ size_t FirstPodGpus(const Answer& a) {
   return json_array_size(json_object_get(json_array_get(a.Get("placement"), 0), "leaves"));
 }
 
+// A node with whole GPUs and MIG slices (chains of their own): n0 has 2 whole GPUs, a
+// 3g and two 2g slices; n1 slices only. VC C owns n0's whole GPUs.
+const char kMigConfig[] = R"({"physicalCluster": {
+  "cellTypes": {
+    "A100-NODE": {"childCellType": "a100", "childCellNumber": 2, "isNodeLevel": true},
+    "A100-3G-NODE": {"childCellType": "a100_3g.20gb", "childCellNumber": 1, "isNodeLevel": true,
+                     "childIsMigSlice": true},
+    "A100-2G-NODE": {"childCellType": "a100_2g.10gb", "childCellNumber": 2, "isNodeLevel": true,
+                     "childIsMigSlice": true}},
+  "physicalCells": [
+    {"cellType": "A100-NODE", "cellAddress": "n0", "cellChildren": [{"cellAddress": "0"}, {"cellAddress": "4"}]},
+    {"cellType": "A100-3G-NODE", "cellAddress": "n0", "cellChildren": [{"cellAddress": "1"}]},
+    {"cellType": "A100-2G-NODE", "cellAddress": "n0", "cellChildren": [{"cellAddress": "2"}, {"cellAddress": "3"}]},
+    {"cellType": "A100-3G-NODE", "cellAddress": "n1", "cellChildren": [{"cellAddress": "0"}]},
+    {"cellType": "A100-2G-NODE", "cellAddress": "n1", "cellChildren": [{"cellAddress": "1"}, {"cellAddress": "2"}]}]},
+ "virtualClusters": {"C": {"virtualCells": [{"cellType": "A100-NODE", "cellNumber": 1}]}}})";
+
+// An exclusive whole-GPU job beside MIG slices: its whole node is the node's GPU
+// cell (Slurm gives it the slices too, which no HiveD pod can hold). Before, the
+// node's slices were counted into the pod, which then had more GPUs than any cell.
+START_TEST(test_exclusive_beside_mig_slices) {
+  hived_engine* e = nullptr;
+  char err[512] = "";
+  ck_assert_msg(hived_engine_new(kMigConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  ck_assert_str_eq(hived_node_name(e, 0), "n0");
+  ck_assert_int_eq(hived_node_leaf_count(e, 0), 5);
+  ck_assert_int_eq(hived_node_cell_leaves(e, 0, nullptr), 2);
+  ck_assert_int_eq(hived_node_cell_leaves(e, 0, "a100"), 2);
+  ck_assert_int_eq(hived_node_cell_leaves(e, 0, "a100_3g.20gb"), 0);
+  ck_assert_int_eq(hived_node_cell_leaves(e, 1, nullptr), 0);
+  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 2), 1);
+  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 5), 0);
+  ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, nullptr, nullptr), 2);
+  ck_assert_int_eq(hived_whole_node_leaves(e, "C", nullptr, nullptr), 2);
+  Answer a = AskEngine(e, kMigConfig, {"-A", "C", "--gres=gpu:1", "--exclusive"}, "");
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_msg(json_is_true(a.Get("startsNow")), "%s", a.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(a), 2);
+  ck_has(Nodes(a.Get("placement")), "n0");
+}
+END_TEST
+
 START_TEST(test_exclusive_on_nodes_of_two_sizes) {
   hived_engine* e = nullptr;
   char err[512] = "";
@@ -614,6 +656,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
   tcase_add_test(tc, test_fractions_rebuilt);
+  tcase_add_test(tc, test_exclusive_beside_mig_slices);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
