@@ -73,10 +73,11 @@ START_TEST(test_up)
 END_TEST
 
 /*
- * On an empty queue, an exclusive job (sbatch args) runs on one node of `gpus`
- * GPUs, all of them its own, in the class hivedctl names; its id.
+ * On an empty queue, an exclusive job (sbatch args) runs on node `first` or
+ * `second`, all `gpus` GPUs of it its own, in the class hivedctl names.
  */
-static int exclusive_runs(const char *args, int gpus, const char *class)
+static void exclusive_runs_on(const char *args, int gpus, const char *class,
+			      const char *first, const char *second)
 {
 	char *out = NULL;
 	alloc_t a;
@@ -84,45 +85,30 @@ static int exclusive_runs(const char *args, int gpus, const char *class)
 
 	cancel_all();
 	id = submit(args);
-
 	ck_assert_msg(wait_job(id, "JobState=RUNNING", 120),
 		      "exclusive job %d (%s) did not start: %s", id, args, job_line(id));
 	job_alloc(id, &a);
-	ck_assert_msg(a.n == 1 && a.cnt[0] == gpus, "job %d (%s) holds %d GPUs on %d nodes, not %d on one: %s",
-		      id, args, a.n ? a.cnt[0] : 0, a.n, gpus, job_line(id));
+	ck_assert_msg(a.n == 1 && a.cnt[0] == gpus,
+		      "job %d (%s) holds %d GPUs on %d nodes, not %d on one: %s", id, args,
+		      a.n ? a.cnt[0] : 0, a.n, gpus, job_line(id));
+	ck_assert_msg(!strcmp(a.node[0], first) || !strcmp(a.node[0], second),
+		      "job %d (%s) runs on %s, not on %s or %s", id, args, a.node[0], first, second);
 	ck_assert_msg(hivedctl_job_says(id, class, 30, &out), "job %d (%s) is not %s to HiveD: %s",
 		      id, args, class, out ? out : "");
 	free(out);
-	return id;
-}
-
-/* The node one running job is on. */
-static const char *node_of(int id, alloc_t *a)
-{
-	job_alloc(id, a);
-	return a->node[0];
 }
 
 START_TEST(test_guaranteed_exclusive_in_partition_of_small_nodes)
 {
-	alloc_t a;
-	int id = exclusive_runs("-A own -p small -N1 --exclusive --gres=gpu:1", 4, "guaranteed");
-	const char *node = node_of(id, &a);
-
-	ck_assert_msg(!strcmp(node, "node3") || !strcmp(node, "node4"),
-		      "job %d of partition small runs on %s", id, node);
+	exclusive_runs_on("-A own -p small -N1 --exclusive --gres=gpu:1", 4, "guaranteed", "node3",
+			  "node4");
 }
 END_TEST
 
 START_TEST(test_opportunistic_exclusive_in_partition_of_small_nodes)
 {
-	alloc_t a;
-	int id = exclusive_runs("-A own --qos=scavenger -p small -N1 --exclusive --gres=gpu:1", 4,
-				"opportunistic");
-	const char *node = node_of(id, &a);
-
-	ck_assert_msg(!strcmp(node, "node3") || !strcmp(node, "node4"),
-		      "job %d of partition small runs on %s", id, node);
+	exclusive_runs_on("-A own --qos=scavenger -p small -N1 --exclusive --gres=gpu:1", 4,
+			  "opportunistic", "node3", "node4");
 }
 END_TEST
 
@@ -132,24 +118,14 @@ END_TEST
  */
 START_TEST(test_exclusive_without_gpus_in_partition_of_small_nodes)
 {
-	alloc_t a;
-	int id = exclusive_runs("-A own -p small -N1 --exclusive", 4, "guaranteed");
-	const char *node = node_of(id, &a);
-
-	ck_assert_msg(!strcmp(node, "node3") || !strcmp(node, "node4"),
-		      "job %d of partition small runs on %s", id, node);
+	exclusive_runs_on("-A own -p small -N1 --exclusive", 4, "guaranteed", "node3", "node4");
 }
 END_TEST
 
 /* In partition gpu (all nodes) a whole node is the largest of the VC's. */
 START_TEST(test_exclusive_takes_the_largest_node_it_may)
 {
-	alloc_t a;
-	int id = exclusive_runs("-A own -N1 --exclusive --gres=gpu:1", 8, "guaranteed");
-	const char *node = node_of(id, &a);
-
-	ck_assert_msg(!strcmp(node, "node1") || !strcmp(node, "node2"),
-		      "job %d asked an 8-GPU whole node and runs on %s", id, node);
+	exclusive_runs_on("-A own -N1 --exclusive --gres=gpu:1", 8, "guaranteed", "node1", "node2");
 }
 END_TEST
 
