@@ -378,8 +378,10 @@ int32_t hived_node_leaf_count(const hived_engine *e, size_t node);
  */
 int32_t hived_node_cell_leaves(const hived_engine *e, size_t node,
 			       const char *leaf_cell_type);
-/* 1 if `leaves` GPUs are one whole node cell of the node (in a non-MIG chain). */
-int hived_is_node_cell_size(const hived_engine *e, size_t node, int32_t leaves);
+/* 1 if `leaves` GPUs are one whole node cell of the node, in a chain of GPU model
+ * leaf_cell_type (NULL: any; MIG slice chains never). */
+int hived_is_node_cell_size(const hived_engine *e, size_t node, int32_t leaves,
+			    const char *leaf_cell_type);
 /*
  * The largest hived_node_cell_leaves() a job could be given: among chains of GPU
  * model leaf_cell_type (NULL: any; MIG slice chains never) and, with vc, the

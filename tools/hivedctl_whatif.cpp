@@ -367,7 +367,7 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   if (shape.whole_node_leaves) {
     for (size_t i = 0; i < hived_node_count(e); i++)
       allowed.push_back(
-          hived_node_cell_leaves(e, i, req.leaf_cell_type) == shape.whole_node_leaves ? 1 : 0);
+          hived_is_node_cell_size(e, i, shape.whole_node_leaves, req.leaf_cell_type) ? 1 : 0);
     req.allowed_nodes = allowed.data();
   }
   std::string within = ask.within;

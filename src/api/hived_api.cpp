@@ -660,9 +660,13 @@ int32_t hived_node_cell_leaves(const hived_engine* e, size_t node, const char* l
   });
 }
 
-int hived_is_node_cell_size(const hived_engine* e, size_t node, int32_t leaves) {
+int hived_is_node_cell_size(const hived_engine* e, size_t node, int32_t leaves,
+                            const char* leaf_cell_type) {
   if (!e || node >= e->engine->NodeCount()) return 0;
-  return e->engine->IsNodeCellSize(node, leaves) ? 1 : 0;
+  return EngineValue("hived_is_node_cell_size", e, 0, [&] {
+    const std::string t = leaf_cell_type ? leaf_cell_type : "";
+    return e->engine->IsNodeCellSize(node, leaves, leaf_cell_type ? &t : nullptr) ? 1 : 0;
+  });
 }
 
 int32_t hived_largest_node_leaves(const hived_engine* e, const char* vc, const char* leaf_cell_type,

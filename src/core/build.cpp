@@ -61,10 +61,11 @@ int32_t Engine::NodeCellLeafCount(size_t node, const std::string* leaf_type) con
   return best;
 }
 
-bool Engine::IsNodeCellSize(size_t node, int32_t leaves) const {
+bool Engine::IsNodeCellSize(size_t node, int32_t leaves, const std::string* leaf_type) const {
   for (PCellId c : node_cells_[node]) {
     const Chain& ch = chains_[pcells_[c].chain];
-    if (!ch.mig && NodeCellGpus(ch) == leaves) return true;
+    if (!ch.mig && (!leaf_type || ch.leaf_type == *leaf_type) && NodeCellGpus(ch) == leaves)
+      return true;
   }
   return false;
 }

@@ -228,8 +228,9 @@ class Engine : private CellStore {
   // O(chains), with `nodes` O(nodes).
   int32_t LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type,
                                const uint8_t* nodes = nullptr) const;
-  // Whether `leaves` GPUs on the node are one whole node cell of a (non-MIG) chain.
-  bool IsNodeCellSize(size_t node, int32_t leaves) const;
+  // Whether `leaves` GPUs on the node are one whole node cell of a (non-MIG) chain of
+  // GPU model `leaf_type` (nullptr: any).
+  bool IsNodeCellSize(size_t node, int32_t leaves, const std::string* leaf_type) const;
   const std::string* NodeParentType(size_t node) const;
   const std::string* NodeChildType(size_t node, int32_t leaves) const;
   size_t ChainCount() const { return chains_.size(); }

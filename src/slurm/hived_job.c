@@ -637,8 +637,8 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 			continue;
 		/* A whole node of another size is not the pod it asks. */
 		if (c.whole_node_leaves &&
-		    (hived_node_cell_leaves(e, i, ask->req.leaf_cell_type) !=
-		     c.whole_node_leaves))
+		    !hived_is_node_cell_size(e, i, c.whole_node_leaves,
+					     ask->req.leaf_cell_type))
 			continue;
 		ask->allowed[i] = 1;
 	}
@@ -751,7 +751,7 @@ static bool _whole_nodes_chosen(job_record_t *job_ptr, const hived_decision *d)
 	for (size_t p = 0; p < d->n_pods; p++)
 		if ((d->pods[p].node < 0) || d->pods[p].n_fractions ||
 		    !hived_is_node_cell_size(e, d->pods[p].node,
-					     d->pods[p].n_leaves))
+					     d->pods[p].n_leaves, NULL))
 			return false;
 	return true;
 }

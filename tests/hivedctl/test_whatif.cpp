@@ -315,6 +315,34 @@ size_t FirstPodGpus(const Answer& a) {
   return json_array_size(json_object_get(json_array_get(a.Get("placement"), 0), "leaves"));
 }
 
+// One node with two GPU models (chains of their own): 8 A100s and 4 V100s on m0. VC v
+// owns the V100 node cell: its exclusive job is that cell, on m0, though m0's
+// largest cell is the A100s'.
+const char kTwoModelConfig[] = R"({"physicalCluster": {
+  "cellTypes": {
+    "V100-NODE": {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": true},
+    "A100-NODE": {"childCellType": "A100", "childCellNumber": 8, "isNodeLevel": true}},
+  "physicalCells": [{"cellType": "A100-NODE", "cellAddress": "m0"},
+                    {"cellType": "V100-NODE", "cellAddress": "m0",
+                     "cellChildren": [{"cellAddress": "8"}, {"cellAddress": "9"},
+                                      {"cellAddress": "10"}, {"cellAddress": "11"}]}]},
+ "virtualClusters": {"v": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 1}]}}})";
+
+START_TEST(test_exclusive_on_a_node_of_two_models) {
+  hived_engine* e = nullptr;
+  char err[512] = "";
+  ck_assert_msg(hived_engine_new(kTwoModelConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  ck_assert_int_eq(hived_node_cell_leaves(e, 0, nullptr), 8);
+  ck_assert_int_eq(hived_whole_node_leaves(e, "v", nullptr, nullptr), 4);
+  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 4, nullptr), 1);
+  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 4, "A100"), 0);
+  Answer a = AskEngine(e, kTwoModelConfig, {"-A", "v", "--gres=gpu:1", "--exclusive"}, "");
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_msg(json_is_true(a.Get("startsNow")), "%s", a.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(a), 4);
+}
+END_TEST
+
 // A node with whole GPUs and MIG slices (chains of their own): n0 has 2 whole GPUs, a
 // 3g and two 2g slices; n1 slices only. VC C owns n0's whole GPUs.
 const char kMigConfig[] = R"({"physicalCluster": {
@@ -345,8 +373,10 @@ START_TEST(test_exclusive_beside_mig_slices) {
   ck_assert_int_eq(hived_node_cell_leaves(e, 0, "a100"), 2);
   ck_assert_int_eq(hived_node_cell_leaves(e, 0, "a100_3g.20gb"), 0);
   ck_assert_int_eq(hived_node_cell_leaves(e, 1, nullptr), 0);
-  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 2), 1);
-  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 5), 0);
+  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 2, nullptr), 1);
+  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 2, "a100"), 1);
+  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 2, "a100_3g.20gb"), 0);
+  ck_assert_int_eq(hived_is_node_cell_size(e, 0, 5, nullptr), 0);
   ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, nullptr, nullptr), 2);
   ck_assert_int_eq(hived_whole_node_leaves(e, "C", nullptr, nullptr), 2);
   Answer a = AskEngine(e, kMigConfig, {"-A", "C", "--gres=gpu:1", "--exclusive"}, "");
@@ -657,6 +687,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_config_from_status);
   tcase_add_test(tc, test_fractions_rebuilt);
   tcase_add_test(tc, test_exclusive_beside_mig_slices);
+  tcase_add_test(tc, test_exclusive_on_a_node_of_two_models);
   suite_add_tcase(s, tc);
   return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
