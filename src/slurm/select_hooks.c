@@ -682,8 +682,9 @@ static hived_rc _submit_unshared_last(hived_engine *e, hived_job_ask_t *ask,
 	uint8_t *off = NULL;
 	hived_rc rc;
 
-	for (size_t i = 0; ask->allowed && (mode == SELECT_MODE_RUN_NOW) &&
-			   (i < n); i++) {
+	if ((mode != SELECT_MODE_RUN_NOW) || !ask->allowed)
+		return hived_submit(e, &ask->req, 1, d);
+	for (size_t i = 0; i < n; i++) {
 		int idx = hived_ctld_slurm_index(i);
 
 		if (!ask->allowed[i] || (idx < 0) ||
