@@ -176,8 +176,30 @@ START_TEST(test_free_cells_before_preemption)
 }
 END_TEST
 
-/* A batch script that leaves only at SIGKILL, KillWait (5 s) after SIGTERM. */
-#define SLOW_TO_LEAVE "trap 'sleep 600' TERM; sleep 1000 & wait"
+/*
+ * n jobs whose batch scripts leave only at SIGKILL, KillWait (5 s) after
+ * SIGTERM. Slurm shows a job RUNNING before slurmd has started its script; a
+ * script preempted before it set its trap leaves at once (seen in CI on a busy
+ * machine), so each script writes a file once trapped and we wait for it.
+ */
+static void start_slow_to_leave(const char *args, int n, int *ids)
+{
+	char script[2600], marker[2300];
+
+	snprintf(script, sizeof(script),
+		 "trap 'sleep 600' TERM; touch '%s/log/trapped.'\\$SLURM_JOB_ID; sleep 1000 & wait",
+		 e2e_clusterdir);
+	for (int i = 0; i < n; i++)
+		ids[i] = submit_wrap(args, script);
+	for (int i = 0; i < n; i++) {
+		ck_assert(wait_job(ids[i], "JobState=RUNNING", 120));
+		snprintf(marker, sizeof(marker), "%s/log/trapped.%d", e2e_clusterdir, ids[i]);
+		for (int t = 0; (t < 240) && access(marker, F_OK); t++)
+			usleep(500 * 1000);
+		ck_assert_msg(!access(marker, F_OK), "job %d's script never set its trap (%s)",
+			      ids[i], marker);
+	}
+}
 
 /* The seconds job id's start line gives its preempted jobs; -1: none named. */
 static int victims_secs(int id)
@@ -204,11 +226,7 @@ START_TEST(test_wait_for_victims_named)
 	char *out = NULL, *waiting;
 
 	cancel_all();
-	for (int i = 0; i < NODES; i++)
-		opp[i] = submit_wrap("-A other --qos=scavenger -N1 --gres=gpu:8",
-				     SLOW_TO_LEAVE);
-	for (int i = 0; i < NODES; i++)
-		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
+	start_slow_to_leave("-A other --qos=scavenger -N1 --gres=gpu:8", NODES, opp);
 	g = submit("-A own -N1 --gres=gpu:8");
 	/* While its victim leaves, the job names it. */
 	ck_assert_msg(wait_job(g, "waiting for the jobs it preempted to end: JobId=", 120),
@@ -257,10 +275,7 @@ START_TEST(test_victims_hold_back_no_other_vc)
 	/* other's node cell binds one node; 4 of its GPUs stay free. */
 	b = submit("-A other -N1 --gres=gpu:4");
 	ck_assert(wait_job(b, "JobState=RUNNING", 120));
-	for (int i = 0; i < NODES - 1; i++)
-		opp[i] = submit_wrap("-A own --qos=scavenger -N1 --gres=gpu:8", SLOW_TO_LEAVE);
-	for (int i = 0; i < NODES - 1; i++)
-		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
+	start_slow_to_leave("-A own --qos=scavenger -N1 --gres=gpu:8", NODES - 1, opp);
 	g = submit("-A own -N1 --gres=gpu:8");
 	ck_assert_msg(wait_job(g, "waiting for the jobs it preempted to end: JobId=", 120),
 		      "job %d: %s", g, job_line(g));
@@ -395,10 +410,7 @@ static void _freed_node_kept(const char *competitor)
 
 	cancel_all();
 	set_grace(20);	/* the victim leaves slowly: time to ask for its node */
-	for (int i = 0; i < NODES; i++)
-		opp[i] = submit_wrap("-A other --qos=scavenger -N1 --gres=gpu:8", SLOW_TO_LEAVE);
-	for (int i = 0; i < NODES; i++)
-		ck_assert(wait_job(opp[i], "JobState=RUNNING", 120));
+	start_slow_to_leave("-A other --qos=scavenger -N1 --gres=gpu:8", NODES, opp);
 	e2e_mark_log();
 	g = submit("-A own -N1 --gres=gpu:8");
 	ck_assert_msg(wait_job(g, "waiting for the jobs it preempted to end: JobId=", 120),
