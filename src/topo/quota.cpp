@@ -251,10 +251,19 @@ Status quota_to_vc(const ClusterSpec& spec, const std::string& account, const st
       free_leaves += ch.levels[1].free - need_at(ch, demand[c], 1);
       total_leaves += ch.levels[1].cells;
     }
+    // Of two cells of one size, the one on fewer nodes: a job of that size then fits
+    // inside it at the best affinity (one 8-GPU node, not a rack of two 4-GPU nodes).
+    auto nodes_of = [&](const std::pair<int, int>& cl) -> int64_t {
+      const ChainInfo& ch = t.chains[cl.first];
+      if (cl.second <= ch.node_level) return 1;
+      return ch.levels[cl.second].leaves / ch.levels[ch.node_level].leaves;
+    };
     std::stable_sort(cand.begin(), cand.end(),
                      [&](const std::pair<int, int>& a, const std::pair<int, int>& b) {
-                       return t.chains[a.first].levels[a.second].leaves >
-                              t.chains[b.first].levels[b.second].leaves;
+                       int64_t la = t.chains[a.first].levels[a.second].leaves;
+                       int64_t lb = t.chains[b.first].levels[b.second].leaves;
+                       if (la != lb) return la > lb;
+                       return nodes_of(a) < nodes_of(b);
                      });
     for (const auto& cl : cand) {
       const ChainInfo& ch = t.chains[cl.first];

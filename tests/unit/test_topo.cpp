@@ -850,6 +850,16 @@ START_TEST(quota_respects_other_vcs) {
 }
 END_TEST
 
+// On nodes of two sizes, a limit that one big node or the small nodes' rack would
+// meet gets the node: a job of that many GPUs then runs inside one node.
+START_TEST(quota_tie_prefers_fewer_nodes) {
+  Derived d = derive(load("two-sizes"));
+  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=8"), "1xA100-RACK-8G.A100-NODE-8G");
+  // Largest cells still come first: 16 GPUs are the big nodes' rack.
+  ck_assert_sstr_eq(quota(d.spec, "gres/gpu=16"), "1xA100-RACK-8G");
+}
+END_TEST
+
 // The C API hands account limits it could not give cells back as data (one sentence
 // each), not only as "quota refused:" lines of the summary text.
 START_TEST(effective_config_refused_quotas_as_data) {
@@ -1034,6 +1044,7 @@ Suite* topo_suite() {
   TCase* q = tcase_create("quota");
   tcase_add_test(q, quota_largest_aligned_cells_first);
   tcase_add_test(q, quota_respects_other_vcs);
+  tcase_add_test(q, quota_tie_prefers_fewer_nodes);
   tcase_add_test(q, effective_config_refused_quotas_as_data);
   tcase_add_test(q, quota_models_and_errors);
   tcase_add_test(q, cluster_config_end_to_end);
