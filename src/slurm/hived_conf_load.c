@@ -152,12 +152,14 @@ static char quota_why[512];
 /*
  * hived.conf + slurm.conf/gres.conf/topology.conf + sacctmgr limits → the JSON
  * the engine is built from (NULL on error, logged). *refused: how many account
- * limits could not be given cells; quiet (a refresh nobody asked for) logs only
- * those, so that the admin who ran sacctmgr learns why it had no effect.
+ * limits could not be given cells. With summary (a refresh nobody asked for),
+ * only those are logged, so that the admin who ran sacctmgr learns why it had
+ * no effect, and the cells' summary is handed back to log if they are applied.
  */
 static char *_effective(const char *hived_text, char **key, size_t *refused,
-			bool quiet)
+			char **summary_out)
 {
+	bool quiet = (summary_out != NULL);
 	const char *slurm_path = hived_path_slurm_conf();
 	char *slurm_text = hived_path_read(slurm_path);
 	char *gres_path = hived_path_beside_slurm_conf("gres.conf");
@@ -187,6 +189,8 @@ static char *_effective(const char *hived_text, char **key, size_t *refused,
 	} else {
 		if (!quiet)
 			_log_lines("select/hived: ", summary);
+		else
+			*summary_out = xstrdup(summary);
 		quota_why[0] = '\0';
 		for (size_t i = 0; i < *refused; i++) {
 			if (quiet)
@@ -326,7 +330,7 @@ static int _load_text(const char *hived_text, const char *path)
 	size_t refused = 0;
 	int rc;
 
-	text = _effective(hived_text, &key, &refused, false);
+	text = _effective(hived_text, &key, &refused, NULL);
 	if (!text) {
 		error("select/hived: %s not applied%s", path,
 		      hived_ctld_engine() ?
@@ -428,7 +432,7 @@ extern void hived_ctld_refresh_quotas(void)
 	const char *config_text = hived_ctld_config_text();
 	hived_account_quota *q = NULL;
 	size_t n = 0, refused = 0;
-	char *key, *path, *hived_text, *text;
+	char *key, *path, *hived_text, *text, *summary = NULL;
 	time_t now = time(NULL);
 
 	if (!hived_ctld_engine() || !settings ||
@@ -447,7 +451,7 @@ extern void hived_ctld_refresh_quotas(void)
 	if (!hived_text)
 		hived_text = xstrdup("");
 	refusal[0] = '\0';
-	text = _effective(hived_text, &key, &refused, true);
+	text = _effective(hived_text, &key, &refused, &summary);
 	if (text && refused > quota_refused) {
 		_refusal("sacctmgr GPU limits changed (%s) but %zu account limit(s) cannot be given cells; the previous cells stay (%s)",
 			 key, refused - quota_refused, quota_why);
@@ -456,6 +460,9 @@ extern void hived_ctld_refresh_quotas(void)
 	} else if (text && (!config_text || xstrcmp(text, config_text))) {
 		info("select/hived: sacctmgr GPU limits changed (%s): applying",
 		     key);
+		/* Else the new cells are in no log; they were only at load. */
+		if (summary)
+			_log_lines("select/hived: ", summary);
 		if (_apply(hived_text, text, path) != SLURM_SUCCESS) {
 			xfree(text);
 			hived_status_reload(refusal);
@@ -470,6 +477,7 @@ extern void hived_ctld_refresh_quotas(void)
 	/* Remember this state either way: a refused change is not retried. */
 	xfree(quota_key);
 	quota_key = key;
+	xfree(summary);
 	xfree(hived_text);
 	xfree(path);
 }

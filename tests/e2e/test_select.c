@@ -701,12 +701,16 @@ START_TEST(test_derived_cells_and_sacctmgr)
 	sleep(2);
 	ck_assert_msg(e2e_log_has("derived cell types: A100-SOCKET, A100-NODE, A100-RACK"),
 		      "no derived hierarchy in the log");
+	e2e_mark_log();
 	ck_assert_int_eq(run(NULL, "sacctmgr -i modify account vc1 set GrpTRES=gres/gpu=24"), 0);
 	sleep(6);	/* limits are compared every 5 s, at a job_test */
 	small = submit("-A vc1 -N1 --gres=gpu:4");
 	ck_assert(wait_job(small, "JobState=RUNNING", 180));
 	ck_assert_msg(e2e_log_has("sacctmgr GPU limits changed (vc1=24;): applying"),
 		      "vc1's GrpTRES was not turned into cells");
+	/* The admin reads the new cells in the log, not only at load. */
+	ck_assert_msg(e2e_log_has("select/hived: virtual clusters:") &&
+		      e2e_log_has("= 24 a100 GPUs"), "the log does not show vc1's new cells");
 	job_alloc(small, &a);
 	ck_assert_int_eq(a.cnt[0], 4);
 	ck_assert_msg(a.gpus[0][0] / 4 == a.gpus[0][3] / 4,
