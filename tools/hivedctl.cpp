@@ -5,6 +5,7 @@
 // needs no privilege and no daemon (whatif also reads the config, see below).
 #include <strings.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "hivedctl_output.h"
 #include "hivedctl_views.h"
 #include "hivedctl_whatif.h"
+#include "topo/hostlist.h"
 
 namespace {
 
@@ -38,10 +40,11 @@ const char kUsage[] =
     "                       GPU-OPTIONS: --gpus-per-node=[TYPE:]K, --gres=gpu[:TYPE]:K\n"
     "                       or --gpus=[TYPE:]N; also --priority P, --switches=1,\n"
     "                       --exclusive, --hived-within T, --hived-pinned ID,\n"
-    "                       --hived-lazy-preempt, --hived-opportunistic. --account,\n"
-    "                       --nodes, --qos and -G are\n"
-    "                       the same as -A, -N, -q and --gpus; a short option's value\n"
-    "                       may be glued on, as in sbatch (-N2, -Avc1, -G4)\n"
+    "                       --hived-lazy-preempt, --hived-opportunistic; -p PARTITION\n"
+    "                       (its nodes from scontrol), -w NODES, -x NODES. --account,\n"
+    "                       --nodes, --qos, --partition, --nodelist, --exclude and -G\n"
+    "                       are the same as -A, -N, -q, -p, -w, -x and --gpus; a short\n"
+    "                       option's value may be glued on, as in sbatch (-N2, -Avc1)\n"
     "Options:\n"
     "  --status FILE        read this hived_status.json (default: $HIVED_STATUS, else\n"
     "                       StateSaveLocation from 'scontrol show config')\n"
@@ -52,7 +55,8 @@ const char kUsage[] =
     "  -o, --output FILE    metrics: write FILE atomically instead of stdout\n"
     "  --json               JSON instead of tables (status, vc, job, whatif)\n"
     "  -h, --help           this text\n"
-    "Exit status: 0 ok, 1 unknown VC or job or a whatif job the engine refuses as asked,\n"
+    "Exit status: 0 ok, 1 unknown VC or job, partition or -w node, or a whatif job the\n"
+    "engine refuses as asked,\n"
     "2 usage error or no readable status (whatif: no config, or libhived out of memory\n"
     "or failing inside).\n";
 
@@ -155,6 +159,42 @@ int QosPriority(const std::string& qos) {
   return got && isdigit(static_cast<unsigned char>(line[0])) ? atoi(line) : -1;
 }
 
+// The nodes of partition `name` as slurmctld has them (scontrol expands node sets;
+// "ALL" gives every node, as no partition does); false and *err when scontrol does
+// not know it.
+bool PartitionNodes(const std::string& name, std::vector<std::string>* nodes, bool* all,
+                    std::string* err) {
+  if (name.find_first_of("'\\\"$`;|&<> ") != std::string::npos) {
+    *err = "--partition=" + name + ": not a partition name";
+    return false;
+  }
+  std::string cmd = "scontrol -o show partition '" + name + "' 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) {
+    *err = "--partition: cannot run scontrol";
+    return false;
+  }
+  std::string out;
+  char line[4096];
+  while (fgets(line, sizeof(line), p)) out += line;
+  int rc = pclose(p);
+  size_t at = out.find(" Nodes=");
+  if (rc || out.compare(0, 14, "PartitionName=") || at == std::string::npos) {
+    while (!out.empty() && isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+    *err = "--partition=" + name + ": scontrol show partition: " +
+           (out.empty() ? std::string("no answer (is slurmctld up, SLURM_CONF right?)") : out);
+    return false;
+  }
+  std::string list = out.substr(at + 7, out.find_first_of(" \n", at + 7) - at - 7);
+  nodes->clear();
+  *all = list == "ALL";
+  if (*all) return true;
+  if (list.empty() || list == "(null)") return true;  // a partition without nodes
+  hived::Status st = hived::topo::expand_hostlist(list, nodes, hived::topo::kMaxClusterNodes);
+  if (!st.ok()) *err = "--partition=" + name + ": its node list " + list + ": " + st.msg;
+  return st.ok();
+}
+
 int Usage(const std::string& msg) {
   if (!msg.empty()) fprintf(stderr, "hivedctl: %s\n", msg.c_str());
   fputs(kUsage, stderr);
@@ -201,6 +241,15 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
     ends_text = SqueueEnds();
   }
   if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
+  if (!ask.partition.empty()) {
+    bool all = false;
+    if (!PartitionNodes(ask.partition, &ask.partition_nodes, &all, &err)) {
+      hived_engine_free(e);
+      fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());
+      return 1;
+    }
+    if (all) ask.partition.clear();
+  }
   ask.borrow = st.borrow_idle_cells;
   std::string answer;
   int rc = hivedctl::Whatif(e, config, ask, hivedctl::ParseEnds(ends_text), now, &answer, &err);

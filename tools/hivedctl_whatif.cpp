@@ -13,6 +13,7 @@
 
 #include "cli_args.h"
 #include "hivedctl_views.h"
+#include "topo/hostlist.h"
 
 namespace hivedctl {
 namespace {
@@ -138,10 +139,45 @@ const char* CauseText(const std::string& cause) {
   return "no cells of that shape";
 }
 
+// The nodes the job may use, as hived_job.c takes them (the partition's, within -w,
+// without -x); empty: every node. A -w node the engine has no cells on is an error:
+// the job could never start there.
+bool UsableNodes(hived_engine* e, const WhatifAsk& ask, std::vector<uint8_t>* usable,
+                 std::string* err) {
+  usable->clear();
+  if (ask.partition.empty() && ask.nodelist.empty() && ask.exclude.empty()) return true;
+  const size_t n = hived_node_count(e);
+  usable->assign(n, ask.partition.empty() ? 1 : 0);
+  for (const auto& name : ask.partition_nodes) {
+    int32_t i = hived_node_index(e, name.c_str());
+    if (i >= 0) (*usable)[i] = 1;  // nodes without GPUs have no cells
+  }
+  if (!ask.nodelist.empty()) {
+    std::vector<uint8_t> listed(n, 0);
+    for (const auto& name : ask.nodelist) {
+      int32_t i = hived_node_index(e, name.c_str());
+      if (i < 0) {
+        *err = "--nodelist: node '" + name +
+               "' has no HiveD cells (no GPUs, or not in the "
+               "cluster)";
+        return false;
+      }
+      listed[i] = 1;
+    }
+    for (size_t i = 0; i < n; i++) (*usable)[i] &= listed[i];
+  }
+  for (const auto& name : ask.exclude) {
+    int32_t i = hived_node_index(e, name.c_str());
+    if (i >= 0) (*usable)[i] = 0;
+  }
+  return true;
+}
+
 // The gang shape, asked of libhived as hived_job.c asks it from the job record; vc:
-// a guaranteed job's VC (its whole nodes are of its VC's chains), else nullptr.
+// a guaranteed job's VC (its whole nodes are of its VC's chains), else nullptr;
+// usable: the nodes it may use (nullptr: all), which size its whole nodes.
 bool WhatifShape(hived_engine* e, const WhatifAsk& ask, const char* vc, bool split,
-                 hived_gpu_shape* shape, std::string* err) {
+                 const uint8_t* usable, hived_gpu_shape* shape, std::string* err) {
   if (!ask.gpus_per_node && !ask.gpus) {
     *err = "whatif needs GPUs: --gpus-per-node=N, --gres=gpu:N or --gpus=N";
     return false;
@@ -156,7 +192,7 @@ bool WhatifShape(hived_engine* e, const WhatifAsk& ask, const char* vc, bool spl
   a.split_count_only = split;
   a.node_count = hived_node_count(e);
   const char* type = hived_has_leaf_type(e, ask.gpu_type.c_str()) ? ask.gpu_type.c_str() : nullptr;
-  a.max_node_leaves = hived_whole_node_leaves(e, vc, type, nullptr);
+  a.max_node_leaves = hived_whole_node_leaves(e, vc, type, usable);
   char buf[256] = "";
   if (hived_gpu_shape_of(&a, shape, buf, sizeof buf) == HIVED_OK) return true;
   *err = buf;
@@ -174,7 +210,7 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
     val = a.substr(eq + 1);
     has_val = true;
   } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' &&
-             std::string("ANqG").find(a[1]) != std::string::npos) {
+             std::string("ANqGpwx").find(a[1]) != std::string::npos) {
     // sbatch's short options take their value glued on too: -N2, -Avc1.
     name = a.substr(0, 2);
     val = a.substr(2);
@@ -206,7 +242,13 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
                                         "-G",
                                         "--hived-within",
                                         "--hived-pinned",
-                                        "--switches"};
+                                        "--switches",
+                                        "-p",
+                                        "--partition",
+                                        "-w",
+                                        "--nodelist",
+                                        "-x",
+                                        "--exclude"};
   bool known = false;
   for (const char* v : kValued) known = known || name == v;
   if (!known) return 0;
@@ -249,6 +291,17 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
     if (!ParseCount(val.substr(0, val.find('@')), 1, &n))
       return bad("must be a count (1: one rack)");
     ask->switches_one = n == 1;
+  } else if (name == "-p" || name == "--partition") {
+    if (val.empty() || val.find(',') != std::string::npos)
+      return bad("whatif asks for one partition at a time (Slurm tries each of a list)");
+    ask->partition = val;
+  } else if (name == "-w" || name == "--nodelist" || name == "-x" || name == "--exclude") {
+    std::vector<std::string>* list =
+        name == "-w" || name == "--nodelist" ? &ask->nodelist : &ask->exclude;
+    list->clear();
+    hived::Status st = hived::topo::expand_hostlist(val, list, hived::topo::kMaxClusterNodes);
+    if (!st.ok()) return bad(st.msg);
+    if (list->empty()) return bad("names no node");
   }
   return 1;
 }
@@ -354,8 +407,12 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   else
     req.priority = std::min(ask.priority < 0 ? 0 : ask.priority / scale, HIVED_PRIORITY_MAX);
 
+  std::vector<uint8_t> usable;
+  if (!UsableNodes(e, ask, &usable, err)) return 1;
+  const uint8_t* usable_mask = usable.empty() ? nullptr : usable.data();
   hived_gpu_shape shape{};
-  if (!WhatifShape(e, ask, req.priority < 0 ? nullptr : vc, split, &shape, err)) return 1;
+  if (!WhatifShape(e, ask, req.priority < 0 ? nullptr : vc, split, usable_mask, &shape, err))
+    return 1;
   req.members = shape.members;
   req.n_members = shape.n_members;
   req.split_max_pods = shape.split_max_pods;
@@ -363,13 +420,14 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   if (!ask.gpu_type.empty() && hived_has_leaf_type(e, ask.gpu_type.c_str()))
     req.leaf_cell_type = ask.gpu_type.c_str();
   // A whole node of another size is not the pod it asks (hived_job.c).
-  std::vector<uint8_t> allowed;
+  std::vector<uint8_t> allowed = usable;
   if (shape.whole_node_leaves) {
+    allowed.resize(hived_node_count(e), 1);
     for (size_t i = 0; i < hived_node_count(e); i++)
-      allowed.push_back(
-          hived_is_node_cell_size(e, i, shape.whole_node_leaves, req.leaf_cell_type) ? 1 : 0);
-    req.allowed_nodes = allowed.data();
+      if (!hived_is_node_cell_size(e, i, shape.whole_node_leaves, req.leaf_cell_type))
+        allowed[i] = 0;
   }
+  if (!allowed.empty()) req.allowed_nodes = allowed.data();
   std::string within = ask.within;
   if (within.empty() && ask.switches_one && ask.nodes > 1 && hived_node_count(e) &&
       hived_node_parent_type(e, 0))

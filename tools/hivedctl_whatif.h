@@ -30,6 +30,10 @@ struct WhatifAsk {
   bool switches_one = false;   // --switches=1
   bool exclusive = false;      // --exclusive: whole nodes, every GPU of them
   bool borrow = false;         // slurmctld lets guaranteed jobs borrow idle GPUs
+  // -p: one partition; hivedctl fills partition_nodes (scontrol) before Whatif.
+  std::string partition;
+  std::vector<std::string> partition_nodes;
+  std::vector<std::string> nodelist, exclude;  // -w, -x (expanded host lists)
 };
 
 // One whatif option at argv[*i] (advancing *i past its value). 1: taken, 0: not a

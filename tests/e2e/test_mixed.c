@@ -129,6 +129,36 @@ START_TEST(test_exclusive_takes_the_largest_node_it_may)
 }
 END_TEST
 
+/*
+ * hivedctl whatif asks scontrol for a partition's nodes: an exclusive job in
+ * partition small is one whole 4-GPU node there, as slurmctld places it above.
+ * Before, whatif knew no partition and answered with an 8-GPU node.
+ */
+START_TEST(test_whatif_in_partition_of_small_nodes)
+{
+	char *out = NULL;
+
+	cancel_all();
+	/* The state file (the config whatif may read) is saved at a reconfigure. */
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	ck_assert_msg(run(&out, "'%s/hivedctl' --json whatif -A own --qos=scavenger -p small "
+			  "-N1 --exclusive --gres=gpu:1 2>&1", e2e_builddir) == 0,
+		      "hivedctl whatif -p small: %s", out ? out : "");
+	ck_assert_msg(strstr(out, "\"startsNow\":true") &&
+		      (strstr(out, "\"node3\"") || strstr(out, "\"node4\"")) &&
+		      !strstr(out, "\"node1\"") && !strstr(out, "\"node2\""),
+		      "whatif -p small does not start on node3 or node4: %s", out);
+	ck_assert_msg(strstr(out, "\"leaves\":[0,1,2,3]"),
+		      "whatif -p small does not take a whole 4-GPU node: %s", out);
+	free(out);
+	out = NULL;
+	ck_assert_msg(run(&out, "'%s/hivedctl' whatif -A own -p nosuch --gres=gpu:1 2>&1",
+			  e2e_builddir) == 1 && out && strstr(out, "--partition=nosuch"),
+		      "an unknown partition is not named: %s", out ? out : "");
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -143,5 +173,6 @@ int main(void)
 	tcase_add_test(tc, test_opportunistic_exclusive_in_partition_of_small_nodes);
 	tcase_add_test(tc, test_exclusive_without_gpus_in_partition_of_small_nodes);
 	tcase_add_test(tc, test_exclusive_takes_the_largest_node_it_may);
+	tcase_add_test(tc, test_whatif_in_partition_of_small_nodes);
 	return e2e_run("mixed", tc, cancel_all);
 }

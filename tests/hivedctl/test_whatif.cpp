@@ -69,7 +69,7 @@ struct Answer {
 
 // One whatif against engine e (freed here), built from config.
 Answer AskEngine(hived_engine* e, const std::string& config, std::vector<std::string> args,
-                 const std::string& ends) {
+                 const std::string& ends, const std::vector<std::string>& partition_nodes = {}) {
   Answer a;
   std::string err;
   char* before = nullptr;
@@ -82,6 +82,7 @@ Answer AskEngine(hived_engine* e, const std::string& config, std::vector<std::st
   for (int i = 1; i < static_cast<int>(argv.size()); i++)
     ck_assert_msg(TakeWhatifOption(static_cast<int>(argv.size()), argv.data(), &i, &ask, &err) == 1,
                   "option %s: %s", argv[i], err.c_str());
+  ask.partition_nodes = partition_nodes;  // hivedctl asks scontrol for them
   a.rc = Whatif(e, config, ask, ParseEnds(ends), kWritten, &a.json, &a.err);
 
   // The engine it asked is as it was: a whatif changes nothing.
@@ -303,11 +304,12 @@ const char kMixedConfig[] = R"({"physicalCluster": {
  "virtualClusters": {"small": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 2}]},
                      "big": {"virtualCells": [{"cellType": "A100-NODE", "cellNumber": 1}]}}})";
 
-Answer AskMixed(std::vector<std::string> args) {
+Answer AskMixed(std::vector<std::string> args,
+                const std::vector<std::string>& partition_nodes = {}) {
   hived_engine* e = nullptr;
   char err[512] = "";
   ck_assert_msg(hived_engine_new(kMixedConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
-  return AskEngine(e, kMixedConfig, std::move(args), "");
+  return AskEngine(e, kMixedConfig, std::move(args), "", partition_nodes);
 }
 
 // The first pod's GPU count.
@@ -436,6 +438,52 @@ START_TEST(test_exclusive_on_nodes_of_two_sizes) {
   ck_assert_int_eq(d.rc, 0);
   ck_has(Nodes(d.Get("placement")), "v");
   ck_assert_uint_eq(FirstPodGpus(d), 4);
+}
+END_TEST
+
+// -p, -w and -x as select/hived takes them: the partition's nodes, within -w,
+// without -x. Before, whatif placed every job on any node and sized an exclusive
+// job by the largest node anywhere.
+START_TEST(test_partition_and_node_lists) {
+  const std::vector<std::string> v100s = {"v0", "v1"};
+  // An opportunistic exclusive job in a partition of the 4-GPU nodes: one, whole.
+  Answer a = AskMixed({"-A", "nobody", "--gres=gpu:2", "--exclusive", "-p", "v100s"}, v100s);
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_msg(json_is_true(a.Get("startsNow")), "%s", a.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(a), 4);
+  ck_has(Nodes(a.Get("placement")), "v");
+  // -x takes v0 out of it (the short option's value glued on, as sbatch allows).
+  Answer b = AskMixed({"-A", "nobody", "--gres=gpu:2", "--exclusive", "-pv100s", "-xv0"}, v100s);
+  ck_assert_int_eq(b.rc, 0);
+  ck_assert_str_eq(Nodes(b.Get("placement")).c_str(), "v1");
+  // -w: only the nodes listed, here a host list less -x.
+  Answer c = AskMixed({"-A", "nobody", "--gres=gpu:1", "--nodelist=v[0-1]", "--exclude=v1"});
+  ck_assert_int_eq(c.rc, 0);
+  ck_assert_str_eq(Nodes(c.Get("placement")).c_str(), "v0");
+  // big's node cell is an A100 node, which the partition does not have.
+  Answer d = AskMixed({"-A", "big", "--gres=gpu:8", "-p", "v100s"}, v100s);
+  ck_assert_msg(d.rc != 0 || !json_is_true(d.Get("startsNow")),
+                "big's 8-GPU job starts in a partition of 4-GPU nodes: %s", d.json.c_str());
+  // The same job with no partition starts on a0.
+  Answer d2 = AskMixed({"-A", "big", "--gres=gpu:8"});
+  ck_assert_int_eq(d2.rc, 0);
+  ck_assert_str_eq(Nodes(d2.Get("placement")).c_str(), "a0");
+  // A -w node without cells is named.
+  Answer e = AskMixed({"-A", "big", "--gres=gpu:1", "-w", "zz1"});
+  ck_assert_int_eq(e.rc, 1);
+  ck_has(e.err, "--nodelist: node 'zz1' has no HiveD cells");
+
+  WhatifAsk ask;
+  std::string err;
+  const char* bad[][2] = {{"-p", "a,b"}, {"-w", "n[1-"}, {"--exclude", "x[3-1]"}};
+  for (auto& p : bad) {
+    char* argv[] = {const_cast<char*>("hivedctl"), const_cast<char*>(p[0]),
+                    const_cast<char*>(p[1])};
+    int i = 1;
+    err.clear();
+    ck_assert_int_eq(TakeWhatifOption(3, argv, &i, &ask, &err), -1);
+    ck_has(err, p[0]);
+  }
 }
 END_TEST
 
@@ -682,6 +730,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_opportunistic_qos);
   tcase_add_test(tc, test_exclusive_takes_whole_nodes);
   tcase_add_test(tc, test_exclusive_on_nodes_of_two_sizes);
+  tcase_add_test(tc, test_partition_and_node_lists);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
