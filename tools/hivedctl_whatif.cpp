@@ -157,9 +157,7 @@ bool UsableNodes(hived_engine* e, const WhatifAsk& ask, std::vector<uint8_t>* us
     for (const auto& name : ask.nodelist) {
       int32_t i = hived_node_index(e, name.c_str());
       if (i < 0) {
-        *err = "--nodelist: node '" + name +
-               "' has no HiveD cells (no GPUs, or not in the "
-               "cluster)";
+        *err = "--nodelist: node '" + name + "' has no HiveD cells (no GPUs, or no such node)";
         return false;
       }
       listed[i] = 1;
