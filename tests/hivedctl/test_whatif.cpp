@@ -441,6 +441,18 @@ START_TEST(test_exclusive_on_nodes_of_two_sizes) {
 }
 END_TEST
 
+// Each {option, value} is refused with a message that names the option.
+void ExpectBadOptions(const std::vector<std::pair<std::string, std::string>>& bad) {
+  for (auto p : bad) {
+    WhatifAsk ask;
+    std::string err;
+    char* argv[] = {const_cast<char*>("hivedctl"), &p.first[0], &p.second[0]};
+    int i = 1;
+    ck_assert_int_eq(TakeWhatifOption(3, argv, &i, &ask, &err), -1);
+    ck_has(err, p.first);
+  }
+}
+
 // -p, -w and -x as select/hived takes them: the partition's nodes, within -w,
 // without -x. Before, whatif placed every job on any node and sized an exclusive
 // job by the largest node anywhere.
@@ -473,17 +485,7 @@ START_TEST(test_partition_and_node_lists) {
   ck_assert_int_eq(e.rc, 1);
   ck_has(e.err, "--nodelist: node 'zz1' has no HiveD cells");
 
-  WhatifAsk ask;
-  std::string err;
-  const char* bad[][2] = {{"-p", "a,b"}, {"-w", "n[1-"}, {"--exclude", "x[3-1]"}};
-  for (auto& p : bad) {
-    char* argv[] = {const_cast<char*>("hivedctl"), const_cast<char*>(p[0]),
-                    const_cast<char*>(p[1])};
-    int i = 1;
-    err.clear();
-    ck_assert_int_eq(TakeWhatifOption(3, argv, &i, &ask, &err), -1);
-    ck_has(err, p[0]);
-  }
+  ExpectBadOptions({{"-p", "a,b"}, {"-w", "n[1-"}, {"--exclude", "x[3-1]"}});
 }
 END_TEST
 
@@ -498,18 +500,7 @@ START_TEST(test_request_errors) {
   ck_assert_int_eq(c.rc, 1);
   ck_has(c.err, "needs GPUs");
 
-  WhatifAsk ask;
-  std::string err;
-  const char* bad[][2] = {
-      {"-N", "0"}, {"--gpus", "x"}, {"--gres", "mem:4"}, {"--priority", "2000"}};
-  for (auto& p : bad) {
-    char* argv[] = {const_cast<char*>("hivedctl"), const_cast<char*>(p[0]),
-                    const_cast<char*>(p[1])};
-    int i = 1;
-    err.clear();
-    ck_assert_int_eq(TakeWhatifOption(3, argv, &i, &ask, &err), -1);
-    ck_has(err, p[0]);
-  }
+  ExpectBadOptions({{"-N", "0"}, {"--gpus", "x"}, {"--gres", "mem:4"}, {"--priority", "2000"}});
 }
 END_TEST
 
