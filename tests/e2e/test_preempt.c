@@ -258,7 +258,7 @@ START_TEST(test_wait_for_victims_named)
 END_TEST
 
 /*
- * While a job's victims leave (here a 30 s GraceTime), other VCs' jobs that fit
+ * While a job's victims leave (here a 45 s GraceTime), other VCs' jobs that fit
  * their own cells start. Slurm answers a job that hands it victims still leaving
  * with ESLURM_NODES_BUSY, and its main scheduler then holds back every
  * lower-priority job of the partition; select/hived waits instead, as for cells.
@@ -271,7 +271,7 @@ START_TEST(test_victims_hold_back_no_other_vc)
 	char *line;
 
 	cancel_all();
-	set_grace(30);
+	set_grace(45);
 	/* other's node cell binds one node; 4 of its GPUs stay free. */
 	b = submit("-A other -N1 --gres=gpu:4");
 	ck_assert(wait_job(b, "JobState=RUNNING", 120));
@@ -281,7 +281,7 @@ START_TEST(test_victims_hold_back_no_other_vc)
 		      "job %d: %s", g, job_line(g));
 	/* Of lower priority than g, in other's free cell. */
 	c = submit("-A other -N1 --gres=gpu:2 --nice=10000");
-	ck_assert_msg(wait_job(c, "JobState=RUNNING", 25),
+	ck_assert_msg(wait_job(c, "JobState=RUNNING", 35),
 		      "other's job %d waited behind own's job %d, whose victims leave: %s", c, g,
 		      job_line(c));
 	line = job_line(g);
