@@ -467,11 +467,13 @@ START_TEST(test_partition_and_node_lists) {
   // -x takes v0 out of it (the short option's value glued on, as sbatch allows).
   Answer b = AskMixed({"-A", "nobody", "--gres=gpu:2", "--exclusive", "-pv100s", "-xv0"}, v100s);
   ck_assert_int_eq(b.rc, 0);
-  ck_assert_str_eq(Nodes(b.Get("placement")).c_str(), "v1");
+  const std::string b_nodes = Nodes(b.Get("placement"));
+  ck_assert_str_eq(b_nodes.c_str(), "v1");
   // -w: only the nodes listed, here a host list less -x.
   Answer c = AskMixed({"-A", "nobody", "--gres=gpu:1", "--nodelist=v[0-1]", "--exclude=v1"});
   ck_assert_int_eq(c.rc, 0);
-  ck_assert_str_eq(Nodes(c.Get("placement")).c_str(), "v0");
+  const std::string c_nodes = Nodes(c.Get("placement"));
+  ck_assert_str_eq(c_nodes.c_str(), "v0");
   // big's node cell is an A100 node, which the partition does not have.
   Answer d = AskMixed({"-A", "big", "--gres=gpu:8", "-p", "v100s"}, v100s);
   ck_assert_msg(d.rc != 0 || !json_is_true(d.Get("startsNow")),
@@ -479,7 +481,8 @@ START_TEST(test_partition_and_node_lists) {
   // The same job with no partition starts on a0.
   Answer d2 = AskMixed({"-A", "big", "--gres=gpu:8"});
   ck_assert_int_eq(d2.rc, 0);
-  ck_assert_str_eq(Nodes(d2.Get("placement")).c_str(), "a0");
+  const std::string d2_nodes = Nodes(d2.Get("placement"));
+  ck_assert_str_eq(d2_nodes.c_str(), "a0");
   // A -w node without cells is named.
   Answer e = AskMixed({"-A", "big", "--gres=gpu:1", "-w", "zz1"});
   ck_assert_int_eq(e.rc, 1);
