@@ -41,7 +41,9 @@ const char kUsage[] =
     "                       or --gpus=[TYPE:]N; also --priority P, --switches=1,\n"
     "                       --exclusive, --hived-within T, --hived-pinned ID,\n"
     "                       --hived-lazy-preempt, --hived-opportunistic; -p PARTITION\n"
-    "                       (its nodes from scontrol), -w NODES, -x NODES. --account,\n"
+    "                       (its nodes from scontrol; without it, SBATCH_PARTITION or\n"
+    "                       the default partition, as sbatch, unless --status is\n"
+    "                       given), -w NODES, -x NODES. --account,\n"
     "                       --nodes, --qos, --partition, --nodelist, --exclude and -G\n"
     "                       are the same as -A, -N, -q, -p, -w, -x and --gpus; a short\n"
     "                       option's value may be glued on, as in sbatch (-N2, -Avc1)\n"
@@ -67,19 +69,39 @@ std::string Trim(std::string s) {
   return s.substr(i);
 }
 
+// What `cmd` prints on stdout, in *out; the exit status as pclose(3) gives it, -1
+// when it cannot be started.
+int Capture(const std::string& cmd, std::string* out) {
+  out->clear();
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out->append(buf, n);
+  return pclose(p);
+}
+
+// A name that stays one word inside single quotes on a popen command line.
+bool ShellSafe(const std::string& name) {
+  return !name.empty() && name.find_first_of("'\\\"$`;|&<> \n") == std::string::npos;
+}
+
+// The value of " KEY=" in a one-line scontrol record ("" when absent).
+std::string Field(const std::string& record, const std::string& key) {
+  size_t at = record.find(" " + key + "=");
+  if (at == std::string::npos) return "";
+  at += key.size() + 2;
+  return record.substr(at, record.find_first_of(" \n", at) - at);
+}
+
 // A job HiveD holds nothing for, as squeue sees it: a pending GPU job that Slurm
 // has not offered to select/hived yet (priority, limits, dependency, begin time)
 // gets its squeue reason; "" when squeue knows nothing more useful.
 std::string SlurmView(const std::string& id) {
   if (id.empty() || id.find_first_not_of("0123456789_") != std::string::npos) return "";
-  std::string cmd = "squeue -h -j '" + id + "' -o '%T|%r|%b' 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return "";
-  char line[1024] = "";
-  bool got = fgets(line, sizeof(line), p) != nullptr;
-  pclose(p);
-  if (!got) return "";
-  std::string l = Trim(line);
+  std::string out;
+  if (Capture("squeue -h -j '" + id + "' -o '%T|%r|%b' 2>/dev/null", &out)) return "";
+  std::string l = Trim(out.substr(0, out.find('\n')));
   size_t a = l.find('|'), b = a == std::string::npos ? a : l.find('|', a + 1);
   if (b == std::string::npos) return "";
   std::string state = l.substr(0, a), reason = l.substr(a + 1, b - a - 1), tres = l.substr(b + 1);
@@ -91,23 +113,21 @@ std::string SlurmView(const std::string& id) {
 
 // "StateSaveLocation = /var/spool/slurmctld" from scontrol, or the line in slurm.conf.
 std::string StateSaveLocation(std::string* why) {
-  FILE* p = popen("scontrol show config 2>/dev/null", "r");
-  if (p) {
-    char line[4096];
-    std::string found;
-    while (fgets(line, sizeof(line), p)) {
-      if (strncmp(line, "StateSaveLocation", 17)) continue;
-      const char* eq = strchr(line, '=');
-      if (eq) found = Trim(eq + 1);
+  std::string out, line, found;
+  int rc = Capture("scontrol show config 2>/dev/null", &out);
+  if (rc != -1) {
+    std::istringstream lines(out);
+    while (std::getline(lines, line)) {
+      if (line.compare(0, 17, "StateSaveLocation")) continue;
+      size_t eq = line.find('=');
+      if (eq != std::string::npos) found = Trim(line.substr(eq + 1));
     }
-    int rc = pclose(p);
     if (!found.empty()) return found;
     *why = rc ? "'scontrol show config' failed (is slurmctld up, SLURM_CONF right?)"
               : "'scontrol show config' has no StateSaveLocation";
   }
   const char* conf = getenv("SLURM_CONF");
   std::ifstream in(conf && *conf ? conf : "/etc/slurm/slurm.conf");
-  std::string line, found;
   while (std::getline(in, line)) {
     line = Trim(line);
     if (strncasecmp(line.c_str(), "StateSaveLocation", 17)) continue;
@@ -137,61 +157,83 @@ bool ReadAll(const std::string& path, std::string* text, std::string* err) {
 
 // "JOBID|END" lines from squeue: the end times backfill would use. "" without squeue.
 std::string SqueueEnds() {
-  FILE* p = popen("squeue -h -t R,S -o '%A|%e' 2>/dev/null", "r");
-  if (!p) return "";
   std::string out;
-  char line[256];
-  while (fgets(line, sizeof(line), p)) out += line;
-  pclose(p);
+  Capture("squeue -h -t R,S -o '%A|%e' 2>/dev/null", &out);
   return out;
 }
 
 // A QOS's priority as sacctmgr has it (-1 if unknown): slurmctld gives it to the
 // engine divided by priorityScale.
 int QosPriority(const std::string& qos) {
-  if (qos.empty() || qos.find_first_of("'\\\"$`;|&<> ") != std::string::npos) return -1;
-  std::string cmd = "sacctmgr -nP show qos '" + qos + "' format=priority 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char line[64] = "";
-  bool got = fgets(line, sizeof(line), p) != nullptr;
-  pclose(p);
-  return got && isdigit(static_cast<unsigned char>(line[0])) ? atoi(line) : -1;
+  std::string out;
+  if (!ShellSafe(qos) ||
+      Capture("sacctmgr -nP show qos '" + qos + "' format=priority 2>/dev/null", &out))
+    return -1;
+  return isdigit(static_cast<unsigned char>(out.c_str()[0])) ? atoi(out.c_str()) : -1;
 }
 
-// The nodes of partition `name` as slurmctld has them (scontrol expands node sets;
-// "ALL" gives every node, as no partition does); false and *err when scontrol does
-// not know it.
-bool PartitionNodes(const std::string& name, std::vector<std::string>* nodes, bool* all,
-                    std::string* err) {
-  if (name.find_first_of("'\\\"$`;|&<> ") != std::string::npos) {
-    *err = "--partition=" + name + ": not a partition name";
-    return false;
-  }
-  std::string cmd = "scontrol -o show partition '" + name + "' 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) {
-    *err = "--partition: cannot run scontrol";
-    return false;
+// The partition an sbatch with these options would go to, and its nodes, into
+// ask: -p's; else, reading the live cluster, SBATCH_PARTITION's or slurmctld's
+// default partition, as sbatch picks one. scontrol expands node sets; a
+// partition of Nodes=ALL sets partition_all. false and *err when scontrol does
+// not know a named partition; a live cluster without a default (or whose
+// scontrol does not answer) leaves every node, with a note on stderr.
+bool ResolvePartition(hivedctl::WhatifAsk* ask, bool live, std::string* err) {
+  std::string what = "--partition=" + ask->partition;
+  if (ask->partition.empty() && live) {
+    const char* env = getenv("SBATCH_PARTITION");
+    if (env && *env) {
+      ask->partition = env;
+      ask->partition_from = "SBATCH_PARTITION";
+      what = std::string("SBATCH_PARTITION=") + env;
+      if (ask->partition.find(',') != std::string::npos) {
+        *err = what +
+               ": whatif asks for one partition at a time (Slurm tries each of a list); "
+               "pass -p";
+        return false;
+      }
+    }
   }
   std::string out;
-  char line[4096];
-  while (fgets(line, sizeof(line), p)) out += line;
-  int rc = pclose(p);
-  size_t at = out.find(" Nodes=");
-  if (rc || out.compare(0, 14, "PartitionName=") || at == std::string::npos) {
-    while (!out.empty() && isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
-    *err = "--partition=" + name + ": scontrol show partition: " +
-           (out.empty() ? std::string("no answer (is slurmctld up, SLURM_CONF right?)") : out);
-    return false;
+  if (!ask->partition.empty()) {
+    if (!ShellSafe(ask->partition)) {
+      *err = what + ": not a partition name";
+      return false;
+    }
+    int rc = Capture("scontrol -o show partition '" + ask->partition + "' 2>&1", &out);
+    if (rc || out.compare(0, 14, "PartitionName=") || Field(out, "Nodes").empty()) {
+      out = Trim(out);
+      *err = what + ": scontrol show partition: " +
+             (out.empty() ? std::string("no answer (is slurmctld up, SLURM_CONF right?)") : out);
+      return false;
+    }
+  } else if (live) {
+    int rc = Capture("scontrol -o show partition 2>&1", &out);
+    std::istringstream lines(out);
+    std::string line, found;
+    while (std::getline(lines, line))
+      if (!line.compare(0, 14, "PartitionName=") && Field(line, "Default") == "YES") found = line;
+    if (found.empty()) {
+      if (rc)
+        fprintf(stderr,
+                "hivedctl: whatif: no default partition from scontrol (%s); every node is "
+                "considered, pass -p PARTITION\n",
+                Trim(out).empty() ? "no answer" : Trim(out).c_str());
+      return true;  // no default partition: every node, as -p ALL
+    }
+    out = found;
+    ask->partition = found.substr(14, found.find(' ') - 14);
+    ask->partition_from = "default";
+  } else {
+    return true;  // an offline status file: every node unless -p
   }
-  std::string list = out.substr(at + 7, out.find_first_of(" \n", at + 7) - at - 7);
-  nodes->clear();
-  *all = list == "ALL";
-  if (*all) return true;
-  if (list.empty() || list == "(null)") return true;  // a partition without nodes
-  hived::Status st = hived::topo::expand_hostlist(list, nodes, hived::topo::kMaxClusterNodes);
-  if (!st.ok()) *err = "--partition=" + name + ": its node list " + list + ": " + st.msg;
+  const std::string list = Field(out, "Nodes");
+  ask->partition_nodes.clear();
+  ask->partition_all = list == "ALL";
+  if (ask->partition_all || list == "(null)") return true;  // (null): a partition without nodes
+  hived::Status st =
+      hived::topo::expand_hostlist(list, &ask->partition_nodes, hived::topo::kMaxClusterNodes);
+  if (!st.ok()) *err = what + ": its node list " + list + ": " + st.msg;
   return st.ok();
 }
 
@@ -205,7 +247,8 @@ int Usage(const std::string& msg) {
 // the state file (SlurmUser's, 0600); jobs and bad nodes always from the status,
 // which slurmctld rewrites within a second of any change.
 int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::string state_path,
-              const std::string& ends_path, hivedctl::WhatifAsk ask, bool json, int64_t now) {
+              const std::string& ends_path, hivedctl::WhatifAsk ask, bool live, bool json,
+              int64_t now) {
   std::string state_text, err;
   if (!(st.root && json_is_object(json_object_get(st.root.get(), "config")))) {
     if (state_path.empty() && getenv("HIVED_STATE") && *getenv("HIVED_STATE"))
@@ -241,14 +284,10 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
     ends_text = SqueueEnds();
   }
   if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
-  if (!ask.partition.empty()) {
-    bool all = false;
-    if (!PartitionNodes(ask.partition, &ask.partition_nodes, &all, &err)) {
-      hived_engine_free(e);
-      fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());
-      return 1;
-    }
-    if (all) ask.partition.clear();
+  if (!ResolvePartition(&ask, live, &err)) {
+    hived_engine_free(e);
+    fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());
+    return 1;
   }
   ask.borrow = st.borrow_idle_cells;
   std::string answer;
@@ -330,6 +369,8 @@ int main(int argc, char** argv) {
   if (cmd == "whatif" && ask.account.empty()) return Usage("whatif needs -A ACCOUNT");
 
   std::string why;
+  // --status FILE may be a copy from elsewhere: only -p then names a partition.
+  const bool live = status_path.empty();
   if (status_path.empty() && getenv("HIVED_STATUS") && *getenv("HIVED_STATUS"))
     status_path = getenv("HIVED_STATUS");
   if (status_path.empty()) {
@@ -368,7 +409,7 @@ int main(int argc, char** argv) {
       ok = !out.empty();
     }
   } else if (cmd == "whatif") {
-    return RunWhatif(st, status_path, state_path, ends_path, ask, json, now);
+    return RunWhatif(st, status_path, state_path, ends_path, ask, live, json, now);
   } else if (cmd == "metrics") {
     if (!hivedctl::WriteOutput(output.empty() ? "-" : output, hivedctl::Metrics(st), &err)) {
       fprintf(stderr, "hivedctl: %s\n", err.c_str());

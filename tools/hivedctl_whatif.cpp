@@ -145,9 +145,10 @@ const char* CauseText(const std::string& cause) {
 bool UsableNodes(hived_engine* e, const WhatifAsk& ask, std::vector<uint8_t>* usable,
                  std::string* err) {
   usable->clear();
-  if (ask.partition.empty() && ask.nodelist.empty() && ask.exclude.empty()) return true;
+  const bool every = ask.partition.empty() || ask.partition_all;
+  if (every && ask.nodelist.empty() && ask.exclude.empty()) return true;
   const size_t n = hived_node_count(e);
-  usable->assign(n, ask.partition.empty() ? 1 : 0);
+  usable->assign(n, every ? 1 : 0);
   for (const auto& name : ask.partition_nodes) {
     int32_t i = hived_node_index(e, name.c_str());
     if (i >= 0) (*usable)[i] = 1;  // nodes without GPUs have no cells
@@ -443,6 +444,16 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   free(text);
   if (rc == HIVED_OK) {
     *json = answer;
+    JsonPtr j(ask.partition.empty() ? nullptr : json_loads(answer.c_str(), 0, nullptr));
+    if (j) {  // which partition's nodes it was asked for, as sbatch would pick it
+      json_object_set_new(j.get(), "partition", json_string(ask.partition.c_str()));
+      json_object_set_new(
+          j.get(), "partitionFrom",
+          json_string(ask.partition_from.empty() ? "option" : ask.partition_from.c_str()));
+      char* d = json_dumps(j.get(), JSON_COMPACT | JSON_PRESERVE_ORDER);
+      if (d) *json = d;
+      free(d);
+    }
     return 0;
   }
   JsonPtr j(json_loads(answer.c_str(), 0, nullptr));
@@ -471,6 +482,13 @@ std::string WhatifText(const std::string& json, int64_t now) {
   const int64_t vfree = json_integer_value(json_object_get(r, "vcFreeGpus"));
   if (!vc.empty() && vfree >= 0) o << "; the VC has " << vfree << " free GPUs in its cells";
   o << "\n";
+  const std::string part = Str(r, "partition"), from = Str(r, "partitionFrom");
+  if (!part.empty())
+    o << "Partition " << part
+      << (from == "default"  ? " (the default)"
+          : from == "option" ? ""
+                             : " (" + from + ")")
+      << "\n";
   if (json_is_true(json_object_get(r, "startsNow"))) {
     o << "Starts now on " << Pods(json_object_get(r, "placement")) << "\n";
     if (json_is_true(json_object_get(r, "borrowed")))

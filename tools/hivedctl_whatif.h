@@ -30,9 +30,12 @@ struct WhatifAsk {
   bool switches_one = false;   // --switches=1
   bool exclusive = false;      // --exclusive: whole nodes, every GPU of them
   bool borrow = false;         // slurmctld lets guaranteed jobs borrow idle GPUs
-  // -p: one partition; hivedctl fills partition_nodes (scontrol) before Whatif.
+  // -p (or sbatch's default): one partition; hivedctl fills partition_nodes
+  // (scontrol) before Whatif. partition_all: its Nodes=ALL.
   std::string partition;
+  std::string partition_from;  // "" (-p), "SBATCH_PARTITION" or "default"
   std::vector<std::string> partition_nodes;
+  bool partition_all = false;
   std::vector<std::string> nodelist, exclude;  // -w, -x (expanded host lists)
 };
 

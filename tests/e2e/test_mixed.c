@@ -159,6 +159,56 @@ START_TEST(test_whatif_in_partition_of_small_nodes)
 }
 END_TEST
 
+/*
+ * Without -p, whatif asks about the partition sbatch would use: slurmctld's
+ * default, or SBATCH_PARTITION. With small made the default, the exclusive job
+ * is a whole 4-GPU node of it; gpu is made the default again before any check.
+ */
+START_TEST(test_whatif_in_default_partition)
+{
+	const char *ask = "--json whatif -A own --qos=scavenger -N1 --exclusive "
+			  "--gres=gpu:1 2>&1";
+	char *dflt = NULL, *env = NULL, *bad = NULL;
+	int rc_dflt, rc_env, rc_bad;
+
+	cancel_all();
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "Default=YES"), 0);
+	rc_dflt = run(&dflt, "env -u SBATCH_PARTITION '%s/hivedctl' %s",
+		      e2e_builddir, ask);
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=gpu "
+			     "Default=YES"), 0);
+	rc_env = run(&env, "SBATCH_PARTITION=small '%s/hivedctl' %s",
+		     e2e_builddir, ask);
+	rc_bad = run(&bad, "SBATCH_PARTITION=gpu,small '%s/hivedctl' %s",
+		     e2e_builddir, ask);
+
+	ck_assert_msg(rc_dflt == 0 && strstr(dflt, "\"partition\":\"small\"") &&
+		      strstr(dflt, "\"partitionFrom\":\"default\"") &&
+		      strstr(dflt, "\"leaves\":[0,1,2,3]") &&
+		      (strstr(dflt, "\"node3\"") || strstr(dflt, "\"node4\"")),
+		      "whatif in default partition small: %s", dflt ? dflt : "");
+	ck_assert_msg(rc_env == 0 && strstr(env, "\"partition\":\"small\"") &&
+		      strstr(env, "\"partitionFrom\":\"SBATCH_PARTITION\"") &&
+		      strstr(env, "\"leaves\":[0,1,2,3]"),
+		      "whatif with SBATCH_PARTITION=small: %s", env ? env : "");
+	ck_assert_msg(rc_bad == 1 && strstr(bad, "SBATCH_PARTITION=gpu,small"),
+		      "a list in SBATCH_PARTITION is not named: %s",
+		      bad ? bad : "");
+	free(dflt);
+	free(env);
+	free(bad);
+	/* gpu is the default again: the largest node, 8 GPUs. */
+	ck_assert_msg(run(&dflt, "env -u SBATCH_PARTITION '%s/hivedctl' %s",
+			  e2e_builddir, ask) == 0 &&
+		      strstr(dflt, "\"partition\":\"gpu\"") &&
+		      strstr(dflt, "\"leaves\":[0,1,2,3,4,5,6,7]"),
+		      "whatif in default partition gpu: %s", dflt ? dflt : "");
+	free(dflt);
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -174,5 +224,6 @@ int main(void)
 	tcase_add_test(tc, test_exclusive_without_gpus_in_partition_of_small_nodes);
 	tcase_add_test(tc, test_exclusive_takes_the_largest_node_it_may);
 	tcase_add_test(tc, test_whatif_in_partition_of_small_nodes);
+	tcase_add_test(tc, test_whatif_in_default_partition);
 	return e2e_run("mixed", tc, cancel_all);
 }

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,8 +69,10 @@ struct Answer {
 };
 
 // One whatif against engine e (freed here), built from config.
+// tweak: what hivedctl fills in from scontrol and the environment (the partition).
 Answer AskEngine(hived_engine* e, const std::string& config, std::vector<std::string> args,
-                 const std::string& ends, const std::vector<std::string>& partition_nodes = {}) {
+                 const std::string& ends, const std::vector<std::string>& partition_nodes = {},
+                 const std::function<void(WhatifAsk*)>& tweak = nullptr) {
   Answer a;
   std::string err;
   char* before = nullptr;
@@ -83,6 +86,7 @@ Answer AskEngine(hived_engine* e, const std::string& config, std::vector<std::st
     ck_assert_msg(TakeWhatifOption(static_cast<int>(argv.size()), argv.data(), &i, &ask, &err) == 1,
                   "option %s: %s", argv[i], err.c_str());
   ask.partition_nodes = partition_nodes;  // hivedctl asks scontrol for them
+  if (tweak) tweak(&ask);
   a.rc = Whatif(e, config, ask, ParseEnds(ends), kWritten, &a.json, &a.err);
 
   // The engine it asked is as it was: a whatif changes nothing.
@@ -304,12 +308,12 @@ const char kMixedConfig[] = R"({"physicalCluster": {
  "virtualClusters": {"small": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 2}]},
                      "big": {"virtualCells": [{"cellType": "A100-NODE", "cellNumber": 1}]}}})";
 
-Answer AskMixed(std::vector<std::string> args,
-                const std::vector<std::string>& partition_nodes = {}) {
+Answer AskMixed(std::vector<std::string> args, const std::vector<std::string>& partition_nodes = {},
+                const std::function<void(WhatifAsk*)>& tweak = nullptr) {
   hived_engine* e = nullptr;
   char err[512] = "";
   ck_assert_msg(hived_engine_new(kMixedConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
-  return AskEngine(e, kMixedConfig, std::move(args), "", partition_nodes);
+  return AskEngine(e, kMixedConfig, std::move(args), "", partition_nodes, tweak);
 }
 
 // The first pod's GPU count.
@@ -489,6 +493,41 @@ START_TEST(test_partition_and_node_lists) {
   ck_has(e.err, "--nodelist: node 'zz1' has no HiveD cells");
 
   ExpectBadOptions({{"-p", "a,b"}, {"-w", "n[1-"}, {"--exclude", "x[3-1]"}});
+}
+END_TEST
+
+// Without -p, hivedctl asks scontrol for the default partition, as sbatch goes
+// there: its nodes bound the job and the answer names it. Before, whatif
+// considered every node and said nothing of partitions.
+START_TEST(test_default_partition) {
+  auto v100s_default = [](WhatifAsk* ask) {
+    ask->partition = "v100s";
+    ask->partition_from = "default";
+  };
+  Answer a = AskMixed({"-A", "nobody", "--gres=gpu:2", "--exclusive"}, {"v0", "v1"}, v100s_default);
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_uint_eq(FirstPodGpus(a), 4);
+  ck_has(Nodes(a.Get("placement")), "v");
+  ck_assert_str_eq(a.S("partition"), "v100s");
+  ck_assert_str_eq(a.S("partitionFrom"), "default");
+  ck_has(a.text, "Partition v100s (the default)\n");
+  // A default partition of Nodes=ALL: every node, the largest of them whole.
+  Answer b = AskMixed({"-A", "nobody", "--gres=gpu:2", "--exclusive"}, {}, [](WhatifAsk* ask) {
+    ask->partition = "all";
+    ask->partition_from = "SBATCH_PARTITION";
+    ask->partition_all = true;
+  });
+  ck_assert_int_eq(b.rc, 0);
+  ck_assert_uint_eq(FirstPodGpus(b), 8);
+  ck_assert_str_eq(b.S("partitionFrom"), "SBATCH_PARTITION");
+  ck_has(b.text, "Partition all (SBATCH_PARTITION)\n");
+  // -p's partition is named without a source; no partition, no key.
+  Answer c = AskMixed({"-A", "nobody", "--gres=gpu:1", "-p", "v100s"}, {"v0", "v1"});
+  ck_assert_str_eq(c.S("partitionFrom"), "option");
+  ck_has(c.text, "Partition v100s\n");
+  Answer d = AskMixed({"-A", "nobody", "--gres=gpu:1"});
+  ck_assert_msg(!d.Get("partition") && d.text.find("Partition") == std::string::npos, "%s",
+                d.json.c_str());
 }
 END_TEST
 
@@ -725,6 +764,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_exclusive_takes_whole_nodes);
   tcase_add_test(tc, test_exclusive_on_nodes_of_two_sizes);
   tcase_add_test(tc, test_partition_and_node_lists);
+  tcase_add_test(tc, test_default_partition);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
