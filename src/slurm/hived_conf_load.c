@@ -124,7 +124,8 @@ static void _log_lines(const char *prefix, const char *text)
 
 	for (char *l = strtok_r(copy, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
-		if (!xstrncmp(l, "warning: ", 9))
+		if (!xstrncmp(l, "warning: ", 9) ||
+		    !xstrncmp(l, "quota refused: ", 15))
 			error("%s%s", prefix, l);
 		else
 			info("%s%s", prefix, l);
@@ -149,17 +150,25 @@ static void _refusal(const char *fmt, ...)
 /* The first account limit that gave no cells, for the status. */
 static char quota_why[512];
 
+/* What a refresh logs once it knows whether it applies the new cells. */
+typedef struct {
+	char *summary;	/* the cells, refused limits among them */
+	char *refused;	/* the refused limits' lines alone */
+} effective_log_t;
+
 /*
  * hived.conf + slurm.conf/gres.conf/topology.conf + sacctmgr limits → the JSON
  * the engine is built from (NULL on error, logged). *refused: how many account
- * limits could not be given cells. With summary (a refresh nobody asked for),
- * only those are logged, so that the admin who ran sacctmgr learns why it had
- * no effect, and the cells' summary is handed back to log if they are applied.
+ * limits could not be given cells. With later (a refresh nobody asked for),
+ * nothing is logged here: the cells' summary and the refused limits alone are
+ * handed back, for the caller to log the first if it applies the cells, else
+ * the second, so that the admin who ran sacctmgr learns why it had no effect
+ * and reads each refusal once.
  */
 static char *_effective(const char *hived_text, char **key, size_t *refused,
-			char **summary_out)
+			effective_log_t *later)
 {
-	bool quiet = (summary_out != NULL);
+	bool quiet = (later != NULL);
 	const char *slurm_path = hived_path_slurm_conf();
 	char *slurm_text = hived_path_read(slurm_path);
 	char *gres_path = hived_path_beside_slurm_conf("gres.conf");
@@ -190,12 +199,12 @@ static char *_effective(const char *hived_text, char **key, size_t *refused,
 		if (!quiet)
 			_log_lines("select/hived: ", summary);
 		else
-			*summary_out = xstrdup(summary);
+			later->summary = xstrdup(summary);
 		quota_why[0] = '\0';
 		for (size_t i = 0; i < *refused; i++) {
 			if (quiet)
-				error("select/hived: sacctmgr quota refused: %s",
-				      why[i]);
+				xstrfmtcat(later->refused,
+					   "quota refused: %s\n", why[i]);
 			if (!i)
 				snprintf(quota_why, sizeof(quota_why),
 					 "quota refused: %s", why[i]);
@@ -432,7 +441,8 @@ extern void hived_ctld_refresh_quotas(void)
 	const char *config_text = hived_ctld_config_text();
 	hived_account_quota *q = NULL;
 	size_t n = 0, refused = 0;
-	char *key, *path, *hived_text, *text, *summary = NULL;
+	char *key, *path, *hived_text, *text;
+	effective_log_t later = { NULL, NULL };
 	time_t now = time(NULL);
 
 	if (!hived_ctld_engine() || !settings ||
@@ -451,8 +461,10 @@ extern void hived_ctld_refresh_quotas(void)
 	if (!hived_text)
 		hived_text = xstrdup("");
 	refusal[0] = '\0';
-	text = _effective(hived_text, &key, &refused, &summary);
+	text = _effective(hived_text, &key, &refused, &later);
 	if (text && refused > quota_refused) {
+		if (later.refused)
+			_log_lines("select/hived: sacctmgr ", later.refused);
 		_refusal("sacctmgr GPU limits changed (%s) but %zu account limit(s) cannot be given cells; the previous cells stay (%s)",
 			 key, refused - quota_refused, quota_why);
 		hived_status_reload(refusal);
@@ -460,9 +472,10 @@ extern void hived_ctld_refresh_quotas(void)
 	} else if (text && (!config_text || xstrcmp(text, config_text))) {
 		info("select/hived: sacctmgr GPU limits changed (%s): applying",
 		     key);
-		/* Else the new cells are in no log; they were only at load. */
-		if (summary)
-			_log_lines("select/hived: ", summary);
+		/* Else the new cells are in no log; they were only at load.
+		 * The summary names the limits still refused. */
+		if (later.summary)
+			_log_lines("select/hived: ", later.summary);
 		if (_apply(hived_text, text, path) != SLURM_SUCCESS) {
 			xfree(text);
 			hived_status_reload(refusal);
@@ -471,13 +484,16 @@ extern void hived_ctld_refresh_quotas(void)
 		}
 	} else {
 		/* Unchanged cells, or an error _effective() logged. */
+		if (later.refused)
+			_log_lines("select/hived: sacctmgr ", later.refused);
 		hived_status_reload(text ? NULL : refusal);
 		xfree(text);
 	}
 	/* Remember this state either way: a refused change is not retried. */
 	xfree(quota_key);
 	quota_key = key;
-	xfree(summary);
+	xfree(later.summary);
+	xfree(later.refused);
 	xfree(hived_text);
 	xfree(path);
 }

@@ -92,6 +92,23 @@ bool e2e_log_has(const char *text)
 	return rc == 0;
 }
 
+int e2e_log_count(const char *text)
+{
+	char *q = shell_quote(text), *out = NULL;
+	int rc, n;
+
+	ck_assert(q);
+	/* grep -c prints 0 and exits 1 when no line holds it. */
+	rc = run(&out, "tail -c +%ld '%s/log/slurmctld.log' | grep -cF -- %s",
+		 log_mark + 1, e2e_clusterdir, q);
+	free(q);
+	ck_assert_msg(((rc == 0) || (rc == 1)) && out,
+		      "grep -c for \"%s\" in slurmctld.log: exit %d", text, rc);
+	n = atoi(out);
+	free(out);
+	return n;
+}
+
 bool e2e_wait_log(const char *text, int seconds)
 {
 	for (int i = 0; i < 4 * seconds; i++) {

@@ -42,6 +42,8 @@ void e2e_cluster_down(void);
 void e2e_mark_log(void);
 void e2e_log_from_start(void);
 bool e2e_log_has(const char *text);
+/* How many lines of slurmctld.log since e2e_mark_log() hold text. */
+int e2e_log_count(const char *text);
 /* e2e_log_has(text), polled for up to `seconds` (a generous deadline, not a pause). */
 bool e2e_wait_log(const char *text, int seconds);
 

@@ -386,6 +386,24 @@ START_TEST(test_refusals)
 		      "the refused GrpTRES of qs4 was logged without its reason");
 	ck_assert_msg(status_shows("Last reload REFUSED", true, 60),
 		      "hivedctl status does not show the refused sacctmgr limit");
+	/*
+	 * Refused at a load too, where the other limits apply; a later change
+	 * that applies logs the new cells with that refusal among them, once.
+	 * Before, the refusal was logged twice (an error, then the summary).
+	 */
+	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	ck_assert_msg(status_shows("Last reload REFUSED", false, 60),
+		      "a load that leaves one limit without cells shows as refused");
+	e2e_mark_log();
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify account qs2 set GrpTRES=gres/gpu=4"), 0);
+	for (int i = 0; i < 60 && !e2e_log_has("select/hived: loaded"); i++) {
+		sleep(1);
+		as_user(NULL, "sbatch -A qs1 --gres=gpu:1 -o /dev/null --wrap true >/dev/null 2>&1");
+	}
+	ck_assert_msg(e2e_log_has("): applying") && e2e_log_has("select/hived: loaded"),
+		      "qs2's GrpTRES=gres/gpu=4 was not applied beside qs4's refused one");
+	ck_assert_int_eq(e2e_log_count("quota refused: account 'qs4'"), 1);
+	run(NULL, "sacctmgr -i modify account qs2 set GrpTRES=gres/gpu=8");
 	run(NULL, "sacctmgr -i modify account qs4 set GrpTRES=gres/gpu=-1");
 	/* Limits are compared at a job_test: the refusal goes with the limit. */
 	for (int i = 0; i < 30 && !status_shows("Last reload REFUSED", false, 2); i++)
