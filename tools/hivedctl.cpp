@@ -5,6 +5,7 @@
 // needs no privilege and no daemon (whatif also reads the config, see below).
 #include <strings.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -40,10 +41,10 @@ const char kUsage[] =
     "                       GPU-OPTIONS: --gpus-per-node=[TYPE:]K, --gres=gpu[:TYPE]:K\n"
     "                       or --gpus=[TYPE:]N; also --priority P, --switches=1,\n"
     "                       --exclusive, --hived-within T, --hived-pinned ID,\n"
-    "                       --hived-lazy-preempt, --hived-opportunistic; -p PARTITION\n"
-    "                       (its nodes from scontrol; without it, SBATCH_PARTITION or\n"
-    "                       the default partition, as sbatch, unless --status is\n"
-    "                       given), -w NODES, -x NODES. --account,\n"
+    "                       --hived-lazy-preempt, --hived-opportunistic; -p PARTITION[,..]\n"
+    "                       (nodes from scontrol; a list is tried as Slurm does;\n"
+    "                       without -p, SBATCH_PARTITION or the default partition,\n"
+    "                       unless --status is given), -w NODES, -x NODES. --account,\n"
     "                       --nodes, --qos, --partition, --nodelist, --exclude and -G\n"
     "                       are the same as -A, -N, -q, -p, -w, -x and --gpus; a short\n"
     "                       option's value may be glued on, as in sbatch (-N2, -Avc1)\n"
@@ -172,48 +173,70 @@ int QosPriority(const std::string& qos) {
   return isdigit(static_cast<unsigned char>(out.c_str()[0])) ? atoi(out.c_str()) : -1;
 }
 
-// The partition an sbatch with these options would go to, and its nodes, into
-// ask: -p's; else, reading the live cluster, SBATCH_PARTITION's or slurmctld's
-// default partition, as sbatch picks one. scontrol expands node sets; a
-// partition of Nodes=ALL sets partition_all. false and *err when scontrol does
-// not know a named partition; a live cluster without a default (or whose
-// scontrol does not answer) leaves every node, with a note on stderr.
-bool ResolvePartition(hivedctl::WhatifAsk* ask, bool live, std::string* err) {
-  std::string what = "--partition=" + ask->partition;
-  if (ask->partition.empty() && live) {
+// A partition's record from `scontrol -o show partition` into ask: its name and
+// nodes (scontrol expands node sets; Nodes=ALL sets partition_all) and, in
+// *tier, its PriorityTier. what: the option or variable that named it.
+bool TakePartition(const std::string& record, const std::string& what, hivedctl::WhatifAsk* ask,
+                   int* tier, std::string* err) {
+  ask->partition = record.substr(14, record.find(' ') - 14);
+  *tier = atoi(Field(record, "PriorityTier").c_str());
+  const std::string list = Field(record, "Nodes");
+  ask->partition_nodes.clear();
+  ask->partition_all = list == "ALL";
+  if (ask->partition_all || list == "(null)") return true;  // (null): a partition without nodes
+  hived::Status st =
+      hived::topo::expand_hostlist(list, &ask->partition_nodes, hived::topo::kMaxClusterNodes);
+  if (!st.ok())
+    *err = what + ": partition " + ask->partition + "'s node list " + list + ": " + st.msg;
+  return st.ok();
+}
+
+// The partitions an sbatch with these options would be tried in, one ask each, in
+// Slurm's order (PriorityTier, highest first, then as listed): -p's; else, reading
+// the live cluster, SBATCH_PARTITION's or slurmctld's default partition. One ask
+// without a partition (every node) for an offline status file without -p, or a
+// live cluster without a default (or whose scontrol does not answer, noted on
+// stderr). false and *err when scontrol does not know a named partition.
+bool ResolvePartitions(const hivedctl::WhatifAsk& ask, bool live,
+                       std::vector<hivedctl::WhatifAsk>* asks, std::string* err) {
+  asks->assign(1, ask);
+  std::string names = ask.partition, from = ask.partition_from, what = "--partition=" + names;
+  if (names.empty() && live) {
     const char* env = getenv("SBATCH_PARTITION");
     if (env && *env) {
-      ask->partition = env;
-      ask->partition_from = "SBATCH_PARTITION";
-      what = std::string("SBATCH_PARTITION=") + env;
-      if (ask->partition.find(',') != std::string::npos) {
-        *err = what +
-               ": whatif asks for one partition at a time (Slurm tries each of a list); "
-               "pass -p";
-        return false;
-      }
+      names = env;
+      from = "SBATCH_PARTITION";
+      what = "SBATCH_PARTITION=" + names;
     }
   }
+  std::vector<std::pair<int, hivedctl::WhatifAsk>> found;
   std::string out;
-  if (!ask->partition.empty()) {
-    if (!ShellSafe(ask->partition)) {
-      *err = what + ": not a partition name";
-      return false;
-    }
-    int rc = Capture("scontrol -o show partition '" + ask->partition + "' 2>&1", &out);
-    if (rc || out.compare(0, 14, "PartitionName=") || Field(out, "Nodes").empty()) {
-      out = Trim(out);
-      *err = what + ": scontrol show partition: " +
-             (out.empty() ? std::string("no answer (is slurmctld up, SLURM_CONF right?)") : out);
-      return false;
+  if (!names.empty()) {
+    std::istringstream list(names);
+    std::string name;
+    while (std::getline(list, name, ',')) {
+      if (!ShellSafe(name)) {
+        *err = what + ": '" + name + "' is not a partition name";
+        return false;
+      }
+      int rc = Capture("scontrol -o show partition '" + name + "' 2>&1", &out);
+      if (rc || out.compare(0, 14, "PartitionName=") || Field(out, "Nodes").empty()) {
+        out = Trim(out);
+        *err = what + ": scontrol show partition " + name + ": " +
+               (out.empty() ? std::string("no answer (is slurmctld up, SLURM_CONF right?)") : out);
+        return false;
+      }
+      found.emplace_back(0, ask);
+      found.back().second.partition_from = from;
+      if (!TakePartition(out, what, &found.back().second, &found.back().first, err)) return false;
     }
   } else if (live) {
     int rc = Capture("scontrol -o show partition 2>&1", &out);
     std::istringstream lines(out);
-    std::string line, found;
+    std::string line, record;
     while (std::getline(lines, line))
-      if (!line.compare(0, 14, "PartitionName=") && Field(line, "Default") == "YES") found = line;
-    if (found.empty()) {
+      if (!line.compare(0, 14, "PartitionName=") && Field(line, "Default") == "YES") record = line;
+    if (record.empty()) {
       if (rc)
         fprintf(stderr,
                 "hivedctl: whatif: no default partition from scontrol (%s); every node is "
@@ -221,20 +244,18 @@ bool ResolvePartition(hivedctl::WhatifAsk* ask, bool live, std::string* err) {
                 Trim(out).empty() ? "no answer" : Trim(out).c_str());
       return true;  // no default partition: every node, as -p ALL
     }
-    out = found;
-    ask->partition = found.substr(14, found.find(' ') - 14);
-    ask->partition_from = "default";
-  } else {
-    return true;  // an offline status file: every node unless -p
+    found.emplace_back(0, ask);
+    found.back().second.partition_from = "default";
+    if (!TakePartition(record, "the default partition", &found.back().second, &found.back().first,
+                       err))
+      return false;
   }
-  const std::string list = Field(out, "Nodes");
-  ask->partition_nodes.clear();
-  ask->partition_all = list == "ALL";
-  if (ask->partition_all || list == "(null)") return true;  // (null): a partition without nodes
-  hived::Status st =
-      hived::topo::expand_hostlist(list, &ask->partition_nodes, hived::topo::kMaxClusterNodes);
-  if (!st.ok()) *err = what + ": its node list " + list + ": " + st.msg;
-  return st.ok();
+  if (found.empty()) return true;  // an offline status file: every node unless -p
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& x, const auto& y) { return x.first > y.first; });
+  asks->clear();
+  for (auto& f : found) asks->push_back(std::move(f.second));
+  return true;
 }
 
 int Usage(const std::string& msg) {
@@ -284,14 +305,16 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
     ends_text = SqueueEnds();
   }
   if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
-  if (!ResolvePartition(&ask, live, &err)) {
+  ask.borrow = st.borrow_idle_cells;
+  std::vector<hivedctl::WhatifAsk> asks;
+  if (!ResolvePartitions(ask, live, &asks, &err)) {
     hived_engine_free(e);
     fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());
     return 1;
   }
-  ask.borrow = st.borrow_idle_cells;
   std::string answer;
-  int rc = hivedctl::Whatif(e, config, ask, hivedctl::ParseEnds(ends_text), now, &answer, &err);
+  int rc = hivedctl::WhatifPartitions(e, config, asks, hivedctl::ParseEnds(ends_text), now, &answer,
+                                      &err);
   hived_engine_free(e);
   if (rc) {
     fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());

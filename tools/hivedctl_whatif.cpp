@@ -291,8 +291,9 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
       return bad("must be a count (1: one rack)");
     ask->switches_one = n == 1;
   } else if (name == "-p" || name == "--partition") {
-    if (val.empty() || val.find(',') != std::string::npos)
-      return bad("whatif asks for one partition at a time (Slurm tries each of a list)");
+    if (val.empty() || val.front() == ',' || val.back() == ',' ||
+        val.find(",,") != std::string::npos)
+      return bad("must be a partition name or a comma-separated list of them");
     ask->partition = val;
   } else if (name == "-w" || name == "--nodelist" || name == "-x" || name == "--exclude") {
     std::vector<std::string>* list =
@@ -468,6 +469,60 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   return (rc == HIVED_ENOMEM || rc == HIVED_EINTERNAL) ? 2 : 1;
 }
 
+int WhatifPartitions(hived_engine* e, const std::string& config_text,
+                     const std::vector<WhatifAsk>& asks,
+                     const std::vector<std::pair<std::string, int64_t>>& ends, int64_t now,
+                     std::string* json, std::string* err) {
+  if (asks.size() == 1) return Whatif(e, config_text, asks[0], ends, now, json, err);
+  JsonPtr best, names(json_array());
+  for (const auto& ask : asks)
+    json_array_append_new(names.get(), json_string(ask.partition.c_str()));
+  // Starts now, then the earliest estimate, then waits without one, then refused.
+  std::pair<int, int64_t> best_rank(4, 0);
+  int first_rc = 0;
+  std::string first_err;
+  for (const auto& ask : asks) {
+    std::string answer, why;
+    int rc = Whatif(e, config_text, ask, ends, now, &answer, &why);
+    if (rc == 2) {  // libhived is failing: no answer is worth giving
+      *err = why;
+      return rc;
+    }
+    if (rc) {
+      if (!first_rc) first_rc = rc, first_err = why;
+      continue;
+    }
+    JsonPtr j(json_loads(answer.c_str(), 0, nullptr));
+    if (!j) continue;
+    json_t* start = json_object_get(json_object_get(j.get(), "estimate"), "start");
+    std::pair<int, int64_t> rank(2, 0);
+    if (json_is_true(json_object_get(j.get(), "startsNow")))
+      rank = {0, 0};
+    else if (std::string(Str(j.get(), "outcome")) == "rejected")
+      rank = {3, 0};
+    else if (json_is_integer(start))
+      rank = {1, json_integer_value(start)};
+    if (rank < best_rank) {
+      best = std::move(j);
+      best_rank = rank;
+    }
+    if (rank.first == 0) break;  // Slurm starts it in the first that can
+  }
+  if (!best) {
+    *err = first_rc ? first_err : "unreadable answer from libhived";
+    return first_rc ? first_rc : 2;
+  }
+  json_object_set(best.get(), "partitionsAsked", names.get());
+  char* d = json_dumps(best.get(), JSON_COMPACT | JSON_PRESERVE_ORDER);
+  if (!d) {
+    *err = "out of memory";
+    return 2;
+  }
+  *json = d;
+  free(d);
+  return 0;
+}
+
 std::string WhatifText(const std::string& json, int64_t now) {
   JsonPtr j(json_loads(json.c_str(), 0, nullptr));
   if (!j) return "whatif: unreadable answer\n";
@@ -483,12 +538,17 @@ std::string WhatifText(const std::string& json, int64_t now) {
   if (!vc.empty() && vfree >= 0) o << "; the VC has " << vfree << " free GPUs in its cells";
   o << "\n";
   const std::string part = Str(r, "partition"), from = Str(r, "partitionFrom");
-  if (!part.empty())
-    o << "Partition " << part
-      << (from == "default"  ? " (the default)"
-          : from == "option" ? ""
-                             : " (" + from + ")")
-      << "\n";
+  if (!part.empty()) {
+    o << "Partition " << part;
+    std::string list;
+    size_t i;
+    json_t* a;
+    json_array_foreach(json_object_get(r, "partitionsAsked"), i, a) {
+      list += (i ? "," : "") + std::string(json_string_value(a));
+    }
+    if (!list.empty()) o << ", of " << list << " (Slurm's order)";
+    o << (from == "default" ? " (the default)" : from == "option" ? "" : " (" + from + ")") << "\n";
+  }
   if (json_is_true(json_object_get(r, "startsNow"))) {
     o << "Starts now on " << Pods(json_object_get(r, "placement")) << "\n";
     if (json_is_true(json_object_get(r, "borrowed")))

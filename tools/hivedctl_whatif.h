@@ -30,8 +30,9 @@ struct WhatifAsk {
   bool switches_one = false;   // --switches=1
   bool exclusive = false;      // --exclusive: whole nodes, every GPU of them
   bool borrow = false;         // slurmctld lets guaranteed jobs borrow idle GPUs
-  // -p (or sbatch's default): one partition; hivedctl fills partition_nodes
-  // (scontrol) before Whatif. partition_all: its Nodes=ALL.
+  // -p (or sbatch's default): a partition, or a list of them from the options;
+  // Whatif takes one, whose partition_nodes hivedctl fills from scontrol.
+  // partition_all: its Nodes=ALL.
   std::string partition;
   std::string partition_from;  // "" (-p), "SBATCH_PARTITION" or "default"
   std::vector<std::string> partition_nodes;
@@ -51,6 +52,16 @@ std::string WhatifConfig(const Status& st, const std::string& state_text, std::s
 // Guaranteed jobs first, so their cells are bound before opportunistic ones.
 bool WhatifEngine(const Status& st, const std::string& config_text, hived_engine** out,
                   std::string* err);
+
+// Whatif over the partitions a job names (one ask each, its nodes filled in), as
+// Slurm tries them: asks come in its order (PriorityTier); the first that
+// starts the job now, else the one with the earliest estimated start, else the
+// first answer. With more than one, the answer lists them in "partitionsAsked".
+// An error in every partition is the first's.
+int WhatifPartitions(hived_engine* e, const std::string& config_text,
+                     const std::vector<WhatifAsk>& asks,
+                     const std::vector<std::pair<std::string, int64_t>>& ends, int64_t now,
+                     std::string* json, std::string* err);
 
 // squeue -h -t R,S -o '%A|%e' output: job id and end time ("2026-11-24T01:30:00"
 // local, or Unix seconds; N/A, Unknown, NONE: no end known).

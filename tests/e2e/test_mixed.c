@@ -163,25 +163,30 @@ END_TEST
  * Without -p, whatif asks about the partition sbatch would use: slurmctld's
  * default, or SBATCH_PARTITION. With small made the default, the exclusive job
  * is a whole 4-GPU node of it; gpu is made the default again before any check.
+ * A list is tried as Slurm does: by PriorityTier, the first that starts it.
  */
 START_TEST(test_whatif_in_default_partition)
 {
 	const char *ask = "--json whatif -A own --qos=scavenger -N1 --exclusive "
 			  "--gres=gpu:1 2>&1";
-	char *dflt = NULL, *env = NULL, *bad = NULL;
-	int rc_dflt, rc_env, rc_bad;
+	char *dflt = NULL, *env = NULL, *tier = NULL, *bad = NULL;
+	int rc_dflt, rc_env, rc_tier, rc_bad;
 
 	cancel_all();
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
-			     "Default=YES"), 0);
+			     "Default=YES PriorityTier=2"), 0);
 	rc_dflt = run(&dflt, "env -u SBATCH_PARTITION '%s/hivedctl' %s",
 		      e2e_builddir, ask);
+	/* gpu is listed first, small has the higher tier: small first. */
+	rc_tier = run(&tier, "'%s/hivedctl' -p gpu,small %s", e2e_builddir,
+		      ask);
 	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=gpu "
-			     "Default=YES"), 0);
-	rc_env = run(&env, "SBATCH_PARTITION=small '%s/hivedctl' %s",
+			     "Default=YES; scontrol update PartitionName=small "
+			     "PriorityTier=1"), 0);
+	rc_env = run(&env, "SBATCH_PARTITION=small,gpu '%s/hivedctl' %s",
 		     e2e_builddir, ask);
-	rc_bad = run(&bad, "SBATCH_PARTITION=gpu,small '%s/hivedctl' %s",
+	rc_bad = run(&bad, "SBATCH_PARTITION=gpu,nosuch '%s/hivedctl' %s",
 		     e2e_builddir, ask);
 
 	ck_assert_msg(rc_dflt == 0 && strstr(dflt, "\"partition\":\"small\"") &&
@@ -189,14 +194,21 @@ START_TEST(test_whatif_in_default_partition)
 		      strstr(dflt, "\"leaves\":[0,1,2,3]") &&
 		      (strstr(dflt, "\"node3\"") || strstr(dflt, "\"node4\"")),
 		      "whatif in default partition small: %s", dflt ? dflt : "");
+	ck_assert_msg(rc_tier == 0 && strstr(tier, "\"partition\":\"small\"") &&
+		      strstr(tier, "\"partitionsAsked\":[\"small\",\"gpu\"]") &&
+		      strstr(tier, "\"leaves\":[0,1,2,3]"),
+		      "whatif -p gpu,small with small's higher PriorityTier: %s",
+		      tier ? tier : "");
 	ck_assert_msg(rc_env == 0 && strstr(env, "\"partition\":\"small\"") &&
 		      strstr(env, "\"partitionFrom\":\"SBATCH_PARTITION\"") &&
 		      strstr(env, "\"leaves\":[0,1,2,3]"),
-		      "whatif with SBATCH_PARTITION=small: %s", env ? env : "");
-	ck_assert_msg(rc_bad == 1 && strstr(bad, "SBATCH_PARTITION=gpu,small"),
-		      "a list in SBATCH_PARTITION is not named: %s",
+		      "whatif with SBATCH_PARTITION=small,gpu: %s", env ? env : "");
+	ck_assert_msg(rc_bad == 1 && strstr(bad, "SBATCH_PARTITION=gpu,nosuch") &&
+		      strstr(bad, "show partition nosuch"),
+		      "an unknown partition in SBATCH_PARTITION is not named: %s",
 		      bad ? bad : "");
 	free(dflt);
+	free(tier);
 	free(env);
 	free(bad);
 	/* gpu is the default again: the largest node, 8 GPUs. */

@@ -492,7 +492,8 @@ START_TEST(test_partition_and_node_lists) {
   ck_assert_int_eq(e.rc, 1);
   ck_has(e.err, "--nodelist: node 'zz1' has no HiveD cells");
 
-  ExpectBadOptions({{"-p", "a,b"}, {"-w", "n[1-"}, {"--exclude", "x[3-1]"}});
+  ExpectBadOptions(
+      {{"-p", "a,,b"}, {"--partition", "a,"}, {"-w", "n[1-"}, {"--exclude", "x[3-1]"}});
 }
 END_TEST
 
@@ -528,6 +529,57 @@ START_TEST(test_default_partition) {
   Answer d = AskMixed({"-A", "nobody", "--gres=gpu:1"});
   ck_assert_msg(!d.Get("partition") && d.text.find("Partition") == std::string::npos, "%s",
                 d.json.c_str());
+}
+END_TEST
+
+// -p with a list: Slurm starts the job in the first partition (in its order)
+// that can, else where backfill estimates the earliest start. Before, whatif
+// refused a list.
+START_TEST(test_partition_list) {
+  auto ask_in = [](std::vector<std::string> args,
+                   const std::vector<std::pair<std::string, std::vector<std::string>>>& parts,
+                   std::string* json, std::string* err) {
+    hived_engine* e = nullptr;
+    char eb[512] = "";
+    ck_assert_msg(hived_engine_new(kMixedConfig, &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
+    WhatifAsk base;
+    std::vector<char*> argv;
+    args.insert(args.begin(), "hivedctl");
+    for (auto& a : args) argv.push_back(&a[0]);
+    for (int i = 1; i < static_cast<int>(argv.size()); i++)
+      ck_assert_int_eq(TakeWhatifOption(static_cast<int>(argv.size()), argv.data(), &i, &base, err),
+                       1);
+    std::vector<WhatifAsk> asks;
+    for (const auto& p : parts) {
+      asks.push_back(base);
+      asks.back().partition = p.first;
+      asks.back().partition_nodes = p.second;
+    }
+    int rc = WhatifPartitions(e, kMixedConfig, asks, {}, kWritten, json, err);
+    hived_engine_free(e);
+    return rc;
+  };
+  const std::pair<std::string, std::vector<std::string>> v100s{"v100s", {"v0", "v1"}},
+      a100s{"a100s", {"a0"}};
+  std::string json, err;
+  // big's node cell is the A100 node: not in v100s, so a100s, the second.
+  ck_assert_int_eq(
+      ask_in({"-A", "big", "--gres=gpu:8", "-p", "v100s,a100s"}, {v100s, a100s}, &json, &err), 0);
+  std::unique_ptr<json_t, JsonDel> j(json_loads(json.c_str(), 0, nullptr));
+  ck_assert_msg(json_is_true(json_object_get(j.get(), "startsNow")), "%s", json.c_str());
+  ck_assert_str_eq(json_string_value(json_object_get(j.get(), "partition")), "a100s");
+  ck_assert_uint_eq(json_array_size(json_object_get(j.get(), "partitionsAsked")), 2);
+  const std::string text = WhatifText(json, kWritten);
+  ck_has(text, "Partition a100s, of v100s,a100s (Slurm's order)\n");
+  ck_has(text, "Starts now on a0");
+  // A job both can start: the first in Slurm's order.
+  ck_assert_int_eq(ask_in({"-A", "nobody", "--gres=gpu:1"}, {a100s, v100s}, &json, &err), 0);
+  j.reset(json_loads(json.c_str(), 0, nullptr));
+  ck_assert_str_eq(json_string_value(json_object_get(j.get(), "partition")), "a100s");
+  // A request refused in every partition: the first one's error.
+  ck_assert_int_eq(ask_in({"-A", "big", "--gres=gpu:1", "-w", "zz1"}, {v100s, a100s}, &json, &err),
+                   1);
+  ck_has(err, "--nodelist: node 'zz1' has no HiveD cells");
 }
 END_TEST
 
@@ -765,6 +817,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_exclusive_on_nodes_of_two_sizes);
   tcase_add_test(tc, test_partition_and_node_lists);
   tcase_add_test(tc, test_default_partition);
+  tcase_add_test(tc, test_partition_list);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
