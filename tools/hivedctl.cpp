@@ -196,7 +196,8 @@ bool TakePartition(const std::string& record, const std::string& what, hivedctl:
 // the live cluster, SBATCH_PARTITION's or slurmctld's default partition. One ask
 // without a partition (every node) for an offline status file without -p, or a
 // live cluster without a default (or whose scontrol does not answer, noted on
-// stderr). false and *err when scontrol does not know a named partition.
+// stderr). false and *err when scontrol does not know a named partition. -a:
+// hidden partitions too, which sbatch -p may name.
 bool ResolvePartitions(const hivedctl::WhatifAsk& ask, bool live,
                        std::vector<hivedctl::WhatifAsk>* asks, std::string* err) {
   asks->assign(1, ask);
@@ -219,7 +220,7 @@ bool ResolvePartitions(const hivedctl::WhatifAsk& ask, bool live,
         *err = what + ": '" + name + "' is not a partition name";
         return false;
       }
-      int rc = Capture("scontrol -o show partition '" + name + "' 2>&1", &out);
+      int rc = Capture("scontrol -a -o show partition '" + name + "' 2>&1", &out);
       if (rc || out.compare(0, 14, "PartitionName=") || Field(out, "Nodes").empty()) {
         out = Trim(out);
         *err = what + ": scontrol show partition " + name + ": " +
@@ -231,7 +232,7 @@ bool ResolvePartitions(const hivedctl::WhatifAsk& ask, bool live,
       if (!TakePartition(out, what, &found.back().second, &found.back().first, err)) return false;
     }
   } else if (live) {
-    int rc = Capture("scontrol -o show partition 2>&1", &out);
+    int rc = Capture("scontrol -a -o show partition 2>&1", &out);
     std::istringstream lines(out);
     std::string line, record;
     while (std::getline(lines, line))

@@ -174,8 +174,9 @@ START_TEST(test_whatif_in_default_partition)
 
 	cancel_all();
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
+	/* Hidden: sbatch may still name it, and so may whatif. */
 	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
-			     "Default=YES PriorityTier=2"), 0);
+			     "Default=YES PriorityTier=2 Hidden=YES"), 0);
 	rc_dflt = run(&dflt, "env -u SBATCH_PARTITION '%s/hivedctl' %s",
 		      e2e_builddir, ask);
 	/* gpu is listed first, small has the higher tier: small first. */
@@ -183,7 +184,7 @@ START_TEST(test_whatif_in_default_partition)
 		      ask);
 	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=gpu "
 			     "Default=YES; scontrol update PartitionName=small "
-			     "PriorityTier=1"), 0);
+			     "PriorityTier=1 Hidden=NO"), 0);
 	rc_env = run(&env, "SBATCH_PARTITION=small,gpu '%s/hivedctl' %s",
 		     e2e_builddir, ask);
 	rc_bad = run(&bad, "SBATCH_PARTITION=gpu,nosuch '%s/hivedctl' %s",
