@@ -172,6 +172,47 @@ bool UsableNodes(hived_engine* e, const WhatifAsk& ask, std::vector<uint8_t>* us
   return true;
 }
 
+// As select/hived's _smaller_whole_nodes: an exclusive job whose whole nodes of
+// the largest size cannot be had now starts on smaller ones it may use, each
+// size in turn, largest first; *answer stays the largest size's when none
+// starts it. member: the request's one member, whole nodes of the largest size.
+void SmallerWholeNodes(hived_engine* e, hived_job_request* req, hived_member* member,
+                       const std::vector<uint8_t>& usable, const std::vector<hived_job_end>& ends,
+                       int64_t now, std::string* answer) {
+  {
+    JsonPtr j(json_loads(answer->c_str(), 0, nullptr));
+    if (!j || json_is_true(json_object_get(j.get(), "startsNow"))) return;
+  }
+  const size_t n = hived_node_count(e);
+  const char* vc = req->priority >= 0 ? req->vc : nullptr;
+  const char* type = req->leaf_cell_type;
+  std::vector<uint8_t> mask = usable.empty() ? std::vector<uint8_t>(n, 1) : usable, allowed(n);
+  const hived_member largest = *member;
+  const uint8_t* was_allowed = req->allowed_nodes;
+  for (int32_t size = largest.leaf_cell_number, prev;;) {
+    for (size_t i = 0; i < n; i++)
+      if (mask[i] && hived_is_node_cell_size(e, i, size, type)) mask[i] = 0;
+    prev = size;
+    size = hived_largest_node_leaves(e, vc, type, mask.data());
+    if (size <= 0 || size >= prev) break;  // each size once
+    for (size_t i = 0; i < n; i++)
+      allowed[i] = mask[i] && hived_is_node_cell_size(e, i, size, type);
+    member->leaf_cell_number = size;
+    req->allowed_nodes = allowed.data();
+    char* text = nullptr;
+    hived_rc rc = hived_whatif(e, req, ends.data(), ends.size(), now, &text);
+    JsonPtr j(rc == HIVED_OK && text ? json_loads(text, 0, nullptr) : nullptr);
+    if (j && json_is_true(json_object_get(j.get(), "startsNow"))) {
+      *answer = text;
+      free(text);
+      return;
+    }
+    free(text);
+  }
+  *member = largest;
+  req->allowed_nodes = was_allowed;
+}
+
 // The gang shape, asked of libhived as hived_job.c asks it from the job record; vc:
 // a guaranteed job's VC (its whole nodes are of its VC's chains), else nullptr;
 // usable: the nodes it may use (nullptr: all), which size its whole nodes.
@@ -443,6 +484,8 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   hived_rc rc = hived_whatif(e, &req, c_ends.data(), c_ends.size(), now, &text);
   std::string answer = text ? text : "";
   free(text);
+  if (rc == HIVED_OK && shape.whole_node_leaves && shape.n_members == 1)
+    SmallerWholeNodes(e, &req, &shape.members[0], usable, c_ends, now, &answer);
   if (rc == HIVED_OK) {
     *json = answer;
     JsonPtr j(ask.partition.empty() ? nullptr : json_loads(answer.c_str(), 0, nullptr));

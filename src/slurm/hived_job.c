@@ -625,6 +625,9 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 
 	n_nodes = hived_node_count(e);
 	ask->allowed = xcalloc(n_nodes ? n_nodes : 1, 1);
+	ask->whole_node_leaves = c.whole_node_leaves;
+	if (c.whole_node_leaves)
+		ask->usable = xcalloc(n_nodes ? n_nodes : 1, 1);
 	for (size_t i = 0; i < n_nodes; i++) {
 		int idx = hived_ctld_slurm_index(i);
 		if (idx < 0)
@@ -635,6 +638,8 @@ extern hived_job_kind_t hived_job_build(job_record_t *job_ptr,
 		if (job_ptr->details && job_ptr->details->req_node_bitmap &&
 		    !bit_test(job_ptr->details->req_node_bitmap, idx))
 			continue;
+		if (ask->usable)
+			ask->usable[i] = 1;
 		/* A whole node of another size is not the pod it asks. */
 		if (c.whole_node_leaves &&
 		    !hived_is_node_cell_size(e, i, c.whole_node_leaves,
@@ -659,6 +664,7 @@ extern void hived_job_ask_free(hived_job_ask_t *ask)
 	xfree(ask->pinned_id);
 	xfree(ask->asked);
 	xfree(ask->allowed);
+	xfree(ask->usable);
 }
 
 /*

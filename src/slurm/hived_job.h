@@ -32,6 +32,11 @@ typedef struct {
 	char *pinned_id;
 	char *asked;		/* the user's --hived-* options, for the comment */
 	uint8_t *allowed;	/* hived_node_count() bytes */
+	/* > 0: each pod is a whole node of this many GPUs, and usable holds
+	 * the nodes the job may use whatever their size (allowed: of this
+	 * size), for a smaller size where the largest cannot be had */
+	int32_t whole_node_leaves;
+	uint8_t *usable;
 } hived_job_ask_t;
 
 /*

@@ -657,6 +657,8 @@ static uint32_t _leave_to_head(job_record_t *job_ptr, bitstr_t *bitmap,
 	for (size_t i = 0; i < n_nodes; i++) {
 		int idx = hived_ctld_slurm_index(i);
 
+		if ((idx >= 0) && ask->usable && bit_test(head, idx))
+			ask->usable[i] = 0;
 		if ((idx >= 0) && ask->allowed[i] && bit_test(head, idx)) {
 			ask->allowed[i] = 0;
 			held = true;
@@ -706,6 +708,57 @@ static hived_rc _submit_unshared_last(hived_engine *e, hived_job_ask_t *ask,
 	}
 	xfree(off);
 	return rc;
+}
+
+/*
+ * An exclusive job's whole nodes are of the largest size it may use. Where
+ * none can be had now but smaller nodes it may use can (a partition, or a VC,
+ * of two node sizes), cons_tres would give it those, and so does HiveD: each
+ * smaller size in turn, largest first, each pod a whole node of that size and
+ * its VC charged for it. When none places, the largest size's decision is
+ * made again, so that the job waits, and is estimated, as for it.
+ */
+static hived_rc _smaller_whole_nodes(hived_engine *e, hived_job_ask_t *ask,
+				     uint16_t mode, const hived_decision **d)
+{
+	size_t n = hived_node_count(e);
+	const char *vc = (ask->req.priority >= 0) ? ask->vc : NULL;
+	const char *type = ask->req.leaf_cell_type;
+	int32_t largest = ask->whole_node_leaves, size = largest, prev;
+	uint8_t *mask;
+
+	if (!largest || !ask->usable || (ask->req.n_members != 1) ||
+	    (ask->members[0].leaf_cell_number != largest))
+		return HIVED_OK;
+	mask = xmalloc(n ? n : 1);
+	memcpy(mask, ask->usable, n);
+	for (;;) {
+		hived_rc rc;
+
+		for (size_t i = 0; i < n; i++)
+			if (mask[i] && hived_is_node_cell_size(e, i, size, type))
+				mask[i] = 0;
+		prev = size;
+		size = hived_largest_node_leaves(e, vc, type, mask);
+		if ((size <= 0) || (size >= prev))	/* each size once */
+			break;
+		for (size_t i = 0; i < n; i++)
+			ask->allowed[i] = mask[i] &&
+				hived_is_node_cell_size(e, i, size, type);
+		ask->members[0].leaf_cell_number = size;
+		rc = _submit_unshared_last(e, ask, mode, d);
+		if ((rc == HIVED_OK) && ((*d)->outcome == HIVED_PLACED)) {
+			ask->whole_node_leaves = size;
+			xfree(mask);
+			return rc;
+		}
+	}
+	xfree(mask);
+	ask->members[0].leaf_cell_number = largest;
+	for (size_t i = 0; i < n; i++)
+		ask->allowed[i] = ask->usable[i] &&
+			hived_is_node_cell_size(e, i, largest, type);
+	return _submit_unshared_last(e, ask, mode, d);
 }
 
 static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
@@ -1084,14 +1137,23 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	 * Only where a job starts: a TEST_ONLY refused here could mark it
 	 * never runnable, and backfill's plans outlive a claim's seconds.
 	 */
-	if (mode == SELECT_MODE_RUN_NOW)
+	if (mode == SELECT_MODE_RUN_NOW) {
 		claimed_by = node_claims_keep_off(&claims, job_ptr->job_id,
 						  time(NULL), ask.allowed,
 						  hived_node_count(e),
 						  hived_job_still_waits);
+		if (ask.usable)
+			(void) node_claims_keep_off(&claims, job_ptr->job_id,
+						    time(NULL), ask.usable,
+						    hived_node_count(e),
+						    hived_job_still_waits);
+	}
 	*asked = true;
 	_engine_start();
 	submitted = _submit_unshared_last(e, &ask, mode, &d);
+	if ((submitted == HIVED_OK) && (d->outcome == HIVED_WAITING) &&
+	    ask.whole_node_leaves)
+		submitted = _smaller_whole_nodes(e, &ask, mode, &d);
 	_phase_end(HIVED_PHASE_ENGINE);
 	submit_us = phase_us[HIVED_PHASE_ENGINE];
 	submit_cpu_us = engine_cpu_us;

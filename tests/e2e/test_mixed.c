@@ -130,6 +130,56 @@ START_TEST(test_exclusive_takes_the_largest_node_it_may)
 END_TEST
 
 /*
+ * Once the 8-GPU nodes are taken, an exclusive job in partition gpu (both
+ * sizes) starts on a whole 4-GPU node, as cons_tres would start it: own's
+ * 4-GPU node cell when guaranteed (its quota has 4 GPUs left, not 8), any idle
+ * 4-GPU node when opportunistic. Before, it waited for an 8-GPU node.
+ */
+static void smaller_node_when_large_ones_are_taken(const char *args, const char *class)
+{
+	char *out = NULL;
+	int big[2], small;
+	alloc_t a;
+
+	cancel_all();
+	for (int i = 0; i < 2; i++) {
+		big[i] = submit(args);
+		ck_assert_msg(wait_job(big[i], "JobState=RUNNING", 120),
+			      "exclusive job %d (%s) did not start: %s", big[i], args,
+			      job_line(big[i]));
+		job_alloc(big[i], &a);
+		ck_assert_msg(a.n == 1 && a.cnt[0] == 8, "job %d (%s) is not on a whole 8-GPU node: %s",
+			      big[i], args, job_line(big[i]));
+	}
+	small = submit(args);
+	ck_assert_msg(wait_job(small, "JobState=RUNNING", 120),
+		      "exclusive job %d (%s) waits while a 4-GPU node is idle: %s", small, args,
+		      job_line(small));
+	job_alloc(small, &a);
+	ck_assert_msg(a.n == 1 && a.cnt[0] == 4 &&
+		      (!strcmp(a.node[0], "node3") || !strcmp(a.node[0], "node4")),
+		      "job %d (%s) holds %d GPUs on %s, not a whole 4-GPU node: %s", small, args,
+		      a.n ? a.cnt[0] : 0, a.n ? a.node[0] : "no node", job_line(small));
+	ck_assert_msg(hivedctl_job_says(small, class, 30, &out), "job %d (%s) is not %s to HiveD: %s",
+		      small, args, class, out ? out : "");
+	free(out);
+	cancel_all();
+}
+
+START_TEST(test_guaranteed_exclusive_takes_a_smaller_node)
+{
+	smaller_node_when_large_ones_are_taken("-A own -N1 --exclusive --gres=gpu:1", "guaranteed");
+}
+END_TEST
+
+START_TEST(test_opportunistic_exclusive_takes_a_smaller_node)
+{
+	smaller_node_when_large_ones_are_taken("-A own --qos=scavenger -N1 --exclusive --gres=gpu:1",
+					       "opportunistic");
+}
+END_TEST
+
+/*
  * hivedctl whatif asks scontrol for a partition's nodes: an exclusive job in
  * partition small is one whole 4-GPU node there, as slurmctld places it above.
  * Before, whatif knew no partition and answered with an 8-GPU node.
@@ -236,6 +286,8 @@ int main(void)
 	tcase_add_test(tc, test_opportunistic_exclusive_in_partition_of_small_nodes);
 	tcase_add_test(tc, test_exclusive_without_gpus_in_partition_of_small_nodes);
 	tcase_add_test(tc, test_exclusive_takes_the_largest_node_it_may);
+	tcase_add_test(tc, test_guaranteed_exclusive_takes_a_smaller_node);
+	tcase_add_test(tc, test_opportunistic_exclusive_takes_a_smaller_node);
 	tcase_add_test(tc, test_whatif_in_partition_of_small_nodes);
 	tcase_add_test(tc, test_whatif_in_default_partition);
 	return e2e_run("mixed", tc, cancel_all);

@@ -457,6 +457,67 @@ void ExpectBadOptions(const std::vector<std::pair<std::string, std::string>>& ba
   }
 }
 
+// An exclusive job whose largest whole nodes are taken starts on a smaller node
+// it may use, as select/hived starts it (_smaller_whole_nodes) and cons_tres
+// would: VC "both" owns an A100 node (8) and a V100 node (4). Before, whatif
+// (and slurmctld) said it waits for an 8-GPU node.
+START_TEST(test_exclusive_takes_a_smaller_node) {
+  static const char kBoth[] = R"({"physicalCluster": {
+  "cellTypes": {
+    "V100-NODE": {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": true},
+    "A100-NODE": {"childCellType": "A100", "childCellNumber": 8, "isNodeLevel": true}},
+  "physicalCells": [{"cellType": "V100-NODE", "cellAddress": "v0"},
+                    {"cellType": "V100-NODE", "cellAddress": "v1"},
+                    {"cellType": "A100-NODE", "cellAddress": "a0"}]},
+ "virtualClusters": {"both": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 1},
+                                               {"cellType": "A100-NODE", "cellNumber": 1}]}}})";
+  auto with_a0_taken = [](const char* config, const char* vc) {
+    hived_engine* e = nullptr;
+    char eb[512] = "";
+    ck_assert_msg(hived_engine_new(config, &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
+    hived_member m{1, 8, 0};
+    hived_job_request r{};
+    r.job = "on-a0";
+    r.vc = vc;
+    r.priority = vc ? 0 : HIVED_PRIORITY_OPPORTUNISTIC;
+    r.members = &m;
+    r.n_members = 1;
+    r.distinct_nodes = 1;
+    const hived_decision* d = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
+    ck_assert_int_eq(d->outcome, HIVED_PLACED);
+    ck_assert_str_eq(hived_node_name(e, d->pods[0].node), "a0");
+    return e;
+  };
+  // Guaranteed: its V100 node cell, 4 GPUs of its 12 (8 are on a0).
+  Answer a = AskEngine(with_a0_taken(kBoth, "both"), kBoth,
+                       {"-A", "both", "--gres=gpu:1", "--exclusive"}, "");
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_msg(json_is_true(a.Get("startsNow")), "%s", a.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(a), 4);
+  ck_has(Nodes(a.Get("placement")), "v");
+  // Opportunistic: an idle 4-GPU node.
+  Answer b = AskEngine(with_a0_taken(kMixedConfig, "big"), kMixedConfig,
+                       {"-A", "nobody", "--gres=gpu:2", "--exclusive"}, "");
+  ck_assert_int_eq(b.rc, 0);
+  ck_assert_msg(json_is_true(b.Get("startsNow")), "%s", b.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(b), 4);
+  // Two whole nodes: both 4-GPU ones.
+  Answer c = AskEngine(with_a0_taken(kMixedConfig, "big"), kMixedConfig,
+                       {"-A", "nobody", "-N2", "--gres=gpu:1", "--exclusive"}, "");
+  ck_assert_int_eq(c.rc, 0);
+  ck_assert_msg(json_is_true(c.Get("startsNow")), "%s", c.json.c_str());
+  const std::string c_nodes = Nodes(c.Get("placement"));
+  ck_assert_str_eq(c_nodes.c_str(), "v0,v1");
+  // Nothing smaller free either: the answer is the largest size's wait.
+  Answer d = AskEngine(with_a0_taken(kMixedConfig, "big"), kMixedConfig,
+                       {"-A", "nobody", "-N3", "--gres=gpu:1", "--exclusive"}, "");
+  ck_assert_int_eq(d.rc, 0);
+  ck_assert_msg(!json_is_true(d.Get("startsNow")), "%s", d.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(d), 0);
+}
+END_TEST
+
 // -p, -w and -x as select/hived takes them: the partition's nodes, within -w,
 // without -x. Before, whatif placed every job on any node and sized an exclusive
 // job by the largest node anywhere.
@@ -815,6 +876,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_opportunistic_qos);
   tcase_add_test(tc, test_exclusive_takes_whole_nodes);
   tcase_add_test(tc, test_exclusive_on_nodes_of_two_sizes);
+  tcase_add_test(tc, test_exclusive_takes_a_smaller_node);
   tcase_add_test(tc, test_partition_and_node_lists);
   tcase_add_test(tc, test_default_partition);
   tcase_add_test(tc, test_partition_list);
