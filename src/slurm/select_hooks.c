@@ -726,6 +726,7 @@ static hived_rc _smaller_whole_nodes(hived_engine *e, hived_job_ask_t *ask,
 	const char *type = ask->req.leaf_cell_type;
 	int32_t largest = ask->whole_node_leaves, size = largest, prev;
 	uint8_t *mask;
+	bool tried = false;
 
 	if (!largest || !ask->usable || (ask->req.n_members != 1) ||
 	    (ask->members[0].leaf_cell_number != largest))
@@ -746,6 +747,7 @@ static hived_rc _smaller_whole_nodes(hived_engine *e, hived_job_ask_t *ask,
 			ask->allowed[i] = mask[i] &&
 				hived_is_node_cell_size(e, i, size, type);
 		ask->members[0].leaf_cell_number = size;
+		tried = true;
 		rc = _submit_unshared_last(e, ask, mode, d);
 		if ((rc == HIVED_OK) && ((*d)->outcome == HIVED_PLACED)) {
 			ask->whole_node_leaves = size;
@@ -754,6 +756,8 @@ static hived_rc _smaller_whole_nodes(hived_engine *e, hived_job_ask_t *ask,
 		}
 	}
 	xfree(mask);
+	if (!tried)	/* nodes of one size: *d is still the largest's */
+		return HIVED_OK;
 	ask->members[0].leaf_cell_number = largest;
 	for (size_t i = 0; i < n; i++)
 		ask->allowed[i] = ask->usable[i] &&
