@@ -298,13 +298,14 @@ END_TEST
 // Nodes of two sizes: VC small owns the two 4-GPU V100 nodes, big the 8-GPU A100
 // node. An exclusive job gets every GPU of the node it lands on, so its whole node
 // is of the largest node it could be given: its VC's, or of its GPU model.
-const char kMixedConfig[] = R"({"physicalCluster": {
+const char kMixedPhysical[] = R"("physicalCluster": {
   "cellTypes": {
     "V100-NODE": {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": true},
     "A100-NODE": {"childCellType": "A100", "childCellNumber": 8, "isNodeLevel": true}},
   "physicalCells": [{"cellType": "V100-NODE", "cellAddress": "v0"},
                     {"cellType": "V100-NODE", "cellAddress": "v1"},
-                    {"cellType": "A100-NODE", "cellAddress": "a0"}]},
+                    {"cellType": "A100-NODE", "cellAddress": "a0"}]})";
+const std::string kMixedConfig = std::string("{") + kMixedPhysical + R"(,
  "virtualClusters": {"small": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 2}]},
                      "big": {"virtualCells": [{"cellType": "A100-NODE", "cellNumber": 1}]}}})";
 
@@ -312,7 +313,7 @@ Answer AskMixed(std::vector<std::string> args, const std::vector<std::string>& p
                 const std::function<void(WhatifAsk*)>& tweak = nullptr) {
   hived_engine* e = nullptr;
   char err[512] = "";
-  ck_assert_msg(hived_engine_new(kMixedConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  ck_assert_msg(hived_engine_new(kMixedConfig.c_str(), &e, err, sizeof err) == HIVED_OK, "%s", err);
   return AskEngine(e, kMixedConfig, std::move(args), "", partition_nodes, tweak);
 }
 
@@ -396,7 +397,7 @@ END_TEST
 START_TEST(test_exclusive_on_nodes_of_two_sizes) {
   hived_engine* e = nullptr;
   char err[512] = "";
-  ck_assert_msg(hived_engine_new(kMixedConfig, &e, err, sizeof err) == HIVED_OK, "%s", err);
+  ck_assert_msg(hived_engine_new(kMixedConfig.c_str(), &e, err, sizeof err) == HIVED_OK, "%s", err);
   ck_assert_int_eq(hived_largest_node_leaves(e, nullptr, nullptr, nullptr), 8);
   ck_assert_int_eq(hived_largest_node_leaves(e, "small", nullptr, nullptr), 4);
   ck_assert_int_eq(hived_largest_node_leaves(e, "big", nullptr, nullptr), 8);
@@ -462,19 +463,13 @@ void ExpectBadOptions(const std::vector<std::pair<std::string, std::string>>& ba
 // would: VC "both" owns an A100 node (8) and a V100 node (4). Before, whatif
 // (and slurmctld) said it waits for an 8-GPU node.
 START_TEST(test_exclusive_takes_a_smaller_node) {
-  static const char kBoth[] = R"({"physicalCluster": {
-  "cellTypes": {
-    "V100-NODE": {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": true},
-    "A100-NODE": {"childCellType": "A100", "childCellNumber": 8, "isNodeLevel": true}},
-  "physicalCells": [{"cellType": "V100-NODE", "cellAddress": "v0"},
-                    {"cellType": "V100-NODE", "cellAddress": "v1"},
-                    {"cellType": "A100-NODE", "cellAddress": "a0"}]},
+  const std::string kBoth = std::string("{") + kMixedPhysical + R"(,
  "virtualClusters": {"both": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 1},
                                                {"cellType": "A100-NODE", "cellNumber": 1}]}}})";
-  auto with_a0_taken = [](const char* config, const char* vc) {
+  auto with_a0_taken = [](const std::string& config, const char* vc) {
     hived_engine* e = nullptr;
     char eb[512] = "";
-    ck_assert_msg(hived_engine_new(config, &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
+    ck_assert_msg(hived_engine_new(config.c_str(), &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
     hived_member m{1, 8, 0};
     hived_job_request r{};
     r.job = "on-a0";
@@ -602,7 +597,7 @@ START_TEST(test_partition_list) {
                    std::string* json, std::string* err) {
     hived_engine* e = nullptr;
     char eb[512] = "";
-    ck_assert_msg(hived_engine_new(kMixedConfig, &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
+    ck_assert_msg(hived_engine_new(kMixedConfig.c_str(), &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
     WhatifAsk base;
     std::vector<char*> argv;
     args.insert(args.begin(), "hivedctl");
