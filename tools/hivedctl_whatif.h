@@ -56,8 +56,9 @@ bool WhatifEngine(const Status& st, const std::string& config_text, hived_engine
 // Whatif over the partitions a job names (one ask each, its nodes filled in), as
 // Slurm tries them: asks come in its order (PriorityTier); the first that
 // starts the job now, else the one with the earliest estimated start, else the
-// first answer. With more than one, the answer lists them in "partitionsAsked".
-// An error in every partition is the first's.
+// first that waits without an estimate, else the first refusal. With more than
+// one, the answer lists them in "partitionsAsked". An error in every partition
+// is the first's.
 int WhatifPartitions(hived_engine* e, const std::string& config_text,
                      const std::vector<WhatifAsk>& asks,
                      const std::vector<std::pair<std::string, int64_t>>& ends, int64_t now,
