@@ -392,6 +392,22 @@ int hived_is_node_cell_size(const hived_engine *e, size_t node, int32_t leaves,
 int32_t hived_largest_node_leaves(const hived_engine *e, const char *vc,
 				  const char *leaf_cell_type, const uint8_t *nodes);
 /*
+ * The next smaller whole-node size for an exclusive job whose nodes of `below`
+ * GPUs cannot be had now (a partition, or a VC, of two node sizes): as
+ * hived_largest_node_leaves(e, vc, leaf_cell_type, nodes), over only the nodes
+ * whose hived_node_cell_leaves(e, node, leaf_cell_type) is below `below`. Called
+ * from the largest size down, each size comes once. With sized
+ * (hived_node_count() bytes), written only when the answer is not 0: 1 for each
+ * of those nodes with a node cell of that size, the nodes to allow the job at it.
+ * 0 if there is no smaller size. O(chains) where no chain has a smaller node
+ * (every node of one size), else O(nodes). select/hived and hivedctl whatif step
+ * through sizes with it, so that both give the job the same node.
+ */
+int32_t hived_next_whole_node_leaves(const hived_engine *e, const char *vc,
+				     const char *leaf_cell_type,
+				     const uint8_t *nodes, int32_t below,
+				     uint8_t *sized);
+/*
  * The node size of a job's whole-node pods (hived_gpu_ask.max_node_leaves):
  * hived_largest_node_leaves(e, vc, leaf_cell_type, nodes); if that is 0, the
  * largest node of any chain among those nodes, then anywhere, so that the job

@@ -183,20 +183,14 @@ void SmallerWholeNodes(hived_engine* e, hived_job_request* req, hived_member* me
     JsonPtr j(json_loads(answer->c_str(), 0, nullptr));
     if (!j || json_is_true(json_object_get(j.get(), "startsNow"))) return;
   }
-  const size_t n = hived_node_count(e);
   const char* vc = req->priority >= 0 ? req->vc : nullptr;
   const char* type = req->leaf_cell_type;
-  std::vector<uint8_t> mask = usable.empty() ? std::vector<uint8_t>(n, 1) : usable, allowed(n);
+  std::vector<uint8_t> allowed(hived_node_count(e));
   const hived_member largest = *member;
   const uint8_t* was_allowed = req->allowed_nodes;
-  for (int32_t size = largest.leaf_cell_number, prev;;) {
-    for (size_t i = 0; i < n; i++)
-      if (mask[i] && hived_is_node_cell_size(e, i, size, type)) mask[i] = 0;
-    prev = size;
-    size = hived_largest_node_leaves(e, vc, type, mask.data());
-    if (size <= 0 || size >= prev) break;  // each size once
-    for (size_t i = 0; i < n; i++)
-      allowed[i] = mask[i] && hived_is_node_cell_size(e, i, size, type);
+  for (int32_t size = largest.leaf_cell_number;
+       (size = hived_next_whole_node_leaves(e, vc, type, usable.empty() ? nullptr : usable.data(),
+                                            size, allowed.data())) > 0;) {
     member->leaf_cell_number = size;
     req->allowed_nodes = allowed.data();
     char* text = nullptr;

@@ -677,6 +677,16 @@ int32_t hived_largest_node_leaves(const hived_engine* e, const char* vc, const c
   });
 }
 
+int32_t hived_next_whole_node_leaves(const hived_engine* e, const char* vc,
+                                     const char* leaf_cell_type, const uint8_t* nodes,
+                                     int32_t below, uint8_t* sized) {
+  return EngineValue("hived_next_whole_node_leaves", e, int32_t{0}, [&] {
+    const std::string v = vc ? vc : "", t = leaf_cell_type ? leaf_cell_type : "";
+    return e->engine->NextNodeLeafCount(vc ? &v : nullptr, leaf_cell_type ? &t : nullptr, nodes,
+                                        below, sized);
+  });
+}
+
 int32_t hived_whole_node_leaves(const hived_engine* e, const char* vc, const char* leaf_cell_type,
                                 const uint8_t* nodes) {
   int32_t n = hived_largest_node_leaves(e, vc, leaf_cell_type, nodes);

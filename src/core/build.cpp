@@ -70,33 +70,51 @@ bool Engine::IsNodeCellSize(size_t node, int32_t leaves, const std::string* leaf
   return false;
 }
 
-int32_t Engine::LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type,
-                                     const uint8_t* nodes) const {
-  std::vector<uint8_t> chain_ok(chains_.size(), 0);  // chains the job could be given
+std::vector<uint8_t> Engine::WholeNodeChains(const std::string* vc,
+                                             const std::string* leaf_type) const {
+  std::vector<uint8_t> ok(chains_.size(), 0);
   auto consider = [&](ChainId c) {
     const Chain& ch = chains_[c];
-    if (!ch.mig && (!leaf_type || ch.leaf_type == *leaf_type)) chain_ok[c.index()] = 1;
+    if (!ch.mig && (!leaf_type || ch.leaf_type == *leaf_type)) ok[c.index()] = 1;
   };
   if (!vc) {
     for (size_t c = 0; c < chains_.size(); c++) consider(ChainId(c));
-  } else {
-    auto it = vc_index_.find(*vc);
-    if (it == vc_index_.end()) return 0;
+  } else if (auto it = vc_index_.find(*vc); it != vc_index_.end()) {
     for (const auto& vch : vcs_[it->second].chains)
       if (vch.leaves > 0) consider(vch.chain);
   }
+  return ok;
+}
+
+int32_t Engine::LargestNodeLeafCount(const std::string* vc, const std::string* leaf_type,
+                                     const uint8_t* nodes) const {
+  return NextNodeLeafCount(vc, leaf_type, nodes, INT32_MAX, nullptr);
+}
+
+int32_t Engine::NextNodeLeafCount(const std::string* vc, const std::string* leaf_type,
+                                  const uint8_t* nodes, int32_t below, uint8_t* sized) const {
+  const std::vector<uint8_t> chain_ok = WholeNodeChains(vc, leaf_type);
+  // Over the chains first: where no chain has a node this small (every node of one
+  // size, the usual cluster), no node is looked at.
   int32_t best = 0;
-  if (!nodes) {
-    for (size_t c = 0; c < chains_.size(); c++)
-      if (chain_ok[c]) best = std::max(best, NodeCellGpus(chains_[ChainId(c)]));
-    return best;
-  }
+  for (size_t c = 0; c < chains_.size(); c++)
+    if (chain_ok[c] && NodeCellGpus(chains_[ChainId(c)]) < below)
+      best = std::max(best, NodeCellGpus(chains_[ChainId(c)]));
+  if (!best || (!nodes && !sized && below == INT32_MAX)) return best;
+  // A node whose pod of this model is `below` GPUs or more was a larger size's.
+  auto smaller = [&](size_t n) {
+    return (!nodes || nodes[n]) && (below == INT32_MAX || NodeCellLeafCount(n, leaf_type) < below);
+  };
+  best = 0;
   for (size_t n = 0; n < node_cells_.size(); n++) {
-    if (!nodes[n]) continue;
+    if (!smaller(n)) continue;
     for (PCellId c : node_cells_[n])
       if (chain_ok[pcells_[c].chain.index()])
         best = std::max(best, NodeCellGpus(chains_[pcells_[c].chain]));
   }
+  if (best && sized)
+    for (size_t n = 0; n < node_cells_.size(); n++)
+      sized[n] = smaller(n) && IsNodeCellSize(n, best, leaf_type);
   return best;
 }
 

@@ -231,6 +231,14 @@ class Engine : private CellStore {
   // Whether `leaves` GPUs on the node are one whole node cell of a (non-MIG) chain of
   // GPU model `leaf_type` (nullptr: any).
   bool IsNodeCellSize(size_t node, int32_t leaves, const std::string* leaf_type) const;
+  // The next smaller node size for an exclusive job whose nodes of size `below` (or
+  // larger) cannot be had: LargestNodeLeafCount over the `nodes` whose pod of
+  // `leaf_type` (NodeCellLeafCount) is smaller than `below`. With `sized`
+  // (NodeCount() bytes), written only when the size is not 0: 1 for each such node
+  // with a node cell of that size. O(chains) when no chain has a smaller node, else
+  // O(nodes).
+  int32_t NextNodeLeafCount(const std::string* vc, const std::string* leaf_type,
+                            const uint8_t* nodes, int32_t below, uint8_t* sized) const;
   const std::string* NodeParentType(size_t node) const;
   const std::string* NodeChildType(size_t node, int32_t leaves) const;
   size_t ChainCount() const { return chains_.size(); }
@@ -254,6 +262,10 @@ class Engine : private CellStore {
   size_t MemoryBytes() const;
 
  private:
+  // 1 per chain an exclusive job's whole node could be a node cell of: not MIG
+  // slices, of `leaf_type` (nullptr: any), with `vc` the VC's chains (none when
+  // unknown).
+  std::vector<uint8_t> WholeNodeChains(const std::string* vc, const std::string* leaf_type) const;
   friend struct VirtualView;
   friend class FitBound;
   friend class ParkedEnds;

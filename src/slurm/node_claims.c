@@ -97,27 +97,41 @@ extern uint32_t node_claims_keep_off_each(node_claims_t *c, uint32_t job,
 
 typedef struct {
 	uint8_t *allowed;
+	uint8_t *usable;
 	size_t n_nodes;
 } allowed_t;
 
 static bool _take_allowed(int32_t node, void *arg)
 {
 	allowed_t *a = arg;
+	bool took;
 
-	if ((node < 0) || ((size_t) node >= a->n_nodes) || !a->allowed[node])
+	if ((node < 0) || ((size_t) node >= a->n_nodes))
 		return false;
+	took = a->allowed[node];
 	a->allowed[node] = 0;
-	return true;
+	if (a->usable)
+		a->usable[node] = 0;
+	return took;
+}
+
+extern uint32_t node_claims_keep_off_both(node_claims_t *c, uint32_t job,
+					  int64_t now, uint8_t *allowed,
+					  uint8_t *usable, size_t n_nodes,
+					  node_claims_pends_f pends)
+{
+	allowed_t a = { allowed, usable, n_nodes };
+
+	if (!allowed)
+		return 0;
+	return node_claims_keep_off_each(c, job, now, pends, _take_allowed,
+					 &a);
 }
 
 extern uint32_t node_claims_keep_off(node_claims_t *c, uint32_t job,
 				     int64_t now, uint8_t *allowed,
 				     size_t n_nodes, node_claims_pends_f pends)
 {
-	allowed_t a = { allowed, n_nodes };
-
-	if (!allowed)
-		return 0;
-	return node_claims_keep_off_each(c, job, now, pends, _take_allowed,
-					 &a);
+	return node_claims_keep_off_both(c, job, now, allowed, NULL, n_nodes,
+					 pends);
 }

@@ -83,6 +83,16 @@ extern uint32_t node_claims_keep_off(node_claims_t *c, uint32_t job,
 				     int64_t now, uint8_t *allowed,
 				     size_t n_nodes, node_claims_pends_f pends);
 
+/*
+ * node_claims_keep_off() for an exclusive job's two masks: clears the claimed
+ * nodes from allowed (its nodes of one size; RET as there) and from usable (its
+ * nodes of any size, may be NULL) in one pass over the claims.
+ */
+extern uint32_t node_claims_keep_off_both(node_claims_t *c, uint32_t job,
+					  int64_t now, uint8_t *allowed,
+					  uint8_t *usable, size_t n_nodes,
+					  node_claims_pends_f pends);
+
 #ifdef __cplusplus
 }
 #endif

@@ -724,38 +724,24 @@ static hived_rc _smaller_whole_nodes(hived_engine *e, hived_job_ask_t *ask,
 	size_t n = hived_node_count(e);
 	const char *vc = (ask->req.priority >= 0) ? ask->vc : NULL;
 	const char *type = ask->req.leaf_cell_type;
-	int32_t largest = ask->whole_node_leaves, size = largest, prev;
-	uint8_t *mask;
+	int32_t largest = ask->whole_node_leaves, size = largest;
 	bool tried = false;
 
 	if (!largest || !ask->usable || (ask->req.n_members != 1) ||
 	    (ask->members[0].leaf_cell_number != largest))
 		return HIVED_OK;
-	mask = xmalloc(n ? n : 1);
-	memcpy(mask, ask->usable, n);
-	for (;;) {
+	while ((size = hived_next_whole_node_leaves(e, vc, type, ask->usable,
+						    size, ask->allowed)) > 0) {
 		hived_rc rc;
 
-		for (size_t i = 0; i < n; i++)
-			if (mask[i] && hived_is_node_cell_size(e, i, size, type))
-				mask[i] = 0;
-		prev = size;
-		size = hived_largest_node_leaves(e, vc, type, mask);
-		if ((size <= 0) || (size >= prev))	/* each size once */
-			break;
-		for (size_t i = 0; i < n; i++)
-			ask->allowed[i] = mask[i] &&
-				hived_is_node_cell_size(e, i, size, type);
 		ask->members[0].leaf_cell_number = size;
 		tried = true;
 		rc = _submit_unshared_last(e, ask, mode, d);
 		if ((rc == HIVED_OK) && ((*d)->outcome == HIVED_PLACED)) {
 			ask->whole_node_leaves = size;
-			xfree(mask);
 			return rc;
 		}
 	}
-	xfree(mask);
 	if (!tried)	/* nodes of one size: *d is still the largest's */
 		return HIVED_OK;
 	ask->members[0].leaf_cell_number = largest;
@@ -1142,15 +1128,12 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	 * never runnable, and backfill's plans outlive a claim's seconds.
 	 */
 	if (mode == SELECT_MODE_RUN_NOW) {
-		claimed_by = node_claims_keep_off(&claims, job_ptr->job_id,
-						  time(NULL), ask.allowed,
-						  hived_node_count(e),
-						  hived_job_still_waits);
-		if (ask.usable)
-			(void) node_claims_keep_off(&claims, job_ptr->job_id,
-						    time(NULL), ask.usable,
-						    hived_node_count(e),
-						    hived_job_still_waits);
+		claimed_by = node_claims_keep_off_both(&claims,
+						       job_ptr->job_id,
+						       time(NULL), ask.allowed,
+						       ask.usable,
+						       hived_node_count(e),
+						       hived_job_still_waits);
 	}
 	*asked = true;
 	_engine_start();

@@ -343,6 +343,13 @@ START_TEST(test_exclusive_on_a_node_of_two_models) {
   ck_assert_int_eq(hived_whole_node_leaves(e, "v", nullptr, nullptr), 4);
   ck_assert_int_eq(hived_is_node_cell_size(e, 0, 4, nullptr), 1);
   ck_assert_int_eq(hived_is_node_cell_size(e, 0, 4, "A100"), 0);
+  // Its smaller size: none, as m0's pod (any model) is of 8, already tried; of
+  // V100s, m0's V100 cell.
+  uint8_t sized[1] = {7};
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, nullptr, nullptr, nullptr, 8, sized), 0);
+  ck_assert_int_eq(sized[0], 7);
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, nullptr, "V100", nullptr, 8, sized), 4);
+  ck_assert_int_eq(sized[0], 1);
   Answer a = AskEngine(e, kTwoModelConfig, {"-A", "v", "--gres=gpu:1", "--exclusive"}, "");
   ck_assert_int_eq(a.rc, 0);
   ck_assert_msg(json_is_true(a.Get("startsNow")), "%s", a.json.c_str());
@@ -420,6 +427,26 @@ START_TEST(test_exclusive_on_nodes_of_two_sizes) {
   ck_assert_int_eq(hived_whole_node_leaves(e, "big", nullptr, v_nodes), 4);
   const uint8_t none[3] = {0, 0, 0};
   ck_assert_int_eq(hived_whole_node_leaves(e, "big", nullptr, none), 8);
+  // Sizes below the largest, each once, with the nodes of each.
+  uint8_t sized[3] = {9, 9, 9};
+  auto is = [&](int v0, int v1, int a0) {
+    return sized[0] == v0 && sized[1] == v1 && sized[2] == a0;
+  };
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, nullptr, nullptr, nullptr, 9, sized), 8);
+  ck_assert(is(0, 0, 1));
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, nullptr, nullptr, nullptr, 8, sized), 4);
+  ck_assert(is(1, 1, 0));
+  sized[0] = 9;
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, nullptr, nullptr, nullptr, 4, sized), 0);
+  ck_assert_int_eq(sized[0], 9);  // untouched when there is none
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, "small", nullptr, nullptr, 8, sized), 4);
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, "big", nullptr, nullptr, 8, sized), 0);
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, nullptr, nullptr, a_node, 8, sized), 0);
+  const uint8_t v1_a0[3] = {0, 1, 1};
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, nullptr, nullptr, v1_a0, 8, sized), 4);
+  ck_assert(is(0, 1, 0));
+  ck_assert_int_eq(hived_next_whole_node_leaves(e, "nope", nullptr, nullptr, 8, sized), 0);
+  ck_assert_int_eq(hived_next_whole_node_leaves(nullptr, nullptr, nullptr, nullptr, 8, sized), 0);
   hived_engine_free(e);
   // small's exclusive job: one of its 4-GPU nodes (before: asked 8, larger than small).
   Answer a = AskMixed({"-A", "small", "--gres=gpu:2", "--exclusive"});

@@ -194,6 +194,40 @@ START_TEST(test_each_offers_others_nodes)
 }
 END_TEST
 
+/*
+ * An exclusive job's nodes of any size lose the claimed nodes too, those of
+ * other sizes included, though only a claim on a node of its size names who
+ * kept it off.
+ */
+START_TEST(test_both_masks)
+{
+	int32_t nodes[] = { 2, 5 };
+	uint8_t usable[N];
+
+	memset(usable, 1, sizeof(usable));
+	allowed[5] = 0;		/* node 5 is of another size */
+	node_claims_set(&claims, 7, nodes, 2, 100);
+	ck_assert_uint_eq(node_claims_keep_off_both(&claims, 9, 10, allowed,
+						    usable, N, pends), 7);
+	ck_assert_int_eq(allowed[2], 0);
+	ck_assert_int_eq(usable[2], 0);
+	ck_assert_int_eq(usable[5], 0);
+	ck_assert_int_eq(usable[0] + usable[1] + usable[3] + usable[4], 4);
+	/* Only the other size's node claimed: it goes, and no one is named. */
+	memset(usable, 1, sizeof(usable));
+	for (int i = 0; i < N; i++)
+		allowed[i] = (i != 5);
+	nodes[0] = 5;
+	node_claims_set(&claims, 7, nodes, 1, 100);
+	ck_assert_uint_eq(node_claims_keep_off_both(&claims, 9, 10, allowed,
+						    usable, N, pends), 0);
+	ck_assert_int_eq(usable[5], 0);
+	ck_assert_int_eq(n_allowed(), N - 1);
+	ck_assert_uint_eq(node_claims_keep_off_both(&claims, 9, 10, NULL,
+						    usable, N, pends), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node_claims");
@@ -210,6 +244,7 @@ int main(void)
 	tcase_add_test(tc, test_full_forgets_oldest);
 	tcase_add_test(tc, test_no_table);
 	tcase_add_test(tc, test_each_offers_others_nodes);
+	tcase_add_test(tc, test_both_masks);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL, CK_FORK_GETENV);
 }
