@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "hivedctl_access.h"
 #include "hivedctl_model.h"
 #include "hivedctl_output.h"
 #include "hivedctl_views.h"
@@ -85,14 +86,6 @@ int Capture(const std::string& cmd, std::string* out) {
 // A name that stays one word inside single quotes on a popen command line.
 bool ShellSafe(const std::string& name) {
   return !name.empty() && name.find_first_of("'\\\"$`;|&<> \n") == std::string::npos;
-}
-
-// The value of " KEY=" in a one-line scontrol record ("" when absent).
-std::string Field(const std::string& record, const std::string& key) {
-  size_t at = record.find(" " + key + "=");
-  if (at == std::string::npos) return "";
-  at += key.size() + 2;
-  return record.substr(at, record.find_first_of(" \n", at) - at);
 }
 
 // A job HiveD holds nothing for, as squeue sees it: a pending GPU job that Slurm
@@ -173,14 +166,77 @@ int QosPriority(const std::string& qos) {
   return isdigit(static_cast<unsigned char>(out.c_str()[0])) ? atoi(out.c_str()) : -1;
 }
 
+// What slurmctld's `scontrol show config` says about partition account checks:
+// its release (SLURM_VERSION, as major*100+minor; 0 unknown) and whether its
+// AccountingStorageEnforce implies associations. Asked once, when needed.
+struct AccountChecks {
+  int release = 0;
+  bool enforced = false;
+};
+
+const AccountChecks& SlurmctldAccountChecks() {
+  static AccountChecks known;
+  static bool asked = false;
+  if (asked) return known;
+  asked = true;
+  std::string out, line;
+  Capture("scontrol show config 2>/dev/null", &out);
+  std::istringstream lines(out);
+  while (std::getline(lines, line)) {
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = Trim(line.substr(0, eq)), value = Trim(line.substr(eq + 1));
+    if (key == "AccountingStorageEnforce") known.enforced = hivedctl::EnforcesAssociations(value);
+    int major = 0, minor = 0;
+    if (key == "SLURM_VERSION" && sscanf(value.c_str(), "%d.%d", &major, &minor) == 2)
+      known.release = major * 100 + minor;
+  }
+  return known;
+}
+
+// The accounts a partition's AllowAccounts/DenyAccounts are matched against, the
+// job's first. Slurm 22.05 matches the account alone, always; 23.11 and later walk
+// up the association tree (sacctmgr's ParentName) and check only under
+// AccountingStorageEnforce=associations: none then, nor when sacctmgr does not
+// know the account (Slurm refuses the job at submission).
+std::vector<std::string> AccountLineage(const std::string& account) {
+  const AccountChecks& checks = SlurmctldAccountChecks();
+  std::vector<std::string> up;
+  if (checks.release < 2311) return {account};
+  if (!checks.enforced) return up;
+  for (std::string a = account; ShellSafe(a) && up.size() < 32;) {
+    std::string out;
+    if (Capture("sacctmgr -nP show assoc where account='" + a +
+                    "' format=user,parentname 2>/dev/null",
+                &out))
+      break;
+    std::istringstream rows(out);
+    std::string row, parent;
+    bool found = false;
+    while (std::getline(rows, row)) {
+      if (row.empty() || row[0] != '|') continue;  // a user's association
+      found = true;
+      parent = Trim(row.substr(1));
+    }
+    if (!found) break;
+    up.push_back(a);
+    if (parent.empty() || std::find(up.begin(), up.end(), parent) != up.end()) break;
+    a = parent;
+  }
+  return up;
+}
+
 // A partition's record from `scontrol -o show partition` into ask: its name and
-// nodes (scontrol expands node sets; Nodes=ALL sets partition_all) and, in
-// *tier, its PriorityTier. what: the option or variable that named it.
+// nodes (scontrol expands node sets; Nodes=ALL sets partition_all), whether it
+// lets the job's account and QOS in, and, in *tier, its PriorityTier. what: the
+// option or variable that named it.
 bool TakePartition(const std::string& record, const std::string& what, hivedctl::WhatifAsk* ask,
                    int* tier, std::string* err) {
   ask->partition = record.substr(14, record.find(' ') - 14);
-  *tier = atoi(Field(record, "PriorityTier").c_str());
-  const std::string list = Field(record, "Nodes");
+  ask->partition_refuses = hivedctl::PartitionRefuses(
+      record, ask->account, [&] { return AccountLineage(ask->account); }, ask->qos);
+  *tier = atoi(hivedctl::RecordField(record, "PriorityTier").c_str());
+  const std::string list = hivedctl::RecordField(record, "Nodes");
   ask->partition_nodes.clear();
   ask->partition_all = list == "ALL";
   if (ask->partition_all || list == "(null)") return true;  // (null): a partition without nodes
@@ -221,7 +277,8 @@ bool ResolvePartitions(const hivedctl::WhatifAsk& ask, bool live,
         return false;
       }
       int rc = Capture("scontrol -a -o show partition '" + name + "' 2>&1", &out);
-      if (rc || out.compare(0, 14, "PartitionName=") || Field(out, "Nodes").empty()) {
+      if (rc || out.compare(0, 14, "PartitionName=") ||
+          hivedctl::RecordField(out, "Nodes").empty()) {
         out = Trim(out);
         *err = what + ": scontrol show partition " + name + ": " +
                (out.empty() ? std::string("no answer (is slurmctld up, SLURM_CONF right?)") : out);
@@ -236,7 +293,8 @@ bool ResolvePartitions(const hivedctl::WhatifAsk& ask, bool live,
     std::istringstream lines(out);
     std::string line, record;
     while (std::getline(lines, line))
-      if (!line.compare(0, 14, "PartitionName=") && Field(line, "Default") == "YES") record = line;
+      if (!line.compare(0, 14, "PartitionName=") && hivedctl::RecordField(line, "Default") == "YES")
+        record = line;
     if (record.empty()) {
       if (rc)
         fprintf(stderr,

@@ -9,6 +9,7 @@ tools_libhivedctl_la_SOURCES = \
 	tools/hivedctl_views.h tools/hivedctl_text.cpp \
 	tools/hivedctl_metrics.cpp tools/hivedctl_map.cpp tools/xml_text.h \
 	tools/hivedctl_output.cpp tools/hivedctl_output.h \
+	tools/hivedctl_access.cpp tools/hivedctl_access.h \
 	src/slurm/wait_history.c src/slurm/wait_history.h
 tools_libhivedctl_la_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 tools_libhivedctl_la_LIBADD = $(JANSSON_LIBS)

@@ -136,7 +136,20 @@ const char* CauseText(const std::string& cause) {
   if (cause == "largerThanVc") return "larger than its VC";
   if (cause == "noIdleCell") return "no idle cells of that shape for opportunistic work";
   if (cause == "rejected") return "it can never run as asked";
+  if (cause == "partitionRefuses") return "the partition does not take its account or QOS";
   return "no cells of that shape";
+}
+
+// A partition that never lets the job in: slurmctld keeps it pending there
+// (AccountNotAllowed, QOSNotAllowed) before select/hived is asked, whatever the
+// cells say.
+void Refused(json_t* j, const std::string& why) {
+  for (const char* k : {"placement", "preempts", "borrowed", "estimate", "doomedCells"})
+    json_object_del(j, k);
+  json_object_set_new(j, "startsNow", json_false());
+  json_object_set_new(j, "outcome", json_string("rejected"));
+  json_object_set_new(j, "cause", json_string("partitionRefuses"));
+  json_object_set_new(j, "reason", json_string(why.c_str()));
 }
 
 // The nodes the job may use, as hived_job.c takes them (the partition's, within -w,
@@ -488,6 +501,7 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
       json_object_set_new(
           j.get(), "partitionFrom",
           json_string(ask.partition_from.empty() ? "option" : ask.partition_from.c_str()));
+      if (!ask.partition_refuses.empty()) Refused(j.get(), ask.partition_refuses);
       char* d = json_dumps(j.get(), JSON_COMPACT | JSON_PRESERVE_ORDER);
       if (d) *json = d;
       free(d);

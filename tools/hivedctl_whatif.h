@@ -37,6 +37,9 @@ struct WhatifAsk {
   std::string partition_from;  // "" (-p), "SBATCH_PARTITION" or "default"
   std::vector<std::string> partition_nodes;
   bool partition_all = false;
+  // Why Slurm never starts the job in the partition (its AllowAccounts, AllowQos
+  // and their Deny twins; hivedctl_access.h); "" when it lets it in.
+  std::string partition_refuses;
   std::vector<std::string> nodelist, exclude;  // -w, -x (expanded host lists)
 };
 

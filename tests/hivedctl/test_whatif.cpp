@@ -27,6 +27,7 @@
 
 #include "../check_run.h"
 #include "hived.h"
+#include "hivedctl_access.h"
 #include "hivedctl_model.h"
 #include "hivedctl_whatif.h"
 
@@ -615,6 +616,96 @@ START_TEST(test_default_partition) {
 }
 END_TEST
 
+// A partition whose AllowAccounts/AllowQos (or Deny twins) keep the job out:
+// slurmctld never asks select/hived to start it there. Before, whatif answered
+// from the cells alone: "starts now" in a partition the job can never run in.
+START_TEST(test_partition_refuses) {
+  const std::string allow =
+      "PartitionName=gpu AllowGroups=ALL AllowAccounts=lab,team AllowQos=high,normal "
+      "Default=NO Nodes=v0,v1 PriorityTier=1";
+  auto tree = [](std::vector<std::string> up) { return [up] { return up; }; };
+  ck_assert_str_eq(PartitionRefuses(allow, "team", tree({"team", "root"}), "").c_str(), "");
+  // Slurm walks up the association tree: an account under lab is let in.
+  ck_assert_str_eq(PartitionRefuses(allow, "sub", tree({"sub", "lab", "root"}), "").c_str(), "");
+  std::string why = PartitionRefuses(allow, "own", tree({"own", "root"}), "");
+  ck_assert_str_eq(why.c_str(),
+                   "partition gpu allows accounts lab,team, not own or any account above it "
+                   "(AllowAccounts)");
+  // No lineage: slurmctld does not check accounts (or sacctmgr does not know it).
+  ck_assert_str_eq(PartitionRefuses(allow, "own", tree({}), "").c_str(), "");
+  why = PartitionRefuses(allow, "team", tree({"team"}), "scavenger");
+  ck_assert_str_eq(why.c_str(), "partition gpu allows QOS high,normal, not scavenger (AllowQos)");
+  ck_assert_str_eq(PartitionRefuses(allow, "team", tree({"team"}), "HIGH").c_str(), "");
+  const std::string deny =
+      "PartitionName=p AllowGroups=ALL DenyAccounts=bad DenyQos=low Default=NO Nodes=ALL";
+  ck_has(PartitionRefuses(deny, "bad", tree({"bad", "root"}), ""),
+         "denies account bad (DenyAccounts=bad)");
+  ck_has(PartitionRefuses(deny, "kid", tree({"kid", "bad", "root"}), ""),
+         "denies account kid (through an account above it)");
+  ck_assert_str_eq(PartitionRefuses(deny, "good", tree({"good", "root"}), "").c_str(), "");
+  ck_has(PartitionRefuses(deny, "good", tree({"good"}), "Low"), "denies QOS Low (DenyQos=low)");
+  // Without account lists the association tree is not asked for at all.
+  bool asked = false;
+  const std::string open =
+      "PartitionName=all AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL Nodes=ALL";
+  ck_assert_str_eq(PartitionRefuses(
+                       open, "x",
+                       [&] {
+                         asked = true;
+                         return std::vector<std::string>{"x"};
+                       },
+                       "any")
+                       .c_str(),
+                   "");
+  ck_assert(!asked);
+  ck_assert(EnforcesAssociations("associations,limits,qos,safe"));
+  ck_assert(EnforcesAssociations("wckeys"));
+  ck_assert(EnforcesAssociations("LIMITS"));
+  ck_assert(!EnforcesAssociations("none"));
+  ck_assert(!EnforcesAssociations("nojobs,nosteps"));
+  ck_assert(!EnforcesAssociations(""));
+
+  // The answer: refused there, with the partition's words, and no placement.
+  Answer a = AskMixed({"-A", "small", "--gres=gpu:1", "-p", "v100s"}, {"v0", "v1"},
+                      [](WhatifAsk* ask) { ask->partition_refuses = "partition v100s allows X"; });
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_msg(!json_is_true(a.Get("startsNow")) && !a.Get("placement") && !a.Get("estimate"),
+                "%s", a.json.c_str());
+  ck_assert_str_eq(a.S("outcome"), "rejected");
+  ck_assert_str_eq(a.S("cause"), "partitionRefuses");
+  ck_has(a.text,
+         "Refused: the partition does not take its account or QOS\n"
+         "  partition v100s allows X\n");
+  ck_assert_msg(a.text.find("Estimated start") == std::string::npos, "%s", a.text.c_str());
+  // In a list, the partition that takes it answers, though Slurm tries the other first.
+  hived_engine* e = nullptr;
+  char eb[512] = "";
+  ck_assert_msg(hived_engine_new(kMixedConfig.c_str(), &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
+  WhatifAsk first, second;
+  first.account = second.account = "small";
+  first.gpus_per_node = second.gpus_per_node = 1;
+  first.partition = "v100s";
+  first.partition_nodes = {"v0", "v1"};
+  first.partition_refuses = "partition v100s allows X";
+  second.partition = "all";
+  second.partition_all = true;
+  std::string json, err;
+  ck_assert_int_eq(WhatifPartitions(e, kMixedConfig, {first, second}, {}, kWritten, &json, &err),
+                   0);
+  std::unique_ptr<json_t, JsonDel> j(json_loads(json.c_str(), 0, nullptr));
+  ck_assert_msg(json_is_true(json_object_get(j.get(), "startsNow")), "%s", json.c_str());
+  ck_assert_str_eq(json_string_value(json_object_get(j.get(), "partition")), "all");
+  // Refused by both: the first refusal.
+  second.partition_refuses = "partition all allows Y";
+  ck_assert_int_eq(WhatifPartitions(e, kMixedConfig, {first, second}, {}, kWritten, &json, &err),
+                   0);
+  j.reset(json_loads(json.c_str(), 0, nullptr));
+  ck_assert_str_eq(json_string_value(json_object_get(j.get(), "reason")),
+                   "partition v100s allows X");
+  hived_engine_free(e);
+}
+END_TEST
+
 // -p with a list: Slurm starts the job in the first partition (in its order)
 // that can, else where backfill estimates the earliest start. Before, whatif
 // refused a list.
@@ -902,6 +993,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_partition_and_node_lists);
   tcase_add_test(tc, test_default_partition);
   tcase_add_test(tc, test_partition_list);
+  tcase_add_test(tc, test_partition_refuses);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);

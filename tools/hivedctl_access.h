@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Whether a partition lets a job in, as slurmctld decides before it asks the
+// select plugin: whatif must not answer "starts now" for a partition whose
+// AllowAccounts or AllowQos would keep the job pending forever.
+#ifndef HIVEDCTL_ACCESS_H
+#define HIVEDCTL_ACCESS_H
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hivedctl {
+
+// The value of " KEY=" in a one-line scontrol record ("" when absent).
+std::string RecordField(const std::string& record, const std::string& key);
+
+// Why slurmctld never starts a job of account (on) QOS qos in the partition whose
+// `scontrol -o show partition` record this is; "" when it may.
+// - AllowAccounts (else DenyAccounts) against the accounts lineage() gives: the
+//   account first, then (Slurm 23.11 and later) each account above it, as Slurm
+//   walks the association tree. It is called only when the partition lists
+//   accounts, and returns none where Slurm does not check them (23.11 and later
+//   without AccountingStorageEnforce=associations); then neither does this.
+// - AllowQos (else DenyQos) against qos; not checked when qos is "" (the job's QOS
+//   is then its association's default, which whatif is not told).
+std::string PartitionRefuses(const std::string& record, const std::string& account,
+                             const std::function<std::vector<std::string>()>& lineage,
+                             const std::string& qos);
+
+// Whether an AccountingStorageEnforce value makes Slurm check associations:
+// associations, or limits, qos, safe, wckeys or all, which imply it (1, 2: the
+// numeric forms of associations, limits).
+bool EnforcesAssociations(const std::string& value);
+
+}  // namespace hivedctl
+
+#endif
