@@ -206,9 +206,9 @@ std::vector<std::string> AccountLineage(const std::string& account) {
   if (!checks.enforced) return up;
   for (std::string a = account; ShellSafe(a) && up.size() < 32;) {
     std::string out;
-    if (Capture("sacctmgr -nP show assoc where account='" + a +
-                    "' format=user,parentname 2>/dev/null",
-                &out))
+    if (Capture(
+            "sacctmgr -nP show assoc where account='" + a + "' format=user,parentname 2>/dev/null",
+            &out))
       break;
     std::istringstream rows(out);
     std::string row, parent;
