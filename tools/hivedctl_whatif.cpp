@@ -185,17 +185,28 @@ bool UsableNodes(hived_engine* e, const WhatifAsk& ask, std::vector<uint8_t>* us
   return true;
 }
 
-// As select/hived's _smaller_whole_nodes: an exclusive job whose whole nodes of
-// the largest size cannot be had now starts on smaller ones it may use, each
-// size in turn, largest first; *answer stays the largest size's when none
-// starts it. member: the request's one member, whole nodes of the largest size.
+// As select/hived's _smaller_whole_nodes and _will_run_nodes: an exclusive job
+// whose whole nodes of the largest size cannot be had now, or only by preempting,
+// starts on smaller ones it may use, each size in turn, largest first (where the
+// largest preempts, only without preempting). When none starts it, *answer stays
+// the largest size's (why it waits, or whom it preempts), a wait with the
+// earliest estimate of any size. member: the request's one member, whole nodes of
+// the largest size.
 void SmallerWholeNodes(hived_engine* e, hived_job_request* req, hived_member* member,
                        const std::vector<uint8_t>& usable, const std::vector<hived_job_end>& ends,
                        int64_t now, std::string* answer) {
-  {
-    JsonPtr j(json_loads(answer->c_str(), 0, nullptr));
-    if (!j || json_is_true(json_object_get(j.get(), "startsNow"))) return;
-  }
+  JsonPtr largest_answer(json_loads(answer->c_str(), 0, nullptr));
+  if (!largest_answer) return;
+  auto starts = [](json_t* j) { return json_is_true(json_object_get(j, "startsNow")); };
+  auto preempts = [](json_t* j) { return json_array_size(json_object_get(j, "preempts")) > 0; };
+  const bool spare = starts(largest_answer.get());
+  if (spare && !preempts(largest_answer.get())) return;
+  auto start_of = [](json_t* j) {
+    json_t* t = json_object_get(json_object_get(j, "estimate"), "start");
+    return json_is_integer(t) ? json_integer_value(t) : int64_t{-1};
+  };
+  int64_t best = start_of(largest_answer.get());
+  JsonPtr best_estimate;
   const char* vc = req->priority >= 0 ? req->vc : nullptr;
   const char* type = req->leaf_cell_type;
   std::vector<uint8_t> allowed(hived_node_count(e));
@@ -209,15 +220,27 @@ void SmallerWholeNodes(hived_engine* e, hived_job_request* req, hived_member* me
     char* text = nullptr;
     hived_rc rc = hived_whatif(e, req, ends.data(), ends.size(), now, &text);
     JsonPtr j(rc == HIVED_OK && text ? json_loads(text, 0, nullptr) : nullptr);
-    if (j && json_is_true(json_object_get(j.get(), "startsNow"))) {
+    if (j && starts(j.get()) && !(spare && preempts(j.get()))) {
       *answer = text;
       free(text);
+      *member = largest;
+      req->allowed_nodes = was_allowed;
       return;
     }
     free(text);
+    const int64_t at = j ? start_of(j.get()) : -1;
+    if (at >= 0 && (best < 0 || at < best)) {
+      best = at;
+      best_estimate.reset(json_incref(json_object_get(j.get(), "estimate")));
+    }
   }
   *member = largest;
   req->allowed_nodes = was_allowed;
+  if (spare || !best_estimate) return;
+  json_object_set(largest_answer.get(), "estimate", best_estimate.get());
+  char* d = json_dumps(largest_answer.get(), JSON_COMPACT | JSON_PRESERVE_ORDER);
+  if (d) *answer = d;
+  free(d);
 }
 
 // The gang shape, asked of libhived as hived_job.c asks it from the job record; vc:

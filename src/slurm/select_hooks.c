@@ -297,24 +297,57 @@ static void _count_will_run(const hived_engine *e)
 }
 
 /*
+ * Where and when the ask fits once running jobs end (hived_will_run_kept); the
+ * nodes of that placement into *out (replacing it) when it fits earlier than
+ * *start (-1: not yet).
+ */
+static void _will_run_earliest(hived_engine *e, hived_job_ask_t *ask,
+			       const hived_job_end *ends, size_t m,
+			       uint64_t gen, bitstr_t *bitmap, bitstr_t **out,
+			       int64_t *start)
+{
+	const hived_decision *d = NULL;
+	int64_t at = -1;
+	hived_rc rc = hived_will_run_kept(e, &ask->req, ends, m, gen, &at, &d);
+
+	if (rc == HIVED_OK)
+		_count_will_run(e);
+	if ((rc != HIVED_OK) || (d->outcome != HIVED_PLACED) ||
+	    ((*start >= 0) && (at >= *start)))
+		return;
+	*start = at;
+	if (*out)
+		bit_clear_all(*out);
+	else
+		*out = bit_alloc(bit_size(bitmap));
+	for (size_t p = 0; p < d->n_pods; p++) {
+		int idx = hived_ctld_slurm_index(d->pods[p].node);
+
+		if (idx >= 0 && idx < bit_size(*out))
+			bit_set(*out, idx);
+	}
+}
+
+/*
  * Backfill's question "when, and where?" for a job that waits: the engine ends the
  * running jobs in the order Slurm expects them to end until the job fits, as a
  * trial it undoes (hived_will_run: no copy of the engine); the nodes it then gets
  * are where cons_tres should look. horizon (0: none): jobs ending later do not
  * count, as cons_tres counts none after the end of backfill's window (24.11+).
+ * An exclusive job that may start on a smaller whole node (_smaller_whole_nodes)
+ * is estimated at each size its nodes have: the earliest wins.
  */
 static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 				 bitstr_t *bitmap, time_t horizon)
 {
 	hived_job_ask_t ask;
-	const hived_decision *d = NULL;
 	const hived_job_end *ends;
 	bitstr_t *out = NULL;
 	char *why = NULL;
 	size_t m = 0;
 	uint64_t gen = 0;
 	int64_t start = -1;
-	hived_rc rc;
+	int32_t size;
 
 	if (!find_job_record ||
 	    hived_job_build(job_ptr, bitmap, &ask, &why) != HIVED_JOB_ASK) {
@@ -323,15 +356,18 @@ static bitstr_t *_will_run_nodes(hived_engine *e, job_record_t *job_ptr,
 		return NULL;
 	}
 	ends = hived_ends_by(e, horizon, &m, &gen);
-	rc = hived_will_run_kept(e, &ask.req, ends, m, gen, &start, &d);
-	if (rc == HIVED_OK)
-		_count_will_run(e);
-	if ((rc == HIVED_OK) && (d->outcome == HIVED_PLACED)) {
-		out = bit_alloc(bit_size(bitmap));
-		for (size_t p = 0; p < d->n_pods; p++) {
-			int idx = hived_ctld_slurm_index(d->pods[p].node);
-			if (idx >= 0 && idx < bit_size(out))
-				bit_set(out, idx);
+	_will_run_earliest(e, &ask, ends, m, gen, bitmap, &out, &start);
+	size = ask.whole_node_leaves;
+	if (size && ask.usable && (ask.req.n_members == 1) &&
+	    (ask.members[0].leaf_cell_number == size)) {
+		const char *vc = (ask.req.priority >= 0) ? ask.vc : NULL;
+
+		while ((size = hived_next_whole_node_leaves(
+				e, vc, ask.req.leaf_cell_type, ask.usable, size,
+				ask.allowed)) > 0) {
+			ask.members[0].leaf_cell_number = size;
+			_will_run_earliest(e, &ask, ends, m, gen, bitmap, &out,
+					   &start);
 		}
 	}
 	hived_job_ask_free(&ask);
@@ -710,13 +746,20 @@ static hived_rc _submit_unshared_last(hived_engine *e, hived_job_ask_t *ask,
 	return rc;
 }
 
+static bool _preempts(const hived_decision *d)
+{
+	return d->n_preempted || d->n_lazy_preempted;
+}
+
 /*
  * An exclusive job's whole nodes are of the largest size it may use. Where
- * none can be had now but smaller nodes it may use can (a partition, or a VC,
- * of two node sizes), cons_tres would give it those, and so does HiveD: each
- * smaller size in turn, largest first, each pod a whole node of that size and
- * its VC charged for it. When none places, the largest size's decision is
- * made again, so that the job waits, and is estimated, as for it.
+ * none can be had now, or only by preempting, but smaller nodes it may use can
+ * (a partition, or a VC, of two node sizes), cons_tres would give it those,
+ * and so does HiveD: each smaller size in turn, largest first, each pod a
+ * whole node of that size and its VC charged for it; when the largest size
+ * preempts, only a size that preempts no one is taken. When none does, the
+ * largest size's decision is made again, so that the job waits (or preempts),
+ * and is estimated, as for it.
  */
 static hived_rc _smaller_whole_nodes(hived_engine *e, hived_job_ask_t *ask,
 				     uint16_t mode, const hived_decision **d)
@@ -725,7 +768,7 @@ static hived_rc _smaller_whole_nodes(hived_engine *e, hived_job_ask_t *ask,
 	const char *vc = (ask->req.priority >= 0) ? ask->vc : NULL;
 	const char *type = ask->req.leaf_cell_type;
 	int32_t largest = ask->whole_node_leaves, size = largest;
-	bool tried = false;
+	bool tried = false, spare = ((*d)->outcome == HIVED_PLACED);
 
 	if (!largest || !ask->usable || (ask->req.n_members != 1) ||
 	    (ask->members[0].leaf_cell_number != largest))
@@ -737,7 +780,8 @@ static hived_rc _smaller_whole_nodes(hived_engine *e, hived_job_ask_t *ask,
 		ask->members[0].leaf_cell_number = size;
 		tried = true;
 		rc = _submit_unshared_last(e, ask, mode, d);
-		if ((rc == HIVED_OK) && ((*d)->outcome == HIVED_PLACED)) {
+		if ((rc == HIVED_OK) && ((*d)->outcome == HIVED_PLACED) &&
+		    !(spare && _preempts(*d))) {
 			ask->whole_node_leaves = size;
 			return rc;
 		}
@@ -1138,8 +1182,9 @@ static int _job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	*asked = true;
 	_engine_start();
 	submitted = _submit_unshared_last(e, &ask, mode, &d);
-	if ((submitted == HIVED_OK) && (d->outcome == HIVED_WAITING) &&
-	    ask.whole_node_leaves)
+	if ((submitted == HIVED_OK) && ask.whole_node_leaves &&
+	    ((d->outcome == HIVED_WAITING) ||
+	     ((d->outcome == HIVED_PLACED) && _preempts(d))))
 		submitted = _smaller_whole_nodes(e, &ask, mode, &d);
 	_phase_end(HIVED_PHASE_ENGINE);
 	submit_us = phase_us[HIVED_PHASE_ENGINE];

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h>
+
 #include "e2e_main.h"
 #include "run.h"
 #include "slurm_jobs.h"
@@ -40,6 +42,29 @@ static bool own_cells_of_both_sizes(char **out)
 		sleep(1);
 	}
 	return false;
+}
+
+/*
+ * cancel_all(), then up to 30 s until hived_status.json (whatif's view, written
+ * within a second of a change) lists no running job either.
+ */
+static void cancel_all_seen_by_whatif(void)
+{
+	char *out = NULL;
+	bool idle = false;
+
+	cancel_all();
+	for (int i = 0; i < 60 && !idle; i++) {
+		free(out);
+		out = NULL;
+		idle = !run(&out, "'%s/hivedctl' status", e2e_builddir) && out &&
+		       strstr(out, "Jobs: 0 running");
+		if (!idle)
+			usleep(500 * 1000);
+	}
+	ck_assert_msg(idle, "hived_status.json still lists jobs 30 s after they ended: %s",
+		      out ? out : "");
+	free(out);
 }
 
 START_TEST(test_up)
@@ -180,6 +205,102 @@ START_TEST(test_opportunistic_exclusive_takes_a_smaller_node)
 END_TEST
 
 /*
+ * A guaranteed exclusive job whose VC's 8-GPU nodes run opportunistic work
+ * takes the VC's free 4-GPU node rather than preempt, as cons_tres takes a free
+ * node before it preempts. Before, it preempted an opportunistic job.
+ */
+START_TEST(test_exclusive_takes_a_free_smaller_node_before_preempting)
+{
+	const char *opp = "-A own --qos=scavenger -N1 --exclusive --gres=gpu:1";
+	int job[2], own;
+	alloc_t a;
+
+	cancel_all();
+	for (int i = 0; i < 2; i++) {
+		job[i] = submit(opp);
+		ck_assert_msg(wait_job(job[i], "JobState=RUNNING", 120),
+			      "opportunistic exclusive job %d did not start: %s",
+			      job[i], job_line(job[i]));
+		job_alloc(job[i], &a);
+		ck_assert_msg(a.n == 1 && a.cnt[0] == 8,
+			      "job %d is not on a whole 8-GPU node: %s", job[i],
+			      job_line(job[i]));
+	}
+	own = submit("-A own -N1 --exclusive --gres=gpu:1");
+	ck_assert_msg(wait_job(own, "JobState=RUNNING", 120),
+		      "guaranteed exclusive job %d did not start: %s", own,
+		      job_line(own));
+	job_alloc(own, &a);
+	ck_assert_msg(a.n == 1 && a.cnt[0] == 4 &&
+		      (!strcmp(a.node[0], "node3") || !strcmp(a.node[0], "node4")),
+		      "job %d holds %d GPUs on %s, not own's free 4-GPU node: %s",
+		      own, a.n ? a.cnt[0] : 0, a.n ? a.node[0] : "no node",
+		      job_line(own));
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(job_has(job[i], "JobState=RUNNING"),
+			      "opportunistic job %d was preempted though a "
+			      "4-GPU node of own's was free: %s", job[i],
+			      job_line(job[i]));
+	cancel_all();
+}
+END_TEST
+
+/*
+ * Backfill's estimate for an exclusive job that may take a smaller node: the
+ * size whose nodes free first. The 8-GPU nodes run own's jobs of an hour, the
+ * 4-GPU nodes jobs of ten minutes (own's last 4 GPUs, and an opportunistic
+ * one: QOS scavenger's GPU limit is below the cluster's 24): the waiting
+ * opportunistic job is planned on a 4-GPU node. Before, it was estimated at
+ * the largest size only: on an 8-GPU node, in an hour.
+ */
+START_TEST(test_exclusive_estimate_takes_a_smaller_node)
+{
+	static const struct {
+		const char *args;
+		int gpus;
+	} fill[] = {
+		{ "-A own -t 60", 8 },
+		{ "-A own -t 60", 8 },
+		{ "-A own -t 10", 4 },
+		{ "-A own --qos=scavenger -t 10", 4 },
+	};
+	const char *args = "-N1 --exclusive --gres=gpu:1";
+	char more[160], *line = NULL;
+	int job[4], waits;
+	bool planned = false;
+	alloc_t a;
+
+	cancel_all();
+	for (int i = 0; i < 4; i++) {
+		snprintf(more, sizeof(more), "%s %s", fill[i].args, args);
+		job[i] = submit(more);
+		ck_assert_msg(wait_job(job[i], "JobState=RUNNING", 120),
+			      "exclusive job %d (%s) did not start: %s", job[i],
+			      more, job_line(job[i]));
+		job_alloc(job[i], &a);
+		ck_assert_msg(a.n == 1 && a.cnt[0] == fill[i].gpus,
+			      "job %d (%s) is not on a whole %d-GPU node: %s",
+			      job[i], more, fill[i].gpus, job_line(job[i]));
+	}
+	snprintf(more, sizeof(more), "-A own --qos=scavenger -t 5 %s", args);
+	waits = submit(more);
+	for (int i = 0; i < 120 && !planned; i++) {
+		free(line);
+		line = job_line(waits);
+		planned = line && (strstr(line, "SchedNodeList=node3") ||
+				   strstr(line, "SchedNodeList=node4"));
+		if (!planned)
+			sleep(1);
+	}
+	ck_assert_msg(planned && strstr(line, "JobState=PENDING"),
+		      "job %d is not planned on a 4-GPU node, which frees first: %s",
+		      waits, line ? line : "");
+	free(line);
+	cancel_all();
+}
+END_TEST
+
+/*
  * hivedctl whatif asks scontrol for a partition's nodes: an exclusive job in
  * partition small is one whole 4-GPU node there, as slurmctld places it above.
  * Before, whatif knew no partition and answered with an 8-GPU node.
@@ -188,7 +309,7 @@ START_TEST(test_whatif_in_partition_of_small_nodes)
 {
 	char *out = NULL;
 
-	cancel_all();
+	cancel_all_seen_by_whatif();
 	/* The state file (the config whatif may read) is saved at a reconfigure. */
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 	ck_assert_msg(run(&out, "'%s/hivedctl' --json whatif -A own --qos=scavenger -p small "
@@ -222,7 +343,7 @@ START_TEST(test_whatif_in_default_partition)
 	char *dflt = NULL, *env = NULL, *tier = NULL, *bad = NULL;
 	int rc_dflt, rc_env, rc_tier, rc_bad;
 
-	cancel_all();
+	cancel_all_seen_by_whatif();
 	ck_assert_int_eq(run(NULL, "scontrol reconfigure"), 0);
 	/* Hidden: sbatch may still name it, and so may whatif. */
 	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
@@ -272,6 +393,83 @@ START_TEST(test_whatif_in_default_partition)
 }
 END_TEST
 
+/*
+ * A partition that does not take the job's account or QOS: slurmctld never asks
+ * select/hived to start it there, so whatif must not say "starts now" there.
+ * Before, it answered from the cells alone. Partition small is restored before
+ * the asserts.
+ */
+START_TEST(test_whatif_partition_access)
+{
+	const char *ask = "--json whatif -A own -N1 --gres=gpu:1 2>&1";
+	char *deny = NULL, *list = NULL, *qos = NULL, *root = NULL;
+	int rc_deny, rc_list, rc_qos, rc_root, job;
+	bool pends;
+
+	cancel_all_seen_by_whatif();
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "DenyAccounts=own"), 0);
+	rc_deny = run(&deny, "'%s/hivedctl' -p small %s", e2e_builddir, ask);
+	rc_list = run(&list, "'%s/hivedctl' -p small,gpu %s", e2e_builddir,
+		      ask);
+	/* Slurm agrees: such a job pends there, with the partition's reason. */
+	job = submit("-A own -p small --gres=gpu:1");
+	pends = false;
+	for (int i = 0; i < 120 && !pends; i++) {
+		/* 22.05 shows its message; later releases a reason word. */
+		pends = job_has(job, "account_not_permitted") ||
+			job_has(job, "Reason=AccountNotAllowed") ||
+			job_has(job, "Reason=PartitionConfig");
+		if (!pends)
+			usleep(500 * 1000);
+	}
+	pends = pends && job_has(job, "JobState=PENDING");
+	run(NULL, "scancel %d", job);
+	/* Slurm 23.11 and later let an account in through its parent (root). */
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "DenyAccounts= AllowAccounts=root"), 0);
+	rc_root = run(&root, "'%s/hivedctl' -p small %s", e2e_builddir, ask);
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "AllowAccounts=ALL AllowQos=normal,high"), 0);
+	rc_qos = run(&qos, "'%s/hivedctl' -p small --qos=scavenger %s",
+		     e2e_builddir, ask);
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "AllowQos=ALL"), 0);
+
+	ck_assert_msg(rc_deny == 0 &&
+		      strstr(deny, "\"cause\":\"partitionRefuses\"") &&
+		      strstr(deny, "\"startsNow\":false") &&
+		      strstr(deny, "DenyAccounts=own") &&
+		      !strstr(deny, "\"placement\""),
+		      "whatif in a partition denying own: %s", deny ? deny : "");
+	ck_assert_msg(rc_list == 0 && strstr(list, "\"partition\":\"gpu\"") &&
+		      strstr(list, "\"startsNow\":true"),
+		      "whatif -p small,gpu with small denying own: %s",
+		      list ? list : "");
+	ck_assert_msg(pends, "job %d in a partition denying its account: %s",
+		      job, job_line(job));
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+	ck_assert_msg(rc_root == 0 && strstr(root, "\"startsNow\":true"),
+		      "whatif in a partition allowing own's parent: %s",
+		      root ? root : "");
+#else
+	ck_assert_msg(rc_root == 0 &&
+		      strstr(root, "\"cause\":\"partitionRefuses\"") &&
+		      strstr(root, "allows accounts root, not own"),
+		      "22.05 matches the account alone: %s", root ? root : "");
+#endif
+	ck_assert_msg(rc_qos == 0 &&
+		      strstr(qos, "\"cause\":\"partitionRefuses\"") &&
+		      strstr(qos, "allows QOS normal,high, not scavenger"),
+		      "whatif with a QOS partition small does not allow: %s",
+		      qos ? qos : "");
+	free(deny);
+	free(list);
+	free(root);
+	free(qos);
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -288,7 +486,10 @@ int main(void)
 	tcase_add_test(tc, test_exclusive_takes_the_largest_node_it_may);
 	tcase_add_test(tc, test_guaranteed_exclusive_takes_a_smaller_node);
 	tcase_add_test(tc, test_opportunistic_exclusive_takes_a_smaller_node);
+	tcase_add_test(tc, test_exclusive_takes_a_free_smaller_node_before_preempting);
+	tcase_add_test(tc, test_exclusive_estimate_takes_a_smaller_node);
 	tcase_add_test(tc, test_whatif_in_partition_of_small_nodes);
 	tcase_add_test(tc, test_whatif_in_default_partition);
+	tcase_add_test(tc, test_whatif_partition_access);
 	return e2e_run("mixed", tc, cancel_all);
 }

@@ -538,6 +538,47 @@ START_TEST(test_exclusive_takes_a_smaller_node) {
   ck_assert_int_eq(d.rc, 0);
   ck_assert_msg(!json_is_true(d.Get("startsNow")), "%s", d.json.c_str());
   ck_assert_uint_eq(FirstPodGpus(d), 0);
+  // a0 runs opportunistic work: "both" takes its free V100 node rather than
+  // preempt it there, as cons_tres would take a free node first.
+  Answer p = AskEngine(with_a0_taken(kBoth, nullptr), kBoth,
+                       {"-A", "both", "--gres=gpu:1", "--exclusive"}, "");
+  ck_assert_int_eq(p.rc, 0);
+  ck_assert_msg(json_is_true(p.Get("startsNow")) && !json_array_size(p.Get("preempts")), "%s",
+                p.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(p), 4);
+  // -p of a0 alone: no smaller node, so it preempts there.
+  Answer q = AskEngine(with_a0_taken(kBoth, nullptr), kBoth,
+                       {"-A", "both", "--gres=gpu:1", "--exclusive", "-p", "a"}, "", {"a0"});
+  ck_assert_msg(json_is_true(q.Get("startsNow")) && json_array_size(q.Get("preempts")) == 1, "%s",
+                q.json.c_str());
+  ck_assert_uint_eq(FirstPodGpus(q), 8);
+  // Every node taken: a0 for an hour, the 4-GPU nodes for ten minutes. The job
+  // waits for the largest size's reason, with the earliest estimate of any size
+  // (select/hived's _will_run_nodes): a 4-GPU node in ten minutes. Before, an hour.
+  hived_engine* e = with_a0_taken(kMixedConfig, "big");
+  for (const char* job : {"on-v0", "on-v1"}) {
+    hived_member m{1, 4, 0};
+    hived_job_request r{};
+    r.job = job;
+    r.priority = HIVED_PRIORITY_OPPORTUNISTIC;
+    r.members = &m;
+    r.n_members = 1;
+    r.distinct_nodes = 1;
+    const hived_decision* placed = nullptr;
+    ck_assert_int_eq(hived_submit(e, &r, 0, &placed), HIVED_OK);
+    ck_assert_int_eq(placed->outcome, HIVED_PLACED);
+  }
+  const std::string ends = "on-a0|" + std::to_string(kWritten + 3600) + "\non-v0|" +
+                           std::to_string(kWritten + 600) + "\non-v1|" +
+                           std::to_string(kWritten + 900) + "\n";
+  Answer w = AskEngine(e, kMixedConfig, {"-A", "nobody", "--gres=gpu:1", "--exclusive"}, ends);
+  ck_assert_int_eq(w.rc, 0);
+  ck_assert_msg(!json_is_true(w.Get("startsNow")), "%s", w.json.c_str());
+  ck_assert_str_eq(w.S("cause"), "noIdleCell");
+  json_t* est = w.Get("estimate");
+  ck_assert_int_eq(json_integer_value(json_object_get(est, "start")), kWritten + 600);
+  const std::string est_nodes = Nodes(json_object_get(est, "placement"));
+  ck_assert_str_eq(est_nodes.c_str(), "v0");
 }
 END_TEST
 
