@@ -494,13 +494,12 @@ START_TEST(test_exclusive_takes_a_smaller_node) {
   const std::string kBoth = std::string("{") + kMixedPhysical + R"(,
  "virtualClusters": {"both": {"virtualCells": [{"cellType": "V100-NODE", "cellNumber": 1},
                                                {"cellType": "A100-NODE", "cellNumber": 1}]}}})";
-  auto with_a0_taken = [](const std::string& config, const char* vc) {
-    hived_engine* e = nullptr;
-    char eb[512] = "";
-    ck_assert_msg(hived_engine_new(config.c_str(), &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
-    hived_member m{1, 8, 0};
+  // A running job of `gpus` GPUs on one node, guaranteed in vc (nullptr:
+  // opportunistic); the node's name.
+  auto run_on = [](hived_engine* e, const char* job, const char* vc, int32_t gpus) {
+    hived_member m{1, gpus, 0};
     hived_job_request r{};
-    r.job = "on-a0";
+    r.job = job;
     r.vc = vc;
     r.priority = vc ? 0 : HIVED_PRIORITY_OPPORTUNISTIC;
     r.members = &m;
@@ -509,7 +508,13 @@ START_TEST(test_exclusive_takes_a_smaller_node) {
     const hived_decision* d = nullptr;
     ck_assert_int_eq(hived_submit(e, &r, 0, &d), HIVED_OK);
     ck_assert_int_eq(d->outcome, HIVED_PLACED);
-    ck_assert_str_eq(hived_node_name(e, d->pods[0].node), "a0");
+    return std::string(hived_node_name(e, d->pods[0].node));
+  };
+  auto with_a0_taken = [&](const std::string& config, const char* vc) {
+    hived_engine* e = nullptr;
+    char eb[512] = "";
+    ck_assert_msg(hived_engine_new(config.c_str(), &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
+    ck_assert_str_eq(run_on(e, "on-a0", vc, 8).c_str(), "a0");
     return e;
   };
   // Guaranteed: its V100 node cell, 4 GPUs of its 12 (8 are on a0).
@@ -556,18 +561,8 @@ START_TEST(test_exclusive_takes_a_smaller_node) {
   // waits for the largest size's reason, with the earliest estimate of any size
   // (select/hived's _will_run_nodes): a 4-GPU node in ten minutes. Before, an hour.
   hived_engine* e = with_a0_taken(kMixedConfig, "big");
-  for (const char* job : {"on-v0", "on-v1"}) {
-    hived_member m{1, 4, 0};
-    hived_job_request r{};
-    r.job = job;
-    r.priority = HIVED_PRIORITY_OPPORTUNISTIC;
-    r.members = &m;
-    r.n_members = 1;
-    r.distinct_nodes = 1;
-    const hived_decision* placed = nullptr;
-    ck_assert_int_eq(hived_submit(e, &r, 0, &placed), HIVED_OK);
-    ck_assert_int_eq(placed->outcome, HIVED_PLACED);
-  }
+  ck_assert_str_eq(run_on(e, "on-v0", nullptr, 4).c_str(), "v0");
+  ck_assert_str_eq(run_on(e, "on-v1", nullptr, 4).c_str(), "v1");
   const std::string ends = "on-a0|" + std::to_string(kWritten + 3600) + "\non-v0|" +
                            std::to_string(kWritten + 600) + "\non-v1|" +
                            std::to_string(kWritten + 900) + "\n";
