@@ -406,9 +406,10 @@ START_TEST(test_whatif_partition_access)
 	char *version = NULL;
 	bool pends;
 
-	/* The slurmctld running: "slurm 23.11.11". */
+	/* The Slurm running: "slurm 23.11.11", Debian's "slurm-wlm 22.05.8". */
 	ck_assert_int_eq(run(&version, "scontrol --version"), 0);
-	ck_assert_msg(version && sscanf(version, "slurm %d.%d", &major, &minor) == 2,
+	ck_assert_msg(version && strchr(version, ' ') &&
+		      sscanf(strchr(version, ' '), "%d.%d", &major, &minor) == 2,
 		      "scontrol --version: %s", version ? version : "");
 	free(version);
 	release = major * 100 + minor;
