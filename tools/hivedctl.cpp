@@ -3,7 +3,10 @@
 // a cell map, Prometheus metrics and "what if I submitted this job". Reads
 // <StateSaveLocation>/hived_status.json, which slurmctld writes world-readable;
 // needs no privilege and no daemon (whatif also reads the config, see below).
+#include <grp.h>
+#include <pwd.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -172,6 +175,7 @@ int QosPriority(const std::string& qos) {
 struct AccountChecks {
   int release = 0;
   bool enforced = false;
+  std::string slurm_user;  // SlurmUser's name
 };
 
 const AccountChecks& SlurmctldAccountChecks() {
@@ -187,6 +191,7 @@ const AccountChecks& SlurmctldAccountChecks() {
     if (eq == std::string::npos) continue;
     const std::string key = Trim(line.substr(0, eq)), value = Trim(line.substr(eq + 1));
     if (key == "AccountingStorageEnforce") known.enforced = hivedctl::EnforcesAssociations(value);
+    if (key == "SlurmUser") known.slurm_user = value.substr(0, value.find('('));
     int major = 0, minor = 0;
     if (key == "SLURM_VERSION" && sscanf(value.c_str(), "%d.%d", &major, &minor) == 2)
       known.release = major * 100 + minor;
@@ -226,6 +231,30 @@ std::vector<std::string> AccountLineage(const std::string& account) {
   return up;
 }
 
+// Whether the user hivedctl runs as may use a partition of AllowGroups=groups, as
+// slurmctld decides: root and SlurmUser anywhere, else a member of one of the groups
+// (primary or supplementary). A user the system does not know is not refused.
+bool UserInGroups(const std::vector<std::string>& groups) {
+  const uid_t uid = getuid();
+  const struct passwd* pw = getpwuid(uid);
+  if (uid == 0 || !pw) return true;
+  const std::string user = pw->pw_name;
+  const gid_t primary = pw->pw_gid;
+  if (user == SlurmctldAccountChecks().slurm_user) return true;
+  int n = 64;
+  std::vector<gid_t> gids(n);
+  if (getgrouplist(user.c_str(), primary, gids.data(), &n) < 0) {
+    gids.resize(n);
+    if (getgrouplist(user.c_str(), primary, gids.data(), &n) < 0) return true;
+  }
+  gids.resize(n);
+  for (gid_t g : gids) {
+    const struct group* gr = getgrgid(g);
+    if (gr && std::find(groups.begin(), groups.end(), gr->gr_name) != groups.end()) return true;
+  }
+  return false;
+}
+
 // A partition's record from `scontrol -o show partition` into ask: its name and
 // nodes (scontrol expands node sets; Nodes=ALL sets partition_all), whether it
 // lets the job's account and QOS in, and, in *tier, its PriorityTier. what: the
@@ -234,7 +263,7 @@ bool TakePartition(const std::string& record, const std::string& what, hivedctl:
                    int* tier, std::string* err) {
   ask->partition = record.substr(14, record.find(' ') - 14);
   ask->partition_refuses = hivedctl::PartitionRefuses(
-      record, ask->account, [&] { return AccountLineage(ask->account); }, ask->qos);
+      record, ask->account, [&] { return AccountLineage(ask->account); }, ask->qos, UserInGroups);
   *tier = atoi(hivedctl::RecordField(record, "PriorityTier").c_str());
   const std::string list = hivedctl::RecordField(record, "Nodes");
   ask->partition_nodes.clear();

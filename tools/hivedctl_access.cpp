@@ -40,10 +40,15 @@ std::string RecordField(const std::string& record, const std::string& key) {
   return record.substr(at, record.find_first_of(" \n", at) - at);
 }
 
-std::string PartitionRefuses(const std::string& record, const std::string& account,
-                             const std::function<std::vector<std::string>()>& lineage,
-                             const std::string& qos) {
+std::string PartitionRefuses(
+    const std::string& record, const std::string& account,
+    const std::function<std::vector<std::string>()>& lineage, const std::string& qos,
+    const std::function<bool(const std::vector<std::string>&)>& in_groups) {
   const std::string name = record.substr(14, record.find(' ') - 14);
+  const std::string groups = RecordField(record, "AllowGroups");
+  if (in_groups && !Names(groups).empty() && !in_groups(Names(groups)))
+    return "partition " + name + " allows groups " + groups +
+           ", and you are in none of them (AllowGroups)";
   if (!qos.empty()) {
     const std::string allow = RecordField(record, "AllowQos"),
                       deny = RecordField(record, "DenyQos");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Whether a partition lets a job in, as slurmctld decides before it asks the
 // select plugin: whatif must not answer "starts now" for a partition whose
-// AllowAccounts or AllowQos would keep the job pending forever.
+// AllowAccounts, AllowGroups or AllowQos would keep the job pending forever.
 #ifndef HIVEDCTL_ACCESS_H
 #define HIVEDCTL_ACCESS_H
 
@@ -23,9 +23,13 @@ std::string RecordField(const std::string& record, const std::string& key);
 //   without AccountingStorageEnforce=associations); then neither does this.
 // - AllowQos (else DenyQos) against qos; not checked when qos is "" (the job's QOS
 //   is then its association's default, which whatif is not told).
-std::string PartitionRefuses(const std::string& record, const std::string& account,
-                             const std::function<std::vector<std::string>()>& lineage,
-                             const std::string& qos);
+// - AllowGroups: in_groups(groups) says whether the user may use them (root and
+//   SlurmUser always, as in slurmctld; else a member of one); called only when the
+//   partition lists groups, not checked without it.
+std::string PartitionRefuses(
+    const std::string& record, const std::string& account,
+    const std::function<std::vector<std::string>()>& lineage, const std::string& qos,
+    const std::function<bool(const std::vector<std::string>&)>& in_groups = nullptr);
 
 // Whether an AccountingStorageEnforce value makes Slurm check associations:
 // associations, or limits, qos, safe, wckeys or all, which imply it (1, 2: the

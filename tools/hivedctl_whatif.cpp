@@ -136,7 +136,7 @@ const char* CauseText(const std::string& cause) {
   if (cause == "largerThanVc") return "larger than its VC";
   if (cause == "noIdleCell") return "no idle cells of that shape for opportunistic work";
   if (cause == "rejected") return "it can never run as asked";
-  if (cause == "partitionRefuses") return "the partition does not take its account or QOS";
+  if (cause == "partitionRefuses") return "the partition does not take its account, user or QOS";
   return "no cells of that shape";
 }
 

@@ -479,6 +479,46 @@ START_TEST(test_whatif_partition_access)
 }
 END_TEST
 
+/*
+ * AllowGroups: a user in none of the groups is refused there; root, whom
+ * slurmctld lets run anywhere, is not. Partition small is restored before the
+ * asserts.
+ */
+START_TEST(test_whatif_partition_groups)
+{
+	const char *ask = "--json whatif -A own -p small -N1 --gres=gpu:1 2>&1";
+	char dir[] = "/tmp/hived-e2e-mixed-XXXXXX";
+	char *user = NULL, *root = NULL;
+	int rc_user, rc_root;
+
+	/* hivedctl where user hivedtest can run it. */
+	ck_assert_msg(mkdtemp(dir) &&
+		      run(NULL, "cp '%s/hivedctl' '%s/' && chmod 755 '%s'",
+			  e2e_builddir, dir, dir) == 0,
+		      "cannot copy hivedctl to %s", dir);
+	cancel_all_seen_by_whatif();
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "AllowGroups=daemon"), 0);
+	rc_user = run(&user, "runuser -u hivedtest -- env SLURM_CONF='%s' "
+		      "PATH=\"$PATH\" '%s/hivedctl' %s", e2e_conf, dir, ask);
+	rc_root = run(&root, "'%s/hivedctl' %s", e2e_builddir, ask);
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "AllowGroups=ALL"), 0);
+	run(NULL, "rm -rf '%s'", dir);
+
+	ck_assert_msg(rc_user == 0 &&
+		      strstr(user, "\"cause\":\"partitionRefuses\"") &&
+		      strstr(user, "allows groups daemon"),
+		      "whatif as hivedtest in a partition of group daemon: %s",
+		      user ? user : "");
+	ck_assert_msg(rc_root == 0 && strstr(root, "\"startsNow\":true"),
+		      "whatif as root in a partition of group daemon: %s",
+		      root ? root : "");
+	free(user);
+	free(root);
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -500,5 +540,6 @@ int main(void)
 	tcase_add_test(tc, test_whatif_in_partition_of_small_nodes);
 	tcase_add_test(tc, test_whatif_in_default_partition);
 	tcase_add_test(tc, test_whatif_partition_access);
+	tcase_add_test(tc, test_whatif_partition_groups);
 	return e2e_run("mixed", tc, cancel_all);
 }

@@ -33,6 +33,14 @@
 
 using namespace hivedctl;
 
+// ck_assert_str_eq on a std::string a call returns: the string must outlive the
+// check (a temporary's c_str() dangles once the macro's first statement ends).
+#define ck_str_eq(expr, want)             \
+  do {                                    \
+    const std::string got_ = (expr);      \
+    ck_assert_str_eq(got_.c_str(), want); \
+  } while (0)
+
 namespace {
 
 const int64_t kWritten = 1795275964;  // the fixtures' "written" time
@@ -514,7 +522,7 @@ START_TEST(test_exclusive_takes_a_smaller_node) {
     hived_engine* e = nullptr;
     char eb[512] = "";
     ck_assert_msg(hived_engine_new(config.c_str(), &e, eb, sizeof eb) == HIVED_OK, "%s", eb);
-    ck_assert_str_eq(run_on(e, "on-a0", vc, 8).c_str(), "a0");
+    ck_str_eq(run_on(e, "on-a0", vc, 8), "a0");
     return e;
   };
   // Guaranteed: its V100 node cell, 4 GPUs of its 12 (8 are on a0).
@@ -561,8 +569,8 @@ START_TEST(test_exclusive_takes_a_smaller_node) {
   // waits for the largest size's reason, with the earliest estimate of any size
   // (select/hived's _will_run_nodes): a 4-GPU node in ten minutes. Before, an hour.
   hived_engine* e = with_a0_taken(kMixedConfig, "big");
-  ck_assert_str_eq(run_on(e, "on-v0", nullptr, 4).c_str(), "v0");
-  ck_assert_str_eq(run_on(e, "on-v1", nullptr, 4).c_str(), "v1");
+  ck_str_eq(run_on(e, "on-v0", nullptr, 4), "v0");
+  ck_str_eq(run_on(e, "on-v1", nullptr, 4), "v1");
   const std::string ends = "on-a0|" + std::to_string(kWritten + 3600) + "\non-v0|" +
                            std::to_string(kWritten + 600) + "\non-v1|" +
                            std::to_string(kWritten + 900) + "\n";
@@ -660,40 +668,58 @@ START_TEST(test_partition_refuses) {
       "PartitionName=gpu AllowGroups=ALL AllowAccounts=lab,team AllowQos=high,normal "
       "Default=NO Nodes=v0,v1 PriorityTier=1";
   auto tree = [](std::vector<std::string> up) { return [up] { return up; }; };
-  ck_assert_str_eq(PartitionRefuses(allow, "team", tree({"team", "root"}), "").c_str(), "");
+  ck_str_eq(PartitionRefuses(allow, "team", tree({"team", "root"}), ""), "");
   // Slurm walks up the association tree: an account under lab is let in.
-  ck_assert_str_eq(PartitionRefuses(allow, "sub", tree({"sub", "lab", "root"}), "").c_str(), "");
+  ck_str_eq(PartitionRefuses(allow, "sub", tree({"sub", "lab", "root"}), ""), "");
   std::string why = PartitionRefuses(allow, "own", tree({"own", "root"}), "");
   ck_assert_str_eq(why.c_str(),
                    "partition gpu allows accounts lab,team, not own or any account above it "
                    "(AllowAccounts)");
   // No lineage: slurmctld does not check accounts (or sacctmgr does not know it).
-  ck_assert_str_eq(PartitionRefuses(allow, "own", tree({}), "").c_str(), "");
+  ck_str_eq(PartitionRefuses(allow, "own", tree({}), ""), "");
   why = PartitionRefuses(allow, "team", tree({"team"}), "scavenger");
   ck_assert_str_eq(why.c_str(), "partition gpu allows QOS high,normal, not scavenger (AllowQos)");
-  ck_assert_str_eq(PartitionRefuses(allow, "team", tree({"team"}), "HIGH").c_str(), "");
+  ck_str_eq(PartitionRefuses(allow, "team", tree({"team"}), "HIGH"), "");
   const std::string deny =
       "PartitionName=p AllowGroups=ALL DenyAccounts=bad DenyQos=low Default=NO Nodes=ALL";
   ck_has(PartitionRefuses(deny, "bad", tree({"bad", "root"}), ""),
          "denies account bad (DenyAccounts=bad)");
   ck_has(PartitionRefuses(deny, "kid", tree({"kid", "bad", "root"}), ""),
          "denies account kid (through an account above it)");
-  ck_assert_str_eq(PartitionRefuses(deny, "good", tree({"good", "root"}), "").c_str(), "");
+  ck_str_eq(PartitionRefuses(deny, "good", tree({"good", "root"}), ""), "");
   ck_has(PartitionRefuses(deny, "good", tree({"good"}), "Low"), "denies QOS Low (DenyQos=low)");
   // Without account lists the association tree is not asked for at all.
   bool asked = false;
   const std::string open =
       "PartitionName=all AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL Nodes=ALL";
-  ck_assert_str_eq(PartitionRefuses(
-                       open, "x",
-                       [&] {
-                         asked = true;
-                         return std::vector<std::string>{"x"};
-                       },
-                       "any")
-                       .c_str(),
-                   "");
+  ck_str_eq(PartitionRefuses(
+                open, "x",
+                [&] {
+                  asked = true;
+                  return std::vector<std::string>{"x"};
+                },
+                "any"),
+            "");
   ck_assert(!asked);
+  // AllowGroups: asked of the user's groups only when it lists some.
+  std::vector<std::string> seen;
+  auto none_of_mine = [&](const std::vector<std::string>& groups) {
+    seen = groups;
+    return false;
+  };
+  const std::string grouped = "PartitionName=g AllowGroups=wheel,gpu AllowAccounts=ALL Nodes=ALL";
+  ck_str_eq(PartitionRefuses(grouped, "x", tree({"x"}), "", none_of_mine),
+            "partition g allows groups wheel,gpu, and you are in none of them "
+            "(AllowGroups)");
+  ck_assert_uint_eq(seen.size(), 2);
+  ck_assert_str_eq(seen[1].c_str(), "gpu");
+  ck_str_eq(PartitionRefuses(grouped, "x", tree({"x"}), "",
+                             [](const std::vector<std::string>&) { return true; }),
+            "");
+  ck_str_eq(PartitionRefuses(grouped, "x", tree({"x"}), ""), "");  // unchecked
+  seen.clear();
+  ck_str_eq(PartitionRefuses(open, "x", tree({"x"}), "", none_of_mine), "");
+  ck_assert(seen.empty());
   ck_assert(EnforcesAssociations("associations,limits,qos,safe"));
   ck_assert(EnforcesAssociations("wckeys"));
   ck_assert(EnforcesAssociations("LIMITS"));
@@ -710,7 +736,7 @@ START_TEST(test_partition_refuses) {
   ck_assert_str_eq(a.S("outcome"), "rejected");
   ck_assert_str_eq(a.S("cause"), "partitionRefuses");
   ck_has(a.text,
-         "Refused: the partition does not take its account or QOS\n"
+         "Refused: the partition does not take its account, user or QOS\n"
          "  partition v100s allows X\n");
   ck_assert_msg(a.text.find("Estimated start") == std::string::npos, "%s", a.text.c_str());
   // In a list, the partition that takes it answers, though Slurm tries the other first.
