@@ -16,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -108,21 +109,35 @@ std::string SlurmView(const std::string& id) {
          "priority, limits, dependencies or begin time before it asks the select plugin\n";
 }
 
-// "StateSaveLocation = /var/spool/slurmctld" from scontrol, or the line in slurm.conf.
-std::string StateSaveLocation(std::string* why) {
-  std::string out, line, found;
-  int rc = Capture("scontrol show config 2>/dev/null", &out);
-  if (rc != -1) {
+// `scontrol show config` as key -> value, asked once: whatif reads StateSaveLocation
+// and, for partition checks, three keys more. Empty when scontrol fails (`*failed`).
+const std::map<std::string, std::string>& SlurmctldConfig(bool* failed = nullptr) {
+  static std::map<std::string, std::string> known;
+  static int rc = 0;
+  static bool asked = false;
+  if (!asked) {
+    asked = true;
+    std::string out, line;
+    rc = Capture("scontrol show config 2>/dev/null", &out);
     std::istringstream lines(out);
     while (std::getline(lines, line)) {
-      if (line.compare(0, 17, "StateSaveLocation")) continue;
-      size_t eq = line.find('=');
-      if (eq != std::string::npos) found = Trim(line.substr(eq + 1));
+      const size_t eq = line.find('=');
+      if (eq != std::string::npos) known[Trim(line.substr(0, eq))] = Trim(line.substr(eq + 1));
     }
-    if (!found.empty()) return found;
-    *why = rc ? "'scontrol show config' failed (is slurmctld up, SLURM_CONF right?)"
-              : "'scontrol show config' has no StateSaveLocation";
   }
+  if (failed) *failed = rc != 0;
+  return known;
+}
+
+// "StateSaveLocation = /var/spool/slurmctld" from scontrol, or the line in slurm.conf.
+std::string StateSaveLocation(std::string* why) {
+  std::string line, found;
+  bool failed = false;
+  const auto& config = SlurmctldConfig(&failed);
+  const auto it = config.find("StateSaveLocation");
+  if (it != config.end() && !it->second.empty()) return it->second;
+  *why = failed ? "'scontrol show config' failed (is slurmctld up, SLURM_CONF right?)"
+                : "'scontrol show config' has no StateSaveLocation";
   const char* conf = getenv("SLURM_CONF");
   std::ifstream in(conf && *conf ? conf : "/etc/slurm/slurm.conf");
   while (std::getline(in, line)) {
@@ -183,13 +198,7 @@ const AccountChecks& SlurmctldAccountChecks() {
   static bool asked = false;
   if (asked) return known;
   asked = true;
-  std::string out, line;
-  Capture("scontrol show config 2>/dev/null", &out);
-  std::istringstream lines(out);
-  while (std::getline(lines, line)) {
-    const size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string key = Trim(line.substr(0, eq)), value = Trim(line.substr(eq + 1));
+  for (const auto& [key, value] : SlurmctldConfig()) {
     if (key == "AccountingStorageEnforce") known.enforced = hivedctl::EnforcesAssociations(value);
     if (key == "SlurmUser") known.slurm_user = value.substr(0, value.find('('));
     int major = 0, minor = 0;
@@ -229,6 +238,34 @@ std::vector<std::string> AccountLineage(const std::string& account) {
     a = parent;
   }
   return up;
+}
+
+// The QOS slurmctld gives a job of account without --qos: that of the association of
+// the user hivedctl runs as (else of the account itself) on slurmctld's cluster, as
+// sacctmgr prints it. "" when sacctmgr does not know the account (no accounting).
+std::string AssociationQos(const std::string& account) {
+  std::string out, cluster, me;
+  const auto& config = SlurmctldConfig();
+  const auto it = config.find("ClusterName");
+  if (it != config.end() && ShellSafe(it->second)) cluster = " cluster='" + it->second + "'";
+  if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
+  if (!ShellSafe(account) || Capture("sacctmgr -nP show assoc where account='" + account + "'" +
+                                         cluster + " format=user,defaultqos,qos 2>/dev/null",
+                                     &out))
+    return "";
+  std::istringstream rows(out);
+  std::string row, mine, its;
+  while (std::getline(rows, row)) {
+    const size_t bar = row.find('|');
+    if (bar == std::string::npos) continue;
+    const std::string user = row.substr(0, bar), rest = row.substr(bar + 1);
+    if (user == me && mine.empty()) mine = rest;
+    if (user.empty() && its.empty()) its = rest;
+  }
+  const std::string& pick = mine.empty() ? its : mine;
+  const size_t bar = pick.find('|');
+  if (bar == std::string::npos) return "";
+  return hivedctl::DefaultQos(Trim(pick.substr(0, bar)), Trim(pick.substr(bar + 1)));
 }
 
 // Whether the user hivedctl runs as may use a partition of AllowGroups=groups, as
@@ -391,6 +428,10 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
     }
   } else {
     ends_text = SqueueEnds();
+  }
+  if (ask.qos.empty() && live) {
+    ask.qos = AssociationQos(ask.account);
+    if (!ask.qos.empty()) ask.qos_from = "association";
   }
   if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
   ask.borrow = st.borrow_idle_cells;

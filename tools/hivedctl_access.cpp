@@ -85,4 +85,10 @@ bool EnforcesAssociations(const std::string& value) {
   return false;
 }
 
+std::string DefaultQos(const std::string& default_qos, const std::string& qos_list) {
+  if (!default_qos.empty()) return default_qos;
+  if (!qos_list.empty() && qos_list.find(',') == std::string::npos) return qos_list;
+  return "normal";
+}
+
 }  // namespace hivedctl

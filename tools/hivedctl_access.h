@@ -21,8 +21,8 @@ std::string RecordField(const std::string& record, const std::string& key);
 //   walks the association tree. It is called only when the partition lists
 //   accounts, and returns none where Slurm does not check them (23.11 and later
 //   without AccountingStorageEnforce=associations); then neither does this.
-// - AllowQos (else DenyQos) against qos; not checked when qos is "" (the job's QOS
-//   is then its association's default, which whatif is not told).
+// - AllowQos (else DenyQos) against qos; not checked when qos is "" (a job without
+//   -q whose association sacctmgr could not give: see DefaultQos).
 // - AllowGroups: in_groups(groups) says whether the user may use them (root and
 //   SlurmUser always, as in slurmctld; else a member of one); called only when the
 //   partition lists groups, not checked without it.
@@ -35,6 +35,12 @@ std::string PartitionRefuses(
 // associations, or limits, qos, safe, wckeys or all, which imply it (1, 2: the
 // numeric forms of associations, limits).
 bool EnforcesAssociations(const std::string& value);
+
+// The QOS slurmctld gives a job submitted without --qos, from its association's
+// DefaultQOS and QOS list as `sacctmgr -P show assoc` prints them (a child's are its
+// parent's when unset): the default QOS; else the one QOS of the list when it has
+// only one; else "normal".
+std::string DefaultQos(const std::string& default_qos, const std::string& qos_list);
 
 }  // namespace hivedctl
 

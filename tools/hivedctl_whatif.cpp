@@ -394,6 +394,15 @@ std::string WhatifConfig(const Status& st, const std::string& state_text, std::s
       return "";
     }
   }
+  // The engine's config has no "slurm" section; the class, priority and split of a
+  // job come from it (opportunisticQos, priorityScale, ...), which slurmctld writes
+  // beside it in the status file.
+  json_t* slurm = st.root ? json_object_get(st.root.get(), "slurm") : nullptr;
+  JsonPtr with(json_is_object(slurm) && !json_object_get(cfg, "slurm") ? json_copy(cfg) : nullptr);
+  if (with) {
+    json_object_set(with.get(), "slurm", slurm);
+    cfg = with.get();
+  }
   char* text = json_dumps(cfg, JSON_COMPACT | JSON_PRESERVE_ORDER);
   std::string out = text ? text : "";
   free(text);
@@ -518,13 +527,22 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
     SmallerWholeNodes(e, &req, &shape.members[0], usable, c_ends, now, &answer);
   if (rc == HIVED_OK) {
     *json = answer;
-    JsonPtr j(ask.partition.empty() ? nullptr : json_loads(answer.c_str(), 0, nullptr));
-    if (j) {  // which partition's nodes it was asked for, as sbatch would pick it
+    JsonPtr j(ask.partition.empty() && ask.qos.empty() ? nullptr
+                                                       : json_loads(answer.c_str(), 0, nullptr));
+    if (j && !ask.qos.empty()) {  // the QOS that gave the class and priority
+      json_object_set_new(j.get(), "qos", json_string(ask.qos.c_str()));
+      json_object_set_new(j.get(), "qosFrom",
+                          json_string(ask.qos_from.empty() ? "option" : ask.qos_from.c_str()));
+    }
+    // Which partition's nodes it was asked for, as sbatch would pick it.
+    if (j && !ask.partition.empty()) {
       json_object_set_new(j.get(), "partition", json_string(ask.partition.c_str()));
       json_object_set_new(
           j.get(), "partitionFrom",
           json_string(ask.partition_from.empty() ? "option" : ask.partition_from.c_str()));
       if (!ask.partition_refuses.empty()) Refused(j.get(), ask.partition_refuses);
+    }
+    if (j) {
       char* d = json_dumps(j.get(), JSON_COMPACT | JSON_PRESERVE_ORDER);
       if (d) *json = d;
       free(d);
@@ -608,6 +626,8 @@ std::string WhatifText(const std::string& json, int64_t now) {
     << (vc.empty() ? "no VC" : "VC " + vc) << ", " << Str(r, "class");
   if (std::string(Str(r, "class")) == "guaranteed")
     o << " (priority " << json_integer_value(json_object_get(r, "priority")) << ")";
+  if (std::string(Str(r, "qosFrom")) == "association")
+    o << ", QOS " << Str(r, "qos") << " (its association's default: no -q given)";
   const int64_t vfree = json_integer_value(json_object_get(r, "vcFreeGpus"));
   if (!vc.empty() && vfree >= 0) o << "; the VC has " << vfree << " free GPUs in its cells";
   o << "\n";

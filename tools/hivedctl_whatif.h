@@ -18,6 +18,7 @@ namespace hivedctl {
 // The job as sbatch would be asked for it (the shape options hived_job.c reads).
 struct WhatifAsk {
   std::string account, qos;
+  std::string qos_from;        // "" (-q) or "association": its default, without -q
   int priority = -2;           // engine priority 0..1000; -2: from the QOS (else 0)
   int nodes = 1;               // -N
   bool nodes_given = false;    // -N was given: a --gpus job is never split

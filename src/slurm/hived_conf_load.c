@@ -307,6 +307,7 @@ static int _apply(const char *hived_text, char *text, const char *path)
 	info("select/hived: loaded %s: %zu nodes, %zu VCs",
 	     path, hived_node_count(engine), hived_vc_count(engine));
 	hived_job_say_borrowing(hived_ctld_settings());
+	hived_status_set_settings(hived_ctld_settings());
 	hived_status_dirty();
 	return SLURM_SUCCESS;
 }
@@ -328,6 +329,7 @@ static int _reload_settings(const char *hived_text, const char *path)
 	}
 	hived_ctld_accept_settings(new_settings);
 	hived_job_say_borrowing(hived_ctld_settings());
+	hived_status_set_settings(hived_ctld_settings());
 	return SLURM_SUCCESS;
 }
 

@@ -106,6 +106,7 @@ static char *slow[SLOW_KEPT];
 static int slow_next = 0;
 static uint64_t n_killed = 0, n_lazy = 0, n_borrowed = 0, n_promoted = 0;
 static bool borrowing = false;	/* hived_status_set_borrowing() */
+static char *settings = NULL;	/* hived_status_set_settings(): a JSON object */
 
 /* 25.05+: no state_save hook, the writer keeps the state file current too. */
 static bool save_state = false;
@@ -357,16 +358,23 @@ static char *_compose_engine(hived_engine *e, const char *config_text)
 	const char *const *names = NULL;
 	size_t n;
 	bool borrow;
+	char *slurm = NULL;
 
-	/* The writer thread calls this unlocked; a reload sets the flag. */
+	/* The writer thread calls this unlocked; a reload sets both. */
 	slurm_mutex_lock(&status_mutex);
 	borrow = borrowing;
+	slurm = xstrdup(settings);
 	slurm_mutex_unlock(&status_mutex);
 	/* The release the plugin runs under (plugins are built for exactly one). */
 	/* Whether guaranteed jobs may borrow idle GPUs: hivedctl whatif asks the same. */
-	xstrfmtcatat(out, &pos, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"borrowIdleCells\":%s,\"cluster\":",
+	xstrfmtcatat(out, &pos, "{\"version\":1,\"written\":%ld,\"slurmVersion\":\"%s\",\"borrowIdleCells\":%s,",
 		     (long) time(NULL), HIVED_SLURM_VERSION_STRING,
 		     borrow ? "true" : "false");
+	/* The "slurm" settings whatif needs beside the engine's config. */
+	if (slurm)
+		xstrfmtcatat(out, &pos, "\"slurm\":%s,", slurm);
+	xfree(slurm);
+	xstrcatat(out, &pos, "\"cluster\":");
 	if (hived_inspect(e, NULL, &part) == HIVED_OK)
 		xstrcatat(out, &pos, part);
 	else
@@ -421,6 +429,31 @@ static void _json_str_at(char **out, char **pos, const char *s)
 		xstrcatat(*out, pos, c);
 	}
 	xstrcatat(*out, pos, "\"");
+}
+
+extern void hived_status_set_settings(const hived_settings *s)
+{
+	char *out = NULL, *pos = NULL;
+
+	if (s) {
+		xstrcatat(out, &pos, "{\"opportunisticQos\":[");
+		for (size_t i = 0; i < s->n_opportunistic_qos; i++) {
+			if (i)
+				xstrcatat(out, &pos, ",");
+			_json_str_at(&out, &pos, s->opportunistic_qos[i]);
+		}
+		xstrfmtcatat(out, &pos, "],\"accountsWithoutCells\":\"%s\",\"jobsLargerThanVc\":\"%s\",\"splitCountOnlyJobs\":%s,\"priorityScale\":%d}",
+			     s->accounts_without_cells_reject ?
+			     "reject" : "opportunistic",
+			     s->larger_than_vc_reject ? "reject" : "wait",
+			     s->split_count_only_jobs ? "true" : "false",
+			     s->priority_scale);
+	}
+	slurm_mutex_lock(&status_mutex);
+	xfree(settings);
+	settings = out;
+	dirty = true;
+	slurm_mutex_unlock(&status_mutex);
 }
 
 /* ,"<name>P50<unit>":..,"<name>P99<unit>":..,"<name>Max<unit>":.. */
@@ -757,5 +790,6 @@ extern void hived_status_stop(void)
 		refused[i].job_id = 0;
 	}
 	xfree(reload_refused);
+	xfree(settings);
 	slurm_mutex_unlock(&status_mutex);
 }

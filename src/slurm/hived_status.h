@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hived.h"
 #include "wait_history.h"
 
 extern void hived_status_start(void);
@@ -94,6 +95,11 @@ extern void hived_status_slow_job_test(const char *text);
 extern void hived_status_count_preempt(int killed, int lazy);
 /* Whether borrowIdleCells is in force (written for hivedctl whatif). */
 extern void hived_status_set_borrowing(bool on);
+/*
+ * hived.conf's "slurm" settings that decide a job's class, priority and shape
+ * (written for hivedctl whatif: the file's config is the engine's, without them).
+ */
+extern void hived_status_set_settings(const hived_settings *s);
 /* A guaranteed job started on idle GPUs outside its VC's cells (borrowIdleCells). */
 extern void hived_status_count_borrowed(void);
 /* Demoted jobs the engine bound to their VC's cells where they run (promotion). */

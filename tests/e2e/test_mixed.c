@@ -519,6 +519,60 @@ START_TEST(test_whatif_partition_groups)
 }
 END_TEST
 
+/*
+ * A job without --qos gets its association's default QOS, and whatif must ask
+ * with it: own's default QOS for root is made scavenger (opportunistic in
+ * hived.conf), so whatif without -q answers for an opportunistic job, Slurm gives
+ * a real job that QOS, and a partition denying it refuses. Before, whatif asked as
+ * for a guaranteed job of no QOS. Restored before the asserts.
+ */
+START_TEST(test_whatif_default_qos)
+{
+	const char *ask = "--json whatif -A own -N1 --gres=gpu:1 2>&1";
+	const char *assoc = "sacctmgr -i modify user where name=root account=own "
+			    "cluster=hived set defaultqos=";
+	char *plain = NULL, *denied = NULL;
+	int rc_plain, rc_denied, job;
+	bool given = false;
+
+	cancel_all_seen_by_whatif();
+	ck_assert_int_eq(run(NULL, "%sscavenger", assoc), 0);
+	/* slurmctld has the new default once a job gets it. */
+	job = submit("-A own -p small --gres=gpu:1 -t 1 --hold");
+	for (int i = 0; i < 60 && !given; i++) {
+		given = job_has(job, "QOS=scavenger");
+		if (!given) {
+			run(NULL, "scancel %d", job);
+			usleep(500 * 1000);
+			job = submit("-A own -p small --gres=gpu:1 -t 1 --hold");
+		}
+	}
+	run(NULL, "scancel %d", job);
+	rc_plain = run(&plain, "'%s/hivedctl' %s", e2e_builddir, ask);
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "DenyQos=scavenger"), 0);
+	rc_denied = run(&denied, "'%s/hivedctl' -p small %s", e2e_builddir, ask);
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "DenyQos="), 0);
+	ck_assert_int_eq(run(NULL, "%snormal", assoc), 0);
+
+	ck_assert_msg(given, "a job of own without --qos never got QOS scavenger");
+	ck_assert_msg(rc_plain == 0 &&
+		      strstr(plain, "\"qos\":\"scavenger\"") &&
+		      strstr(plain, "\"qosFrom\":\"association\"") &&
+		      strstr(plain, "\"class\":\"opportunistic\""),
+		      "whatif without -q, own's default QOS scavenger: %s",
+		      plain ? plain : "");
+	ck_assert_msg(rc_denied == 0 &&
+		      strstr(denied, "\"cause\":\"partitionRefuses\"") &&
+		      strstr(denied, "scavenger"),
+		      "whatif without -q in a partition denying own's default "
+		      "QOS: %s", denied ? denied : "");
+	free(plain);
+	free(denied);
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -541,5 +595,6 @@ int main(void)
 	tcase_add_test(tc, test_whatif_in_default_partition);
 	tcase_add_test(tc, test_whatif_partition_access);
 	tcase_add_test(tc, test_whatif_partition_groups);
+	tcase_add_test(tc, test_whatif_default_qos);
 	return e2e_run("mixed", tc, cancel_all);
 }

@@ -768,6 +768,16 @@ START_TEST(test_partition_refuses) {
 }
 END_TEST
 
+// A job without -q gets its association's QOS as slurmctld picks it.
+START_TEST(test_default_qos) {
+  ck_str_eq(DefaultQos("scavenger", "normal,scavenger"), "scavenger");
+  // No default: the list's only QOS, else normal.
+  ck_str_eq(DefaultQos("", "high"), "high");
+  ck_str_eq(DefaultQos("", "high,scavenger"), "normal");
+  ck_str_eq(DefaultQos("", ""), "normal");
+}
+END_TEST
+
 // -p with a list: Slurm starts the job in the first partition (in its order)
 // that can, else where backfill estimates the earliest start. Before, whatif
 // refused a list.
@@ -863,6 +873,40 @@ START_TEST(test_config_from_status) {
   ck_has(err, "no state file");
   ck_assert(WhatifConfig(plain, "{\"version\":1}", &err).empty());
   ck_has(err, "\"config\"");
+}
+END_TEST
+
+// slurmctld's status carries the engine's config without hived.conf's "slurm"
+// section, and the settings whatif needs beside it: a job of an opportunistic QOS
+// is asked as opportunistic only with them.
+START_TEST(test_settings_from_status) {
+  std::unique_ptr<json_t, JsonDel> conf(json_loads(Read("hived.conf").c_str(), 0, nullptr));
+  ck_assert(conf != nullptr);
+  json_object_del(conf.get(), "slurm");
+  char* engine_conf = json_dumps(conf.get(), JSON_COMPACT);
+  const std::string busy = Read("status-busy.json").substr(1);
+  for (const bool settings : {true, false}) {
+    std::string text = "{\"config\":" + std::string(engine_conf) + ",";
+    if (settings) text += "\"slurm\":{\"opportunisticQos\":[\"scavenger\"],\"priorityScale\":1},";
+    Status st;
+    std::string err;
+    ck_assert_msg(Parse(text + busy, &st, &err), "%s", err.c_str());
+    const std::string config = WhatifConfig(st, "", &err);
+    ck_assert_msg(!config.empty(), "%s", err.c_str());
+    ck_assert_int_eq(Has(config, "\"opportunisticQos\""), settings);
+    hived_engine* e = nullptr;
+    ck_assert_msg(WhatifEngine(st, config, &e, &err), "%s", err.c_str());
+    // Without -q, hivedctl gives the association's default QOS (from sacctmgr).
+    Answer a = AskEngine(e, config, {"-A", "A", "--gres=gpu:1"}, "", {}, [](WhatifAsk* ask) {
+      ask->qos = "scavenger";
+      ask->qos_from = "association";
+    });
+    ck_assert_int_eq(a.rc, 0);
+    ck_assert_str_eq(a.S("class"), settings ? "opportunistic" : "guaranteed");
+    ck_assert_str_eq(a.S("qosFrom"), "association");
+    ck_has(a.text, "QOS scavenger (its association's default: no -q given)");
+  }
+  free(engine_conf);
 }
 END_TEST
 
@@ -1056,9 +1100,11 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_default_partition);
   tcase_add_test(tc, test_partition_list);
   tcase_add_test(tc, test_partition_refuses);
+  tcase_add_test(tc, test_default_qos);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
+  tcase_add_test(tc, test_settings_from_status);
   tcase_add_test(tc, test_fractions_rebuilt);
   tcase_add_test(tc, test_exclusive_beside_mig_slices);
   tcase_add_test(tc, test_exclusive_on_a_node_of_two_models);
