@@ -470,6 +470,7 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
   const int scale = s && s->priority_scale > 0 ? s->priority_scale : 1;
   const bool reject_no_vc = s && s->accounts_without_cells_reject;
   const bool split = !s || s->split_count_only_jobs;
+  const bool reject_larger = s && s->larger_than_vc_reject;
   hived_settings_free(s);
   const char* vc = nullptr;
   for (size_t i = 0; i < hived_vc_count(e); i++)
@@ -527,8 +528,17 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
     SmallerWholeNodes(e, &req, &shape.members[0], usable, c_ends, now, &answer);
   if (rc == HIVED_OK) {
     *json = answer;
-    JsonPtr j(ask.partition.empty() && ask.qos.empty() ? nullptr
-                                                       : json_loads(answer.c_str(), 0, nullptr));
+    JsonPtr j(json_loads(answer.c_str(), 0, nullptr));
+    // hived.conf "jobsLargerThanVc": "reject": slurmctld refuses it at submission.
+    if (j && reject_larger && std::string(Str(j.get(), "cause")) == "largerThanVc") {
+      json_object_del(j.get(), "estimate");
+      json_object_set_new(j.get(), "outcome", json_string("rejected"));
+      json_object_set_new(
+          j.get(), "reason",
+          json_string((std::string(Str(j.get(), "reason")) +
+                       "; sbatch refuses it (hived.conf jobsLargerThanVc is \"reject\")")
+                          .c_str()));
+    }
     if (j && !ask.qos.empty()) {  // the QOS that gave the class and priority
       json_object_set_new(j.get(), "qos", json_string(ask.qos.c_str()));
       json_object_set_new(j.get(), "qosFrom",

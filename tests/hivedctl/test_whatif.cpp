@@ -887,7 +887,10 @@ START_TEST(test_settings_from_status) {
   const std::string busy = Read("status-busy.json").substr(1);
   for (const bool settings : {true, false}) {
     std::string text = "{\"config\":" + std::string(engine_conf) + ",";
-    if (settings) text += "\"slurm\":{\"opportunisticQos\":[\"scavenger\"],\"priorityScale\":1},";
+    if (settings)
+      text +=
+          "\"slurm\":{\"opportunisticQos\":[\"scavenger\"],\"priorityScale\":1,"
+          "\"jobsLargerThanVc\":\"reject\"},";
     Status st;
     std::string err;
     ck_assert_msg(Parse(text + busy, &st, &err), "%s", err.c_str());
@@ -905,6 +908,15 @@ START_TEST(test_settings_from_status) {
     ck_assert_str_eq(a.S("class"), settings ? "opportunistic" : "guaranteed");
     ck_assert_str_eq(a.S("qosFrom"), "association");
     ck_has(a.text, "QOS scavenger (its association's default: no -q given)");
+    // jobsLargerThanVc "reject": sbatch refuses what would otherwise wait.
+    hived_engine* e2 = nullptr;
+    ck_assert_msg(WhatifEngine(st, config, &e2, &err), "%s", err.c_str());
+    Answer b = AskEngine(e2, config, {"-A", "B", "-N", "3", "--gpus-per-node=8"}, "");
+    ck_assert_int_eq(b.rc, 0);
+    ck_assert_str_eq(b.S("cause"), "largerThanVc");
+    ck_assert_str_eq(b.S("outcome"), settings ? "rejected" : "waiting");
+    ck_assert_int_eq(Has(b.text, "Refused: larger than its VC"), settings);
+    ck_assert_int_eq(Has(b.text, "jobsLargerThanVc"), settings);
   }
   free(engine_conf);
 }
