@@ -443,6 +443,11 @@ bool Parse(const std::string& text, Status* out, std::string* err) {
   out->hived_conf = r.Str(root, "hivedConf", "status", false);
   out->slurm_version = r.Str(root, "slurmVersion", "status", false);
   out->borrow_idle_cells = json_is_true(json_object_get(root, "borrowIdleCells"));
+  size_t qi;
+  json_t* q;
+  json_array_foreach(json_object_get(json_object_get(root, "slurm"), "opportunisticQos"), qi, q) {
+    if (json_is_string(q)) out->opportunistic_qos.push_back(json_string_value(q));
+  }
   json_t* cluster = r.Obj(root, "cluster", "status");
   if (cluster && json_is_object(cluster))
     ReadCluster(r, cluster, out);

@@ -141,6 +141,8 @@ struct Status {
   std::string hived_conf;
   std::string slurm_version;       // the Slurm select/hived runs under ("" if not written)
   bool borrow_idle_cells = false;  // "borrowIdleCells": borrowing is on in slurmctld
+  // hived.conf's "opportunisticQos" ("slurm" in the status; none when not written)
+  std::vector<std::string> opportunistic_qos;
   std::vector<Chain> chains;
   int64_t total_leaves = 0, used_leaves = 0, opp_leaves = 0;
   std::vector<std::string> bad_nodes;

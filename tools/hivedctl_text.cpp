@@ -316,6 +316,11 @@ std::string StatusText(const Status& s, int64_t now) {
   GpuCount g = CountGpus(s);
   o << "HiveD status as of " << AsOf(s, now) << "\n";
   if (!s.slurm_version.empty()) o << "Slurm: " << s.slurm_version << "\n";
+  if (!s.opportunistic_qos.empty()) {
+    o << "Opportunistic QOS:";
+    for (const auto& q : s.opportunistic_qos) o << " " << q;
+    o << " (other QOS run guaranteed in the account's VC)\n";
+  }
   o << "GPUs: " << g.total << " total, " << g.guaranteed << " guaranteed, " << g.opportunistic
     << " opportunistic, " << g.idle << " idle";
   if (g.bad) o << "; " << g.bad << " on bad nodes";

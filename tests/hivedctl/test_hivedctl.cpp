@@ -137,6 +137,7 @@ START_TEST(test_status_text) {
   std::string t = StatusText(fixture, fixture.written + 7);
   ck_has(t, "HiveD status as of 2026-11-21 ");
   ck_has(t, "\nSlurm: 22.05.8\n");
+  ck_has(t, "\nOpportunistic QOS: scavenger low (other QOS run guaranteed in the account's VC)\n");
   ck_has(t, "UTC (7 s ago)");
   ck_has(t, "GPUs: 32 total, 18 guaranteed, 12 opportunistic, 2 idle; 16 on bad nodes");
   ck_has(t, "Jobs: 5 running, 3 waiting for cells");
