@@ -190,7 +190,8 @@ int QosPriority(const std::string& qos) {
 struct AccountChecks {
   int release = 0;
   bool enforced = false;
-  std::string slurm_user;  // SlurmUser's name
+  bool enforce_qos = false;  // AccountingStorageEnforce has qos (or all)
+  std::string slurm_user;    // SlurmUser's name
 };
 
 const AccountChecks& SlurmctldAccountChecks() {
@@ -199,7 +200,10 @@ const AccountChecks& SlurmctldAccountChecks() {
   if (asked) return known;
   asked = true;
   for (const auto& [key, value] : SlurmctldConfig()) {
-    if (key == "AccountingStorageEnforce") known.enforced = hivedctl::EnforcesAssociations(value);
+    if (key == "AccountingStorageEnforce") {
+      known.enforced = hivedctl::EnforcesAssociations(value);
+      known.enforce_qos = hivedctl::EnforcesQos(value);
+    }
     if (key == "SlurmUser") known.slurm_user = value.substr(0, value.find('('));
     int major = 0, minor = 0;
     if (key == "SLURM_VERSION" && sscanf(value.c_str(), "%d.%d", &major, &minor) == 2)
@@ -240,10 +244,16 @@ std::vector<std::string> AccountLineage(const std::string& account) {
   return up;
 }
 
-// The QOS slurmctld gives a job of account without --qos: that of the association of
-// the user hivedctl runs as (else of the account itself) on slurmctld's cluster, as
-// sacctmgr prints it. "" when sacctmgr does not know the account (no accounting).
-std::string AssociationQos(const std::string& account) {
+// An association as `sacctmgr -P show assoc` prints it: that of the user hivedctl
+// runs as in account (user_row), else the account's own, on slurmctld's cluster.
+// found false when sacctmgr does not know the account (no accounting).
+struct Association {
+  bool found = false, user_row = false;
+  std::string default_qos, qos;  // DefaultQOS, QOS (a comma list)
+};
+
+Association AssociationOf(const std::string& account) {
+  Association a;
   std::string out, cluster, me;
   const auto& config = SlurmctldConfig();
   const auto it = config.find("ClusterName");
@@ -252,7 +262,7 @@ std::string AssociationQos(const std::string& account) {
   if (!ShellSafe(account) || Capture("sacctmgr -nP show assoc where account='" + account + "'" +
                                          cluster + " format=user,defaultqos,qos 2>/dev/null",
                                      &out))
-    return "";
+    return a;
   std::istringstream rows(out);
   std::string row, mine, its;
   while (std::getline(rows, row)) {
@@ -264,8 +274,41 @@ std::string AssociationQos(const std::string& account) {
   }
   const std::string& pick = mine.empty() ? its : mine;
   const size_t bar = pick.find('|');
-  if (bar == std::string::npos) return "";
-  return hivedctl::DefaultQos(Trim(pick.substr(0, bar)), Trim(pick.substr(bar + 1)));
+  if (bar == std::string::npos) return a;
+  a.found = true;
+  a.user_row = !mine.empty();
+  a.default_qos = Trim(pick.substr(0, bar));
+  a.qos = Trim(pick.substr(bar + 1));
+  return a;
+}
+
+// Why sbatch refuses `-q qos` for a job of this association ("" when it takes it),
+// as slurmctld checks it: a QOS sacctmgr does not know, always; one outside the
+// user's association's QOS list, under AccountingStorageEnforce with qos, for a user
+// who is not root, SlurmUser or an operator (sacctmgr AdminLevel).
+std::string QosRefused(const std::string& qos, const std::string& account,
+                       const Association& assoc) {
+  std::string out;
+  if (!ShellSafe(qos) ||
+      Capture("sacctmgr -nP show qos '" + qos + "' format=name 2>/dev/null", &out))
+    return "";
+  if (Trim(out).empty())
+    return "QOS '" + qos +
+           "' does not exist (sacctmgr show qos); sbatch refuses the job "
+           "(Invalid qos specification)";
+  const AccountChecks& checks = SlurmctldAccountChecks();
+  if (!checks.enforce_qos || !assoc.user_row) return "";
+  const struct passwd* pw = getpwuid(getuid());
+  if (getuid() == 0 || !pw || pw->pw_name == checks.slurm_user) return "";
+  const std::string why = hivedctl::QosRefuses(qos, assoc.qos);
+  if (why.empty()) return "";
+  out.clear();
+  Capture(std::string("sacctmgr -nP show user '") + pw->pw_name + "' format=adminlevel 2>/dev/null",
+          &out);
+  const std::string level = Trim(out);
+  if (level == "Operator" || level == "Administrator") return "";
+  return "the association of user " + std::string(pw->pw_name) + " in account " + account + " " +
+         why + "; sbatch refuses the job (Invalid qos specification)";
 }
 
 // Whether the user hivedctl runs as may use a partition of AllowGroups=groups, as
@@ -429,9 +472,19 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
   } else {
     ends_text = SqueueEnds();
   }
-  if (ask.qos.empty() && live) {
-    ask.qos = AssociationQos(ask.account);
-    if (!ask.qos.empty()) ask.qos_from = "association";
+  if (live) {
+    const Association assoc = AssociationOf(ask.account);
+    if (ask.qos.empty() && assoc.found) {
+      ask.qos = hivedctl::DefaultQos(assoc.default_qos, assoc.qos);
+      ask.qos_from = "association";
+    } else if (!ask.qos.empty() && assoc.found) {
+      const std::string why = QosRefused(ask.qos, ask.account, assoc);
+      if (!why.empty()) {
+        hived_engine_free(e);
+        fprintf(stderr, "hivedctl: whatif: %s\n", why.c_str());
+        return 1;
+      }
+    }
   }
   if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
   ask.borrow = st.borrow_idle_cells;

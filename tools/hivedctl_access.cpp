@@ -85,6 +85,22 @@ bool EnforcesAssociations(const std::string& value) {
   return false;
 }
 
+bool EnforcesQos(const std::string& value) {
+  std::istringstream in(value);
+  std::string word;
+  while (std::getline(in, word, ','))
+    if (!strcasecmp(word.c_str(), "qos") || !strcasecmp(word.c_str(), "all")) return true;
+  return false;
+}
+
+std::string QosRefuses(const std::string& qos, const std::string& qos_list) {
+  std::istringstream in(qos_list);
+  std::string word;
+  while (std::getline(in, word, ','))
+    if (!strcasecmp(word.c_str(), qos.c_str())) return "";
+  return "may use QOS " + (qos_list.empty() ? std::string("none") : qos_list) + ", not " + qos;
+}
+
 std::string DefaultQos(const std::string& default_qos, const std::string& qos_list) {
   if (!default_qos.empty()) return default_qos;
   if (!qos_list.empty() && qos_list.find(',') == std::string::npos) return qos_list;

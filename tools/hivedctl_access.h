@@ -36,6 +36,14 @@ std::string PartitionRefuses(
 // numeric forms of associations, limits).
 bool EnforcesAssociations(const std::string& value);
 
+// Whether an AccountingStorageEnforce value makes Slurm check a job's QOS against
+// its association's QOS list: qos, or all.
+bool EnforcesQos(const std::string& value);
+
+// Why an association whose QOS list (sacctmgr's comma list) is qos_list may not
+// use qos ("" when it may): "may use QOS a,b, not c". Compared case-insensitively.
+std::string QosRefuses(const std::string& qos, const std::string& qos_list);
+
 // The QOS slurmctld gives a job submitted without --qos, from its association's
 // DefaultQOS and QOS list as `sacctmgr -P show assoc` prints them (a child's are its
 // parent's when unset): the default QOS; else the one QOS of the list when it has

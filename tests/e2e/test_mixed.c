@@ -573,6 +573,53 @@ START_TEST(test_whatif_default_qos)
 }
 END_TEST
 
+/*
+ * -q of a QOS the user's association may not use (AccountingStorageEnforce has
+ * qos): sbatch refuses the job, and so does whatif, for a user who is not an
+ * operator; root may. A QOS that does not exist is refused for anyone. Before,
+ * whatif answered "starts now" for both.
+ */
+START_TEST(test_whatif_qos_access)
+{
+	const char *ask = "whatif -A own -q hivedx -N1 --gres=gpu:1 2>&1";
+	char dir[] = "/tmp/hived-e2e-mixed-XXXXXX";
+	char *user = NULL, *root = NULL, *none = NULL, *sbatch = NULL;
+	int rc_user, rc_root, rc_none, rc_sbatch;
+
+	ck_assert_msg(mkdtemp(dir) &&
+		      run(NULL, "cp '%s/hivedctl' '%s/' && chmod 755 '%s'",
+			  e2e_builddir, dir, dir) == 0,
+		      "cannot copy hivedctl to %s", dir);
+	cancel_all_seen_by_whatif();
+	ck_assert_int_eq(run(NULL, "sacctmgr -i add qos hivedx"), 0);
+	rc_user = run(&user, "runuser -u hivedtest -- env SLURM_CONF='%s' "
+		      "PATH=\"$PATH\" '%s/hivedctl' %s", e2e_conf, dir, ask);
+	rc_sbatch = run(&sbatch, "runuser -u hivedtest -- env SLURM_CONF='%s' "
+			"sbatch -A own -q hivedx --gres=gpu:1 --chdir=/tmp "
+			"-o /dev/null --wrap 'sleep 1' 2>&1", e2e_conf);
+	rc_root = run(&root, "'%s/hivedctl' %s", e2e_builddir, ask);
+	rc_none = run(&none, "'%s/hivedctl' whatif -A own -q hivednosuch "
+		      "--gres=gpu:1 2>&1", e2e_builddir);
+	run(NULL, "sacctmgr -i delete qos hivedx");
+	run(NULL, "rm -rf '%s'", dir);
+
+	ck_assert_msg(rc_sbatch != 0 && strstr(sbatch, "Invalid qos"),
+		      "sbatch -q hivedx as hivedtest: %s", sbatch ? sbatch : "");
+	ck_assert_msg(rc_user == 1 && strstr(user, "not hivedx") &&
+		      strstr(user, "Invalid qos specification"),
+		      "whatif -q hivedx as hivedtest: %s", user ? user : "");
+	ck_assert_msg(rc_root == 0 && strstr(root, "Starts now"),
+		      "whatif -q hivedx as root (an operator): %s",
+		      root ? root : "");
+	ck_assert_msg(rc_none == 1 && strstr(none, "does not exist"),
+		      "whatif -q of no QOS: %s", none ? none : "");
+	free(user);
+	free(root);
+	free(none);
+	free(sbatch);
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -596,5 +643,6 @@ int main(void)
 	tcase_add_test(tc, test_whatif_partition_access);
 	tcase_add_test(tc, test_whatif_partition_groups);
 	tcase_add_test(tc, test_whatif_default_qos);
+	tcase_add_test(tc, test_whatif_qos_access);
 	return e2e_run("mixed", tc, cancel_all);
 }

@@ -775,6 +775,14 @@ START_TEST(test_default_qos) {
   ck_str_eq(DefaultQos("", "high"), "high");
   ck_str_eq(DefaultQos("", "high,scavenger"), "normal");
   ck_str_eq(DefaultQos("", ""), "normal");
+  // -q against the association's list, where AccountingStorageEnforce has qos.
+  ck_assert(EnforcesQos("associations,limits,qos,safe"));
+  ck_assert(EnforcesQos("all"));
+  ck_assert(!EnforcesQos("associations,limits,safe"));
+  ck_str_eq(QosRefuses("scavenger", "normal,scavenger"), "");
+  ck_str_eq(QosRefuses("High", "normal,high"), "");
+  ck_str_eq(QosRefuses("other", "normal,high"), "may use QOS normal,high, not other");
+  ck_str_eq(QosRefuses("other", ""), "may use QOS none, not other");
 }
 END_TEST
 
