@@ -479,6 +479,22 @@ START_TEST(test_whatif_partition_access)
 }
 END_TEST
 
+/* hivedctl copied into dir (a mkdtemp template), where hivedtest may run it. */
+static void hivedctl_for_hivedtest(char *dir)
+{
+	ck_assert_msg(mkdtemp(dir) &&
+		      run(NULL, "cp '%s/hivedctl' '%s/' && chmod 755 '%s'",
+			  e2e_builddir, dir, dir) == 0,
+		      "cannot copy hivedctl to %s", dir);
+}
+
+/* That copy run as hivedtest with args; its exit status, its output in *out. */
+static int hivedctl_as_hivedtest(char **out, const char *dir, const char *args)
+{
+	return run(out, "runuser -u hivedtest -- env SLURM_CONF='%s' "
+		   "PATH=\"$PATH\" '%s/hivedctl' %s", e2e_conf, dir, args);
+}
+
 /*
  * AllowGroups: a user in none of the groups is refused there; root, whom
  * slurmctld lets run anywhere, is not. Partition small is restored before the
@@ -491,16 +507,11 @@ START_TEST(test_whatif_partition_groups)
 	char *user = NULL, *root = NULL;
 	int rc_user, rc_root;
 
-	/* hivedctl where user hivedtest can run it. */
-	ck_assert_msg(mkdtemp(dir) &&
-		      run(NULL, "cp '%s/hivedctl' '%s/' && chmod 755 '%s'",
-			  e2e_builddir, dir, dir) == 0,
-		      "cannot copy hivedctl to %s", dir);
+	hivedctl_for_hivedtest(dir);
 	cancel_all_seen_by_whatif();
 	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
 			     "AllowGroups=daemon"), 0);
-	rc_user = run(&user, "runuser -u hivedtest -- env SLURM_CONF='%s' "
-		      "PATH=\"$PATH\" '%s/hivedctl' %s", e2e_conf, dir, ask);
+	rc_user = hivedctl_as_hivedtest(&user, dir, ask);
 	rc_root = run(&root, "'%s/hivedctl' %s", e2e_builddir, ask);
 	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
 			     "AllowGroups=ALL"), 0);
@@ -586,14 +597,10 @@ START_TEST(test_whatif_qos_access)
 	char *user = NULL, *root = NULL, *none = NULL, *sbatch = NULL;
 	int rc_user, rc_root, rc_none, rc_sbatch;
 
-	ck_assert_msg(mkdtemp(dir) &&
-		      run(NULL, "cp '%s/hivedctl' '%s/' && chmod 755 '%s'",
-			  e2e_builddir, dir, dir) == 0,
-		      "cannot copy hivedctl to %s", dir);
+	hivedctl_for_hivedtest(dir);
 	cancel_all_seen_by_whatif();
 	ck_assert_int_eq(run(NULL, "sacctmgr -i add qos hivedx"), 0);
-	rc_user = run(&user, "runuser -u hivedtest -- env SLURM_CONF='%s' "
-		      "PATH=\"$PATH\" '%s/hivedctl' %s", e2e_conf, dir, ask);
+	rc_user = hivedctl_as_hivedtest(&user, dir, ask);
 	rc_sbatch = run(&sbatch, "runuser -u hivedtest -- env SLURM_CONF='%s' "
 			"sbatch -A own -q hivedx --gres=gpu:1 --chdir=/tmp "
 			"-o /dev/null --wrap 'sleep 1' 2>&1", e2e_conf);
