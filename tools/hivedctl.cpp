@@ -299,7 +299,8 @@ std::string QosRefused(const std::string& qos, const std::string& account,
   const AccountChecks& checks = SlurmctldAccountChecks();
   if (!checks.enforce_qos || !assoc.user_row) return "";
   const struct passwd* pw = getpwuid(getuid());
-  if (getuid() == 0 || !pw || pw->pw_name == checks.slurm_user) return "";
+  if (getuid() == 0 || !pw || pw->pw_name == checks.slurm_user || !ShellSafe(pw->pw_name))
+    return "";
   const std::string why = hivedctl::QosRefuses(qos, assoc.qos);
   if (why.empty()) return "";
   out.clear();
