@@ -533,7 +533,14 @@ START_TEST(test_files)
 	ck_assert_msg(!strncmp(out, "755 root\n600 root\n644 root\n", 27),
 		      "state dir, state file, status file: %s", out);
 	free(out);
-	ck_assert_int_eq(run(&out, "find '%s' -perm -o+w -o -perm -g+w", statedir), 0);
+	/*
+	 * slurmctld and the status writer rename their *.new files while find
+	 * walks the directory; one that vanishes makes find exit 1 (a fresh-clone
+	 * CI run failed so). What find prints is the verdict; the stat above
+	 * showed the directory is there.
+	 */
+	ck_assert_int_eq(run(&out, "find '%s' \\( -perm -o+w -o -perm -g+w \\) -print 2>/dev/null; true",
+			     statedir), 0);
 	ck_assert_msg(!out || !out[0], "group/world-writable in StateSaveLocation: %s", out);
 	free(out);
 	ck_assert_int_ne(as(USER, &out, "cat %s/hived_state.json", statedir), 0);
