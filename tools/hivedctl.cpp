@@ -190,8 +190,9 @@ int QosPriority(const std::string& qos) {
 struct AccountChecks {
   int release = 0;
   bool enforced = false;
-  bool enforce_qos = false;  // AccountingStorageEnforce has qos (or all)
-  std::string slurm_user;    // SlurmUser's name
+  bool enforce_qos = false;     // AccountingStorageEnforce has qos (or all)
+  bool enforce_limits = false;  // ... limits (or safe, all)
+  std::string slurm_user;       // SlurmUser's name
 };
 
 const AccountChecks& SlurmctldAccountChecks() {
@@ -203,6 +204,7 @@ const AccountChecks& SlurmctldAccountChecks() {
     if (key == "AccountingStorageEnforce") {
       known.enforced = hivedctl::EnforcesAssociations(value);
       known.enforce_qos = hivedctl::EnforcesQos(value);
+      known.enforce_limits = hivedctl::EnforcesLimits(value);
     }
     if (key == "SlurmUser") known.slurm_user = value.substr(0, value.find('('));
     int major = 0, minor = 0;
@@ -249,7 +251,9 @@ std::vector<std::string> AccountLineage(const std::string& account) {
 // found false when sacctmgr does not know the account (no accounting).
 struct Association {
   bool found = false, user_row = false;
-  std::string default_qos, qos;  // DefaultQOS, QOS (a comma list)
+  std::string user;                         // "" for the account's own
+  std::string default_qos, qos;             // DefaultQOS, QOS (a comma list)
+  std::string max_tres, max_tres_per_node;  // MaxTRES, MaxTRESPerNode (an ancestor's if unset)
 };
 
 Association AssociationOf(const std::string& account) {
@@ -259,27 +263,92 @@ Association AssociationOf(const std::string& account) {
   const auto it = config.find("ClusterName");
   if (it != config.end() && ShellSafe(it->second)) cluster = " cluster='" + it->second + "'";
   if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
-  if (!ShellSafe(account) || Capture("sacctmgr -nP show assoc where account='" + account + "'" +
-                                         cluster + " format=user,defaultqos,qos 2>/dev/null",
-                                     &out))
+  if (!ShellSafe(account) ||
+      Capture("sacctmgr -nP show assoc where account='" + account + "'" + cluster +
+                  " format=user,defaultqos,qos,maxtres,maxtrespernode 2>/dev/null",
+              &out))
     return a;
   std::istringstream rows(out);
-  std::string row, mine, its;
+  std::string row;
+  std::vector<std::string> mine, its;
   while (std::getline(rows, row)) {
-    const size_t bar = row.find('|');
-    if (bar == std::string::npos) continue;
-    const std::string user = row.substr(0, bar), rest = row.substr(bar + 1);
-    if (user == me && mine.empty()) mine = rest;
-    if (user.empty() && its.empty()) its = rest;
+    std::vector<std::string> f;
+    std::istringstream fields(row);
+    for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+    if (f.size() < 3) continue;
+    f.resize(5);
+    if (f[0] == me && mine.empty()) mine = f;
+    if (f[0].empty() && its.empty()) its = f;
   }
-  const std::string& pick = mine.empty() ? its : mine;
-  const size_t bar = pick.find('|');
-  if (bar == std::string::npos) return a;
+  const std::vector<std::string>& pick = mine.empty() ? its : mine;
+  if (pick.empty()) return a;
   a.found = true;
   a.user_row = !mine.empty();
-  a.default_qos = Trim(pick.substr(0, bar));
-  a.qos = Trim(pick.substr(bar + 1));
+  a.user = pick[0];
+  a.default_qos = pick[1];
+  a.qos = pick[2];
+  a.max_tres = pick[3];
+  a.max_tres_per_node = pick[4];
   return a;
+}
+
+// A QOS's per-job limits and flags as sacctmgr shows them (found false when it
+// does not know the QOS), each asked once per run.
+struct QosLimits {
+  bool found = false;
+  hivedctl::TresLimits limits;
+  std::string flags;
+};
+
+const QosLimits& QosLimitsOf(const std::string& qos) {
+  static std::map<std::string, QosLimits> known;
+  auto [it, fresh] = known.try_emplace(qos);
+  QosLimits& q = it->second;
+  if (!fresh) return q;
+  std::string out;
+  if (!ShellSafe(qos) || Capture("sacctmgr -nP show qos '" + qos +
+                                     "' format=maxtres,maxtrespernode,mintres,flags 2>/dev/null",
+                                 &out))
+    return q;
+  std::vector<std::string> f;
+  std::istringstream fields(Trim(out));
+  for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+  if (f.size() < 3) return q;
+  f.resize(4);
+  q.found = true;
+  q.limits = {"QOS " + qos, true, f[0], f[1], f[2]};
+  q.flags = f[3];
+  return q;
+}
+
+// The per-job limit of the job's QOS, its partition's QOS or its association that
+// keeps it out, as slurmctld applies them (only under AccountingStorageEnforce with
+// limits), into ask's limit_* fields.
+void CheckLimits(const Association& assoc, hivedctl::WhatifAsk* ask) {
+  if (!assoc.found || !SlurmctldAccountChecks().enforce_limits) return;
+  std::vector<hivedctl::TresLimits> qos;
+  bool denies = false;
+  for (const auto& name :
+       hivedctl::QosOrder(ask->qos, QosLimitsOf(ask->qos).flags, ask->partition_qos)) {
+    const QosLimits& q = QosLimitsOf(name);
+    if (!q.found) continue;
+    qos.push_back(q.limits);
+    denies = denies || hivedctl::QosHasFlag(q.flags, "DenyOnLimit");
+  }
+  hivedctl::TresLimits mine{"the association of " +
+                                (assoc.user.empty() ? "account " : assoc.user + " in account ") +
+                                ask->account,
+                            false, assoc.max_tres, assoc.max_tres_per_node, ""};
+  hivedctl::JobTres job;
+  job.nodes = ask->nodes;
+  job.gpus = ask->gpus > 0 ? ask->gpus : int64_t{ask->gpus_per_node} * ask->nodes;
+  if (ask->gpus_per_node > 0)
+    job.gpus_per_node = ask->gpus_per_node;
+  else if (ask->gpus > 0 && ask->nodes_given)
+    job.gpus_per_node = ask->gpus / ask->nodes;
+  job.gpu_type = ask->gpu_type;
+  ask->limit_refuses = hivedctl::LimitRefuses(qos, mine, job, &ask->limit_reason);
+  ask->limit_denies = denies && !ask->limit_refuses.empty();
 }
 
 // Why sbatch refuses `-q qos` for a job of this association ("" when it takes it),
@@ -346,6 +415,7 @@ bool TakePartition(const std::string& record, const std::string& what, hivedctl:
   ask->partition_refuses = hivedctl::PartitionRefuses(
       record, ask->account, [&] { return AccountLineage(ask->account); }, ask->qos, UserInGroups);
   *tier = atoi(hivedctl::RecordField(record, "PriorityTier").c_str());
+  ask->partition_qos = hivedctl::RecordField(record, "QoS");
   const std::string list = hivedctl::RecordField(record, "Nodes");
   ask->partition_nodes.clear();
   ask->partition_all = list == "ALL";
@@ -473,8 +543,9 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
   } else {
     ends_text = SqueueEnds();
   }
+  Association assoc;
   if (live) {
-    const Association assoc = AssociationOf(ask.account);
+    assoc = AssociationOf(ask.account);
     if (ask.qos.empty() && assoc.found) {
       ask.qos = hivedctl::DefaultQos(assoc.default_qos, assoc.qos);
       ask.qos_from = "association";
@@ -495,6 +566,8 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
     fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());
     return 1;
   }
+  if (live)
+    for (auto& a : asks) CheckLimits(assoc, &a);
   std::string answer;
   int rc = hivedctl::WhatifPartitions(e, config, asks, hivedctl::ParseEnds(ends_text), now, &answer,
                                       &err);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "hivedctl_access.h"
 
+#include <stdlib.h>
 #include <strings.h>
 
 #include <sstream>
@@ -105,6 +106,112 @@ std::string DefaultQos(const std::string& default_qos, const std::string& qos_li
   if (!default_qos.empty()) return default_qos;
   if (!qos_list.empty() && qos_list.find(',') == std::string::npos) return qos_list;
   return "normal";
+}
+
+int64_t TresValue(const std::string& list, const std::string& name) {
+  std::istringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || strcasecmp(item.substr(0, eq).c_str(), name.c_str())) continue;
+    const std::string v = item.substr(eq + 1);
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return strtoll(v.c_str(), nullptr, 10);  // saturates: a limit past any job
+  }
+  return -1;
+}
+
+namespace {
+
+enum class Kind { kMaxPerJob, kMaxPerNode, kMinPerJob };
+
+const std::string& LimitList(const TresLimits& l, Kind k) {
+  return k == Kind::kMaxPerJob    ? l.max_per_job
+         : k == Kind::kMaxPerNode ? l.max_per_node
+                                  : l.min_per_job;
+}
+
+// Slurm's pending reason for a limit of kind k on TRES tres (node or a gres).
+std::string ReasonName(bool qos, Kind k, bool node) {
+  const std::string who = qos ? "QOS" : "Assoc";
+  if (k == Kind::kMinPerJob) return who + (node ? "MinNode" : "MinGRES");
+  if (k == Kind::kMaxPerNode) return who + "MaxGRESPerNode";
+  return who + (node ? "MaxNodePerJobLimit" : "MaxGRESPerJob");
+}
+
+std::string Count(int64_t n, const char* unit) {
+  return std::to_string(n) + " " + unit + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string LimitRefuses(const std::vector<TresLimits>& qos, const TresLimits& assoc,
+                         const JobTres& job, std::string* reason) {
+  std::vector<std::string> tres = {"node"};
+  if (job.gpus > 0) {
+    tres.push_back("gres/gpu");
+    if (!job.gpu_type.empty()) tres.push_back("gres/gpu:" + job.gpu_type);
+  }
+  for (Kind k : {Kind::kMaxPerJob, Kind::kMaxPerNode, Kind::kMinPerJob}) {
+    for (const auto& t : tres) {
+      const bool node = t == "node";
+      int64_t asked = node ? job.nodes : job.gpus;
+      if (k == Kind::kMaxPerNode) {
+        if (node || job.gpus_per_node < 0) continue;  // not known before placement
+        asked = job.gpus_per_node;
+      }
+      // The first QOS that sets it decides; the association only where none does.
+      const TresLimits* by = nullptr;
+      int64_t limit = -1;
+      for (const auto& q : qos)
+        if ((limit = TresValue(LimitList(q, k), t)) >= 0) {
+          by = &q;
+          break;
+        }
+      if (!by && k != Kind::kMinPerJob && (limit = TresValue(LimitList(assoc, k), t)) >= 0)
+        by = &assoc;
+      if (!by || (k == Kind::kMinPerJob ? asked >= limit : asked <= limit)) continue;
+      if (reason) *reason = ReasonName(by->is_qos, k, node);
+      const char* name = k == Kind::kMinPerJob    ? "MinTRESPerJob"
+                         : k == Kind::kMaxPerNode ? "MaxTRESPerNode"
+                         : by->is_qos             ? "MaxTRESPerJob"
+                                                  : "MaxTRES";
+      return std::string(name) + " " + t + "=" + std::to_string(limit) + " of " + by->owner +
+             ": the job asks for " + Count(asked, node ? "node" : "GPU") +
+             (k == Kind::kMaxPerNode ? " per node" : "");
+    }
+  }
+  return "";
+}
+
+bool EnforcesLimits(const std::string& value) {
+  std::istringstream in(value);
+  std::string word;
+  while (std::getline(in, word, ','))
+    for (const char* w : {"limits", "safe", "all", "2"})
+      if (!strcasecmp(word.c_str(), w)) return true;
+  return false;
+}
+
+bool QosHasFlag(const std::string& flags, const char* flag) {
+  std::istringstream in(flags);
+  std::string word;
+  while (std::getline(in, word, ','))
+    if (!strcasecmp(word.c_str(), flag)) return true;
+  return false;
+}
+
+std::vector<std::string> QosOrder(const std::string& job_qos, const std::string& job_qos_flags,
+                                  const std::string& part_qos) {
+  std::vector<std::string> order;
+  const bool part = !part_qos.empty() && part_qos != "N/A" && part_qos != "(null)";
+  if (part && !QosHasFlag(job_qos_flags, "OverPartQOS")) order.push_back(part_qos);
+  if (!job_qos.empty() && (order.empty() || strcasecmp(order[0].c_str(), job_qos.c_str())))
+    order.push_back(job_qos);
+  if (part && QosHasFlag(job_qos_flags, "OverPartQOS") &&
+      strcasecmp(part_qos.c_str(), job_qos.c_str()))
+    order.push_back(part_qos);
+  return order;
 }
 
 }  // namespace hivedctl

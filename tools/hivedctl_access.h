@@ -5,6 +5,7 @@
 #ifndef HIVEDCTL_ACCESS_H
 #define HIVEDCTL_ACCESS_H
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -49,6 +50,49 @@ std::string QosRefuses(const std::string& qos, const std::string& qos_list);
 // parent's when unset): the default QOS; else the one QOS of the list when it has
 // only one; else "normal".
 std::string DefaultQos(const std::string& default_qos, const std::string& qos_list);
+
+// A job's size as Slurm's per-job TRES limits count it.
+struct JobTres {
+  int64_t gpus = 0;            // GPUs of the job (0: none counted, as --exclusive alone)
+  int64_t nodes = 1;           // nodes: the number asked (-N), else 1
+  int64_t gpus_per_node = -1;  // -1: not known before placement (--gpus without -N)
+  std::string gpu_type;        // "" for any type
+};
+
+// Per-job limits as `sacctmgr -P` prints them: a QOS's MaxTRESPerJob,
+// MaxTRESPerNode and MinTRESPerJob, or an association's MaxTRES and
+// MaxTRESPerNode (min_per_job empty).
+struct TresLimits {
+  std::string owner;  // for the message: "QOS normal", "the association of u in a"
+  bool is_qos = false;
+  std::string max_per_job, max_per_node, min_per_job;
+};
+
+// A TRES's value in a sacctmgr TRES list ("cpu=4,gres/gpu=8,node=2"); -1 when
+// the list does not name it.
+int64_t TresValue(const std::string& list, const std::string& name);
+
+// The per-job limit slurmctld never starts the job past, as it applies them under
+// AccountingStorageEnforce with limits (see EnforcesLimits): for each of node,
+// gres/gpu and gres/gpu:TYPE, and each kind (max per job, max per node, min per
+// job), the first QOS of qos (slurmctld's order: QosOrder) that sets it decides;
+// the association's only where no QOS set that one. "" when none keeps it out;
+// else what and why, and *reason Slurm's pending reason (QOSMaxGRESPerJob ...).
+std::string LimitRefuses(const std::vector<TresLimits>& qos, const TresLimits& assoc,
+                         const JobTres& job, std::string* reason);
+
+// Whether an AccountingStorageEnforce value makes slurmctld apply association and
+// QOS limits: limits, safe or all (2: the numeric form of limits).
+bool EnforcesLimits(const std::string& value);
+
+// Which QOS's limits slurmctld takes first: the partition's QOS, unless the job's
+// has the flag OverPartQOS (flags: sacctmgr's comma list); the job's alone when
+// the partition has none (part_qos "" or "N/A") or it is the same QOS.
+std::vector<std::string> QosOrder(const std::string& job_qos, const std::string& job_qos_flags,
+                                  const std::string& part_qos);
+
+// Whether sacctmgr's Flags list of a QOS has flag (case-insensitive).
+bool QosHasFlag(const std::string& flags, const char* flag);
 
 }  // namespace hivedctl
 

@@ -137,6 +137,7 @@ const char* CauseText(const std::string& cause) {
   if (cause == "noIdleCell") return "no idle cells of that shape for opportunistic work";
   if (cause == "rejected") return "it can never run as asked";
   if (cause == "partitionRefuses") return "the partition does not take its account, user or QOS";
+  if (cause == "limit") return "a QOS or association limit keeps it out";
   return "no cells of that shape";
 }
 
@@ -150,6 +151,24 @@ void Refused(json_t* j, const std::string& why) {
   json_object_set_new(j, "outcome", json_string("rejected"));
   json_object_set_new(j, "cause", json_string("partitionRefuses"));
   json_object_set_new(j, "reason", json_string(why.c_str()));
+}
+
+// A per-job limit of its QOS or association: slurmctld checks it before select/hived
+// is asked, keeping the job pending with the limit's reason for as long as the
+// limit stands, or, with DenyOnLimit, refusing it at submission.
+void Limited(json_t* j, const WhatifAsk& ask) {
+  for (const char* k : {"placement", "preempts", "borrowed", "estimate", "doomedCells"})
+    json_object_del(j, k);
+  json_object_set_new(j, "startsNow", json_false());
+  json_object_set_new(j, "outcome", json_string(ask.limit_denies ? "rejected" : "waiting"));
+  json_object_set_new(j, "cause", json_string("limit"));
+  const std::string why =
+      ask.limit_refuses +
+      (ask.limit_denies
+           ? "; sbatch refuses it, as its QOS has DenyOnLimit (Job violates accounting/QOS policy)"
+           : "; it pends (" + ask.limit_reason + ") for as long as the limit stands");
+  json_object_set_new(j, "reason", json_string(why.c_str()));
+  json_object_set_new(j, "slurmReason", json_string(ask.limit_reason.c_str()));
 }
 
 // The nodes the job may use, as hived_job.c takes them (the partition's, within -w,
@@ -552,6 +571,7 @@ int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask
           json_string(ask.partition_from.empty() ? "option" : ask.partition_from.c_str()));
       if (!ask.partition_refuses.empty()) Refused(j.get(), ask.partition_refuses);
     }
+    if (j && ask.partition_refuses.empty() && !ask.limit_refuses.empty()) Limited(j.get(), ask);
     if (j) {
       char* d = json_dumps(j.get(), JSON_COMPACT | JSON_PRESERVE_ORDER);
       if (d) *json = d;

@@ -41,6 +41,12 @@ struct WhatifAsk {
   // Why Slurm never starts the job in the partition (its AllowAccounts, AllowQos
   // and their Deny twins; hivedctl_access.h); "" when it lets it in.
   std::string partition_refuses;
+  std::string partition_qos;  // its QoS= (its limits apply too), "N/A" for none
+  // The QOS or association limit slurmctld never starts the job past
+  // (hivedctl_access.h LimitRefuses), Slurm's pending reason for it, and whether
+  // a QOS has DenyOnLimit, so that sbatch refuses the job instead.
+  std::string limit_refuses, limit_reason;
+  bool limit_denies = false;
   std::vector<std::string> nodelist, exclude;  // -w, -x (expanded host lists)
 };
 

@@ -627,6 +627,100 @@ START_TEST(test_whatif_qos_access)
 }
 END_TEST
 
+/*
+ * Per-job limits slurmctld applies before it asks select/hived
+ * (AccountingStorageEnforce has limits). QOS normal's MaxTRESPerJob
+ * gres/gpu=1 keeps a 2-GPU job pending with QOSMaxGRESPerJob, and whatif must
+ * say so, with that reason; with DenyOnLimit sbatch refuses the job, and whatif
+ * answers refused; root's association's MaxTRES gres/gpu=1 holds it where no
+ * QOS sets a GPU limit (AssocMaxGRESPerJob). Before, whatif answered "starts
+ * now" to all three. Restored before the asserts.
+ */
+static int held_by(const char *args, const char *reason)
+{
+	int job = 0;
+
+	/* slurmctld has the new limit once a job is held by it. */
+	for (int i = 0; i < 20; i++) {
+		job = submit(args);
+		if (wait_job(job, reason, 5))
+			return job;
+		run(NULL, "scancel %d", job);
+	}
+	return -job;
+}
+
+START_TEST(test_whatif_limits)
+{
+	const char *args = "-A own -q normal -p small -N1 --gres=gpu:2 -t 5";
+	const char *ask = "--json whatif -A own -q normal -p small -N1 "
+			  "--gres=gpu:2 2>&1";
+	const char *user = "sacctmgr -i modify user where name=root account=own "
+			   "cluster=hived set MaxTRES=gres/gpu=";
+	char *qos = NULL, *deny = NULL, *assoc = NULL, *sbatch = NULL;
+	char *text = NULL;
+	int held_qos, held_assoc, rc_qos, rc_deny, rc_assoc, rc_sbatch = 0;
+	int rc_text;
+
+	cancel_all_seen_by_whatif();
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos normal set "
+			     "MaxTRESPerJob=gres/gpu=1"), 0);
+	held_qos = held_by(args, "Reason=QOSMaxGRESPerJob");
+	rc_qos = run(&qos, "'%s/hivedctl' %s", e2e_builddir, ask);
+	rc_text = run(&text, "'%s/hivedctl' %s", e2e_builddir, ask + 7);
+	run(NULL, "scancel %d", held_qos > 0 ? held_qos : -held_qos);
+
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos normal set "
+			     "flags+=DenyOnLimit"), 0);
+	for (int i = 0; i < 20 && !rc_sbatch; i++) {
+		free(sbatch);
+		rc_sbatch = run(&sbatch, "sbatch %s -o /dev/null --wrap 'sleep 1' "
+				"2>&1", args);
+		if (!rc_sbatch) {
+			run(NULL, "scancel %d", atoi(strrchr(sbatch, ' ') + 1));
+			usleep(500 * 1000);
+		}
+	}
+	rc_deny = run(&deny, "'%s/hivedctl' %s", e2e_builddir, ask);
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos normal set "
+			     "flags-=DenyOnLimit MaxTRESPerJob=gres/gpu=-1"), 0);
+
+	ck_assert_int_eq(run(NULL, "%s1", user), 0);
+	held_assoc = held_by(args, "Reason=AssocMaxGRESPerJob");
+	rc_assoc = run(&assoc, "'%s/hivedctl' %s", e2e_builddir, ask);
+	run(NULL, "scancel %d", held_assoc > 0 ? held_assoc : -held_assoc);
+	ck_assert_int_eq(run(NULL, "%s-1", user), 0);
+
+	ck_assert_msg(held_qos > 0, "job %d never held by QOSMaxGRESPerJob: %s",
+		      -held_qos, job_line(-held_qos));
+	ck_assert_msg(rc_qos == 0 && strstr(qos, "\"cause\":\"limit\"") &&
+		      strstr(qos, "\"outcome\":\"waiting\"") &&
+		      strstr(qos, "\"slurmReason\":\"QOSMaxGRESPerJob\"") &&
+		      strstr(qos, "MaxTRESPerJob gres/gpu=1 of QOS normal"),
+		      "whatif under QOS normal's MaxTRESPerJob: %s", qos ? qos : "");
+	ck_assert_msg(rc_text == 0 &&
+		      strstr(text, "Waits: a QOS or association limit keeps it out"),
+		      "whatif's text under the limit: %s", text ? text : "");
+	ck_assert_msg(rc_sbatch != 0 && strstr(sbatch, "policy"),
+		      "sbatch under DenyOnLimit: %s", sbatch ? sbatch : "");
+	ck_assert_msg(rc_deny == 0 && strstr(deny, "\"outcome\":\"rejected\"") &&
+		      strstr(deny, "DenyOnLimit"),
+		      "whatif under DenyOnLimit: %s", deny ? deny : "");
+	ck_assert_msg(held_assoc > 0, "job %d never held by AssocMaxGRESPerJob: %s",
+		      -held_assoc, job_line(-held_assoc));
+	ck_assert_msg(rc_assoc == 0 &&
+		      strstr(assoc, "\"slurmReason\":\"AssocMaxGRESPerJob\"") &&
+		      strstr(assoc, "of the association of root in account own"),
+		      "whatif under the association's MaxTRES: %s",
+		      assoc ? assoc : "");
+	free(qos);
+	free(deny);
+	free(assoc);
+	free(sbatch);
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -651,5 +745,6 @@ int main(void)
 	tcase_add_test(tc, test_whatif_partition_groups);
 	tcase_add_test(tc, test_whatif_default_qos);
 	tcase_add_test(tc, test_whatif_qos_access);
+	tcase_add_test(tc, test_whatif_limits);
 	return e2e_run("mixed", tc, cancel_all);
 }

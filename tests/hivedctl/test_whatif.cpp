@@ -786,6 +786,123 @@ START_TEST(test_default_qos) {
 }
 END_TEST
 
+// Per-job limits of the job's QOS, its partition's QOS and its association, as
+// slurmctld applies them before it asks select/hived. Before, whatif answered
+// "starts now" for a job that pends forever with QOSMaxGRESPerJob.
+START_TEST(test_limits) {
+  ck_assert_int_eq(TresValue("cpu=4,gres/gpu=8,node=2", "gres/gpu"), 8);
+  ck_assert_int_eq(TresValue("cpu=4,gres/gpu:a100=2", "gres/gpu"), -1);
+  ck_assert_int_eq(TresValue("gres/gpu:a100=2", "gres/gpu:a100"), 2);
+  ck_assert_int_eq(TresValue("node=0", "node"), 0);
+  ck_assert_int_eq(TresValue("", "node"), -1);
+  ck_assert(EnforcesLimits("associations,limits,qos,safe"));
+  ck_assert(EnforcesLimits("all"));
+  ck_assert(!EnforcesLimits("associations,qos"));
+  ck_assert(QosHasFlag("DenyOnLimit,OverPartQOS", "overpartqos"));
+  ck_assert(!QosHasFlag("NoDecay", "DenyOnLimit"));
+  // The partition's QOS first, unless the job's overrides it.
+  auto order = QosOrder("normal", "", "part");
+  ck_assert_uint_eq(order.size(), 2);
+  ck_str_eq(order[0], "part");
+  order = QosOrder("normal", "OverPartQOS", "part");
+  ck_str_eq(order[0], "normal");
+  ck_str_eq(order[1], "part");
+  ck_assert_uint_eq(QosOrder("normal", "", "N/A").size(), 1);
+  ck_assert_uint_eq(QosOrder("normal", "", "Normal").size(), 1);
+
+  TresLimits normal{"QOS normal", true, "gres/gpu=4,node=1", "", ""};
+  TresLimits none{"the association of u in account a", false, "", "", ""};
+  JobTres job;
+  job.gpus = 8;
+  job.gpus_per_node = 8;
+  std::string reason;
+  ck_str_eq(LimitRefuses({normal}, none, job, &reason),
+            "MaxTRESPerJob gres/gpu=4 of QOS normal: the job asks for 8 GPUs");
+  ck_str_eq(reason, "QOSMaxGRESPerJob");
+  job.gpus = job.gpus_per_node = 4;
+  ck_str_eq(LimitRefuses({normal}, none, job, &reason), "");
+  // Node before GPUs, as in Slurm's TRES order.
+  job.nodes = 2;
+  job.gpus = 8;
+  ck_str_eq(LimitRefuses({normal}, none, job, &reason),
+            "MaxTRESPerJob node=1 of QOS normal: the job asks for 2 nodes");
+  job.gpus = 2;
+  job.gpus_per_node = 1;
+  ck_str_eq(LimitRefuses({normal}, none, job, &reason),
+            "MaxTRESPerJob node=1 of QOS normal: the job asks for 2 nodes");
+  ck_str_eq(reason, "QOSMaxNodePerJobLimit");
+  // The first QOS that sets a limit decides it, even when a later one is stricter.
+  TresLimits loose{"QOS part", true, "gres/gpu=16,node=4", "", ""};
+  job = JobTres();
+  job.gpus = job.gpus_per_node = 8;
+  ck_str_eq(LimitRefuses({loose, normal}, none, job, &reason), "");
+  ck_assert(!LimitRefuses({normal, loose}, none, job, &reason).empty());
+  // The association's only where no QOS sets that limit.
+  TresLimits assoc{"the association of u in account a", false, "gres/gpu=2", "gres/gpu=1", ""};
+  ck_str_eq(LimitRefuses({loose}, assoc, job, &reason),
+            "MaxTRESPerNode gres/gpu=1 of the association of u in account a: the job asks for "
+            "8 GPUs per node");
+  ck_str_eq(reason, "AssocMaxGRESPerNode");
+  ck_str_eq(LimitRefuses({}, assoc, job, &reason),
+            "MaxTRES gres/gpu=2 of the association of u in account a: the job asks for 8 GPUs");
+  ck_str_eq(reason, "AssocMaxGRESPerJob");
+  // Per node: unknown for --gpus without -N (its nodes come from the placement).
+  job.gpus_per_node = -1;
+  TresLimits per_node{"QOS n", true, "", "gres/gpu=4", ""};
+  ck_str_eq(LimitRefuses({per_node}, none, job, &reason), "");
+  job.gpus_per_node = 8;
+  reason.clear();
+  ck_str_eq(LimitRefuses({per_node}, none, job, &reason),
+            "MaxTRESPerNode gres/gpu=4 of QOS n: the job asks for 8 GPUs per node");
+  ck_str_eq(reason, "QOSMaxGRESPerNode");
+  // A minimum, and a typed GPU limit that an untyped job does not count against.
+  TresLimits big{"QOS big", true, "gres/gpu:a100=2", "", "gres/gpu=4"};
+  job.gpus = job.gpus_per_node = 2;
+  ck_str_eq(LimitRefuses({big}, none, job, &reason),
+            "MinTRESPerJob gres/gpu=4 of QOS big: the job asks for 2 GPUs");
+  ck_str_eq(reason, "QOSMinGRES");
+  job.gpus = job.gpus_per_node = 4;
+  ck_str_eq(LimitRefuses({big}, none, job, &reason), "");
+  job.gpu_type = "a100";
+  ck_str_eq(LimitRefuses({big}, none, job, &reason),
+            "MaxTRESPerJob gres/gpu:a100=2 of QOS big: the job asks for 4 GPUs");
+  // No GPU count (--exclusive alone): only the node limits.
+  job = JobTres();
+  ck_str_eq(LimitRefuses({normal, big}, assoc, job, &reason), "");
+
+  // The answer: pends with Slurm's reason, or refused under DenyOnLimit.
+  auto limited = [](WhatifAsk* ask) {
+    ask->limit_refuses = "MaxTRESPerJob gres/gpu=4 of QOS normal: the job asks for 8 GPUs";
+    ask->limit_reason = "QOSMaxGRESPerJob";
+  };
+  Answer a = AskMixed({"-A", "small", "--gres=gpu:1"}, {}, limited);
+  ck_assert_int_eq(a.rc, 0);
+  ck_assert_msg(!json_is_true(a.Get("startsNow")) && !a.Get("placement") && !a.Get("estimate"),
+                "%s", a.json.c_str());
+  ck_assert_str_eq(a.S("outcome"), "waiting");
+  ck_assert_str_eq(a.S("cause"), "limit");
+  ck_assert_str_eq(a.S("slurmReason"), "QOSMaxGRESPerJob");
+  ck_has(a.text,
+         "Waits: a QOS or association limit keeps it out\n"
+         "  MaxTRESPerJob gres/gpu=4 of QOS normal: the job asks for 8 GPUs; it pends "
+         "(QOSMaxGRESPerJob) for as long as the limit stands\n");
+  ck_assert_msg(a.text.find("Estimated start") == std::string::npos, "%s", a.text.c_str());
+  a = AskMixed({"-A", "small", "--gres=gpu:1"}, {}, [&](WhatifAsk* ask) {
+    limited(ask);
+    ask->limit_denies = true;
+  });
+  ck_assert_str_eq(a.S("outcome"), "rejected");
+  ck_has(a.text, "Refused: a QOS or association limit keeps it out\n");
+  ck_has(a.text, "sbatch refuses it, as its QOS has DenyOnLimit");
+  // A partition that refuses the job says so first.
+  a = AskMixed({"-A", "small", "--gres=gpu:1", "-p", "v100s"}, {"v0", "v1"}, [&](WhatifAsk* ask) {
+    limited(ask);
+    ask->partition_refuses = "partition v100s allows X";
+  });
+  ck_assert_str_eq(a.S("cause"), "partitionRefuses");
+}
+END_TEST
+
 // -p with a list: Slurm starts the job in the first partition (in its order)
 // that can, else where backfill estimates the earliest start. Before, whatif
 // refused a list.
@@ -1121,6 +1238,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_partition_list);
   tcase_add_test(tc, test_partition_refuses);
   tcase_add_test(tc, test_default_qos);
+  tcase_add_test(tc, test_limits);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
