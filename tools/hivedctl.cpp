@@ -190,9 +190,10 @@ int QosPriority(const std::string& qos) {
 struct AccountChecks {
   int release = 0;
   bool enforced = false;
-  bool enforce_qos = false;     // AccountingStorageEnforce has qos (or all)
-  bool enforce_limits = false;  // ... limits (or safe, all)
-  std::string slurm_user;       // SlurmUser's name
+  bool enforce_qos = false;         // AccountingStorageEnforce has qos (or all)
+  bool enforce_limits = false;      // ... limits (or safe, all)
+  std::string slurm_user;           // SlurmUser's name
+  std::string enforce_part_limits;  // EnforcePartLimits
 };
 
 const AccountChecks& SlurmctldAccountChecks() {
@@ -207,6 +208,7 @@ const AccountChecks& SlurmctldAccountChecks() {
       known.enforce_limits = hivedctl::EnforcesLimits(value);
     }
     if (key == "SlurmUser") known.slurm_user = value.substr(0, value.find('('));
+    if (key == "EnforcePartLimits") known.enforce_part_limits = value;
     int major = 0, minor = 0;
     if (key == "SLURM_VERSION" && sscanf(value.c_str(), "%d.%d", &major, &minor) == 2)
       known.release = major * 100 + minor;
@@ -325,6 +327,7 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
 // keeps it out, as slurmctld applies them (only under AccountingStorageEnforce with
 // limits), into ask's limit_* fields.
 void CheckLimits(const Association& assoc, hivedctl::WhatifAsk* ask) {
+  if (!ask->limit_refuses.empty()) return;  // its partition's, checked first
   if (!assoc.found || !SlurmctldAccountChecks().enforce_limits) return;
   std::vector<hivedctl::TresLimits> qos;
   bool denies = false;
@@ -348,7 +351,8 @@ void CheckLimits(const Association& assoc, hivedctl::WhatifAsk* ask) {
     job.gpus_per_node = ask->gpus / ask->nodes;
   job.gpu_type = ask->gpu_type;
   ask->limit_refuses = hivedctl::LimitRefuses(qos, mine, job, &ask->limit_reason);
-  ask->limit_denies = denies && !ask->limit_refuses.empty();
+  if (denies && !ask->limit_refuses.empty())
+    ask->limit_refused_by = "its QOS has DenyOnLimit (Job violates accounting/QOS policy)";
 }
 
 // Why sbatch refuses `-q qos` for a job of this association ("" when it takes it),
@@ -416,6 +420,18 @@ bool TakePartition(const std::string& record, const std::string& what, hivedctl:
       record, ask->account, [&] { return AccountLineage(ask->account); }, ask->qos, UserInGroups);
   *tier = atoi(hivedctl::RecordField(record, "PriorityTier").c_str());
   ask->partition_qos = hivedctl::RecordField(record, "QoS");
+  // Its MinNodes and MaxNodes against -N, checked by slurmctld before any
+  // accounting limit (without -N the node count comes from the placement).
+  if (ask->nodes_given)
+    ask->limit_refuses = hivedctl::PartitionNodesRefuse(
+        record, ask->nodes, ask->qos.empty() ? "" : QosLimitsOf(ask->qos).flags);
+  if (!ask->limit_refuses.empty()) {
+    ask->limit_reason = "PartitionNodeLimit";
+    const std::string& enforce = SlurmctldAccountChecks().enforce_part_limits;
+    if (hivedctl::EnforcesPartLimits(enforce))
+      ask->limit_refused_by =
+          "EnforcePartLimits is " + enforce + " (Node count specification invalid)";
+  }
   const std::string list = hivedctl::RecordField(record, "Nodes");
   ask->partition_nodes.clear();
   ask->partition_all = list == "ALL";

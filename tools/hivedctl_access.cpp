@@ -214,4 +214,22 @@ std::vector<std::string> QosOrder(const std::string& job_qos, const std::string&
   return order;
 }
 
+std::string PartitionNodesRefuse(const std::string& record, int nodes,
+                                 const std::string& qos_flags) {
+  const std::string name = record.substr(14, record.find(' ') - 14);
+  const std::string min = RecordField(record, "MinNodes"), max = RecordField(record, "MaxNodes");
+  const bool numeric = !max.empty() && max.find_first_not_of("0123456789") == std::string::npos;
+  if (numeric && nodes > atoi(max.c_str()) && !QosHasFlag(qos_flags, "PartitionMaxNodes"))
+    return "partition " + name + " takes jobs of at most " + Count(atoi(max.c_str()), "node") +
+           " (MaxNodes=" + max + "): the job asks for " + std::to_string(nodes);
+  if (nodes < atoi(min.c_str()) && !QosHasFlag(qos_flags, "PartitionMinNodes"))
+    return "partition " + name + " takes jobs of at least " + Count(atoi(min.c_str()), "node") +
+           " (MinNodes=" + min + "): the job asks for " + std::to_string(nodes);
+  return "";
+}
+
+bool EnforcesPartLimits(const std::string& value) {
+  return !value.empty() && strcasecmp(value.c_str(), "NO") && value != "0";
+}
+
 }  // namespace hivedctl

@@ -94,6 +94,16 @@ std::vector<std::string> QosOrder(const std::string& job_qos, const std::string&
 // Whether sacctmgr's Flags list of a QOS has flag (case-insensitive).
 bool QosHasFlag(const std::string& flags, const char* flag);
 
+// Why partition `record` never starts a job of `nodes` nodes (-N), as slurmctld
+// checks its MinNodes and MaxNodes (not where the job's QOS has the flag
+// PartitionMinNodes, PartitionMaxNodes: qos_flags); "" when it may.
+std::string PartitionNodesRefuse(const std::string& record, int nodes,
+                                 const std::string& qos_flags);
+
+// Whether slurm.conf's EnforcePartLimits (as scontrol show config prints it) makes
+// sbatch refuse a job past a partition's limits instead of leaving it pending.
+bool EnforcesPartLimits(const std::string& value);
+
 }  // namespace hivedctl
 
 #endif

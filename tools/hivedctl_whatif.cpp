@@ -137,7 +137,7 @@ const char* CauseText(const std::string& cause) {
   if (cause == "noIdleCell") return "no idle cells of that shape for opportunistic work";
   if (cause == "rejected") return "it can never run as asked";
   if (cause == "partitionRefuses") return "the partition does not take its account, user or QOS";
-  if (cause == "limit") return "a QOS or association limit keeps it out";
+  if (cause == "limit") return "a partition, QOS or association limit keeps it out";
   return "no cells of that shape";
 }
 
@@ -153,20 +153,21 @@ void Refused(json_t* j, const std::string& why) {
   json_object_set_new(j, "reason", json_string(why.c_str()));
 }
 
-// A per-job limit of its QOS or association: slurmctld checks it before select/hived
-// is asked, keeping the job pending with the limit's reason for as long as the
-// limit stands, or, with DenyOnLimit, refusing it at submission.
+// A per-job limit of its partition, QOS or association: slurmctld checks it before
+// select/hived is asked, keeping the job pending with the limit's reason for as
+// long as the limit stands, or (DenyOnLimit, EnforcePartLimits) refusing it at
+// submission.
 void Limited(json_t* j, const WhatifAsk& ask) {
+  const bool refused = !ask.limit_refused_by.empty();
   for (const char* k : {"placement", "preempts", "borrowed", "estimate", "doomedCells"})
     json_object_del(j, k);
   json_object_set_new(j, "startsNow", json_false());
-  json_object_set_new(j, "outcome", json_string(ask.limit_denies ? "rejected" : "waiting"));
+  json_object_set_new(j, "outcome", json_string(refused ? "rejected" : "waiting"));
   json_object_set_new(j, "cause", json_string("limit"));
   const std::string why =
       ask.limit_refuses +
-      (ask.limit_denies
-           ? "; sbatch refuses it, as its QOS has DenyOnLimit (Job violates accounting/QOS policy)"
-           : "; it pends (" + ask.limit_reason + ") for as long as the limit stands");
+      (refused ? "; sbatch refuses it, as " + ask.limit_refused_by
+               : "; it pends (" + ask.limit_reason + ") for as long as the limit stands");
   json_object_set_new(j, "reason", json_string(why.c_str()));
   json_object_set_new(j, "slurmReason", json_string(ask.limit_reason.c_str()));
 }

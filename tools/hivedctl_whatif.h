@@ -42,11 +42,11 @@ struct WhatifAsk {
   // and their Deny twins; hivedctl_access.h); "" when it lets it in.
   std::string partition_refuses;
   std::string partition_qos;  // its QoS= (its limits apply too), "N/A" for none
-  // The QOS or association limit slurmctld never starts the job past
-  // (hivedctl_access.h LimitRefuses), Slurm's pending reason for it, and whether
-  // a QOS has DenyOnLimit, so that sbatch refuses the job instead.
-  std::string limit_refuses, limit_reason;
-  bool limit_denies = false;
+  // The partition, QOS or association limit slurmctld never starts the job past
+  // (hivedctl_access.h PartitionNodesRefuse, LimitRefuses), Slurm's pending
+  // reason for it, and, when sbatch refuses the job instead, why and with which
+  // words ("its QOS has DenyOnLimit (Job violates accounting/QOS policy)").
+  std::string limit_refuses, limit_reason, limit_refused_by;
   std::vector<std::string> nodelist, exclude;  // -w, -x (expanded host lists)
 };
 

@@ -633,8 +633,9 @@ END_TEST
  * gres/gpu=1 keeps a 2-GPU job pending with QOSMaxGRESPerJob, and whatif must
  * say so, with that reason; with DenyOnLimit sbatch refuses the job, and whatif
  * answers refused; root's association's MaxTRES gres/gpu=1 holds it where no
- * QOS sets a GPU limit (AssocMaxGRESPerJob). Before, whatif answered "starts
- * now" to all three. Restored before the asserts.
+ * QOS sets a GPU limit (AssocMaxGRESPerJob); partition small's MaxNodes=1 holds
+ * a 2-node job (PartitionNodeLimit). Before, whatif answered "starts now" to
+ * all four. Restored before the asserts.
  */
 static int held_by(const char *args, const char *reason)
 {
@@ -658,9 +659,9 @@ START_TEST(test_whatif_limits)
 	const char *user = "sacctmgr -i modify user where name=root account=own "
 			   "cluster=hived set MaxTRES=gres/gpu=";
 	char *qos = NULL, *deny = NULL, *assoc = NULL, *sbatch = NULL;
-	char *text = NULL;
+	char *text = NULL, *part = NULL;
 	int held_qos, held_assoc, rc_qos, rc_deny, rc_assoc, rc_sbatch = 0;
-	int rc_text;
+	int rc_text, held_part, rc_part;
 
 	cancel_all_seen_by_whatif();
 	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos normal set "
@@ -691,6 +692,16 @@ START_TEST(test_whatif_limits)
 	run(NULL, "scancel %d", held_assoc > 0 ? held_assoc : -held_assoc);
 	ck_assert_int_eq(run(NULL, "%s-1", user), 0);
 
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "MaxNodes=1"), 0);
+	held_part = held_by("-A own -p small -N2 --gres=gpu:1 -t 5",
+			    "Reason=PartitionNodeLimit");
+	rc_part = run(&part, "'%s/hivedctl' --json whatif -A own -p small -N2 "
+		      "--gres=gpu:1 2>&1", e2e_builddir);
+	run(NULL, "scancel %d", held_part > 0 ? held_part : -held_part);
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "MaxNodes=UNLIMITED"), 0);
+
 	ck_assert_msg(held_qos > 0, "job %d never held by QOSMaxGRESPerJob: %s",
 		      -held_qos, job_line(-held_qos));
 	ck_assert_msg(rc_qos == 0 && strstr(qos, "\"cause\":\"limit\"") &&
@@ -699,7 +710,8 @@ START_TEST(test_whatif_limits)
 		      strstr(qos, "MaxTRESPerJob gres/gpu=1 of QOS normal"),
 		      "whatif under QOS normal's MaxTRESPerJob: %s", qos ? qos : "");
 	ck_assert_msg(rc_text == 0 &&
-		      strstr(text, "Waits: a QOS or association limit keeps it out"),
+		      strstr(text, "Waits: a partition, QOS or association limit "
+			     "keeps it out"),
 		      "whatif's text under the limit: %s", text ? text : "");
 	ck_assert_msg(rc_sbatch != 0 && strstr(sbatch, "policy"),
 		      "sbatch under DenyOnLimit: %s", sbatch ? sbatch : "");
@@ -713,6 +725,13 @@ START_TEST(test_whatif_limits)
 		      strstr(assoc, "of the association of root in account own"),
 		      "whatif under the association's MaxTRES: %s",
 		      assoc ? assoc : "");
+	ck_assert_msg(held_part > 0, "job %d never held by PartitionNodeLimit: %s",
+		      -held_part, job_line(-held_part));
+	ck_assert_msg(rc_part == 0 &&
+		      strstr(part, "\"slurmReason\":\"PartitionNodeLimit\"") &&
+		      strstr(part, "(MaxNodes=1)"),
+		      "whatif -N2 in a partition of MaxNodes=1: %s", part ? part : "");
+	free(part);
 	free(qos);
 	free(deny);
 	free(assoc);

@@ -883,17 +883,33 @@ START_TEST(test_limits) {
   ck_assert_str_eq(a.S("cause"), "limit");
   ck_assert_str_eq(a.S("slurmReason"), "QOSMaxGRESPerJob");
   ck_has(a.text,
-         "Waits: a QOS or association limit keeps it out\n"
+         "Waits: a partition, QOS or association limit keeps it out\n"
          "  MaxTRESPerJob gres/gpu=4 of QOS normal: the job asks for 8 GPUs; it pends "
          "(QOSMaxGRESPerJob) for as long as the limit stands\n");
   ck_assert_msg(a.text.find("Estimated start") == std::string::npos, "%s", a.text.c_str());
   a = AskMixed({"-A", "small", "--gres=gpu:1"}, {}, [&](WhatifAsk* ask) {
     limited(ask);
-    ask->limit_denies = true;
+    ask->limit_refused_by = "its QOS has DenyOnLimit (Job violates accounting/QOS policy)";
   });
   ck_assert_str_eq(a.S("outcome"), "rejected");
-  ck_has(a.text, "Refused: a QOS or association limit keeps it out\n");
+  ck_has(a.text, "Refused: a partition, QOS or association limit keeps it out\n");
   ck_has(a.text, "sbatch refuses it, as its QOS has DenyOnLimit");
+  // A partition's node limits, unless the job's QOS lifts them.
+  const std::string small =
+      "PartitionName=small AllowGroups=ALL MaxNodes=2 MaxTime=UNLIMITED MinNodes=2 Nodes=v0,v1";
+  ck_str_eq(PartitionNodesRefuse(small, 2, ""), "");
+  ck_str_eq(PartitionNodesRefuse(small, 3, ""),
+            "partition small takes jobs of at most 2 nodes (MaxNodes=2): the job asks for 3");
+  ck_str_eq(PartitionNodesRefuse(small, 3, "DenyOnLimit,PartitionMaxNodes"), "");
+  ck_str_eq(PartitionNodesRefuse(small, 1, ""),
+            "partition small takes jobs of at least 2 nodes (MinNodes=2): the job asks for 1");
+  ck_str_eq(PartitionNodesRefuse(small, 1, "PartitionMinNodes"), "");
+  ck_str_eq(PartitionNodesRefuse("PartitionName=p MaxNodes=UNLIMITED MinNodes=0 Nodes=ALL", 99, ""),
+            "");
+  ck_assert(!EnforcesPartLimits("NO"));
+  ck_assert(!EnforcesPartLimits(""));
+  ck_assert(EnforcesPartLimits("ALL"));
+  ck_assert(EnforcesPartLimits("ANY"));
   // A partition that refuses the job says so first.
   a = AskMixed({"-A", "small", "--gres=gpu:1", "-p", "v100s"}, {"v0", "v1"}, [&](WhatifAsk* ask) {
     limited(ask);
