@@ -256,6 +256,7 @@ struct Association {
   std::string user;                         // "" for the account's own
   std::string default_qos, qos;             // DefaultQOS, QOS (a comma list)
   std::string max_tres, max_tres_per_node;  // MaxTRES, MaxTRESPerNode (an ancestor's if unset)
+  int64_t max_jobs = -1;                    // MaxJobs
 };
 
 Association AssociationOf(const std::string& account) {
@@ -267,7 +268,7 @@ Association AssociationOf(const std::string& account) {
   if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
   if (!ShellSafe(account) ||
       Capture("sacctmgr -nP show assoc where account='" + account + "'" + cluster +
-                  " format=user,defaultqos,qos,maxtres,maxtrespernode 2>/dev/null",
+                  " format=user,defaultqos,qos,maxtres,maxtrespernode,maxjobs 2>/dev/null",
               &out))
     return a;
   std::istringstream rows(out);
@@ -278,7 +279,7 @@ Association AssociationOf(const std::string& account) {
     std::istringstream fields(row);
     for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
     if (f.size() < 3) continue;
-    f.resize(5);
+    f.resize(6);
     if (f[0] == me && mine.empty()) mine = f;
     if (f[0].empty() && its.empty()) its = f;
   }
@@ -291,6 +292,7 @@ Association AssociationOf(const std::string& account) {
   a.qos = pick[2];
   a.max_tres = pick[3];
   a.max_tres_per_node = pick[4];
+  if (!pick[5].empty()) a.max_jobs = atoll(pick[5].c_str());
   return a;
 }
 
@@ -308,25 +310,66 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
   QosLimits& q = it->second;
   if (!fresh) return q;
   std::string out;
-  if (!ShellSafe(qos) || Capture("sacctmgr -nP show qos '" + qos +
-                                     "' format=maxtres,maxtrespernode,mintres,flags 2>/dev/null",
-                                 &out))
+  if (!ShellSafe(qos) ||
+      Capture("sacctmgr -nP show qos '" + qos +
+                  "' format=maxtres,maxtrespernode,mintres,flags,grptres,maxtresperuser,"
+                  "maxtresperaccount,grpjobs,maxjobsperuser,maxjobsperaccount 2>/dev/null",
+              &out))
     return q;
   std::vector<std::string> f;
   std::istringstream fields(Trim(out));
   for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
   if (f.size() < 3) return q;
-  f.resize(4);
+  f.resize(10);
+  auto count = [](const std::string& v) { return v.empty() ? int64_t{-1} : atoll(v.c_str()); };
   q.found = true;
-  q.limits = {"QOS " + qos, true, f[0], f[1], f[2]};
+  q.limits.owner = "QOS " + qos;
+  q.limits.is_qos = true;
+  q.limits.max_per_job = f[0];
+  q.limits.max_per_node = f[1];
+  q.limits.min_per_job = f[2];
   q.flags = f[3];
+  q.limits.name = qos;
+  q.limits.grp = f[4];
+  q.limits.per_user = f[5];
+  q.limits.per_account = f[6];
+  q.limits.grp_jobs = count(f[7]);
+  q.limits.jobs_per_user = count(f[8]);
+  q.limits.jobs_per_account = count(f[9]);
   return q;
 }
 
-// The per-job limit of the job's QOS, its partition's QOS or its association that
-// keeps it out, as slurmctld applies them (only under AccountingStorageEnforce with
-// limits), into ask's limit_* fields.
-void CheckLimits(const Association& assoc, hivedctl::WhatifAsk* ask) {
+// The running and suspended jobs, as limits on usage count them: squeue's user,
+// account, QOS, partition and allocated TRES, with the end times of ends.
+std::vector<hivedctl::RunningJob> RunningJobs(
+    const std::vector<std::pair<std::string, int64_t>>& ends) {
+  std::vector<hivedctl::RunningJob> jobs;
+  std::string out;
+  // Fixed-width columns wide enough for any name; no field holds a blank.
+  if (Capture("squeue -h -t R,S -O JobID:24,UserName:128,Account:128,QOS:128,Partition:128,"
+              "tres-alloc:4096 2>/dev/null",
+              &out))
+    return jobs;
+  std::map<std::string, int64_t> end_of(ends.begin(), ends.end());
+  std::istringstream rows(out);
+  for (std::string row; std::getline(rows, row);) {
+    std::istringstream fields(row);
+    hivedctl::RunningJob r;
+    if (!(fields >> r.id >> r.user >> r.account >> r.qos >> r.partition >> r.tres)) continue;
+    const auto it = end_of.find(r.id);
+    if (it != end_of.end()) r.end = it->second;
+    jobs.push_back(std::move(r));
+  }
+  return jobs;
+}
+
+// The limit of the job's QOS, its partition's QOS or its association that keeps it
+// out, as slurmctld applies them (only under AccountingStorageEnforce with limits),
+// into ask's limit_* fields: per-job limits first, then limits on usage, against
+// the running jobs (asked for once, when a QOS or the association has a limit on
+// usage).
+void CheckLimits(const Association& assoc, const std::vector<std::pair<std::string, int64_t>>& ends,
+                 hivedctl::WhatifAsk* ask) {
   if (!ask->limit_refuses.empty()) return;  // its partition's, checked first
   if (!assoc.found || !SlurmctldAccountChecks().enforce_limits) return;
   std::vector<hivedctl::TresLimits> qos;
@@ -353,6 +396,25 @@ void CheckLimits(const Association& assoc, hivedctl::WhatifAsk* ask) {
   ask->limit_refuses = hivedctl::LimitRefuses(qos, mine, job, &ask->limit_reason);
   if (denies && !ask->limit_refuses.empty())
     ask->limit_refused_by = "its QOS has DenyOnLimit (Job violates accounting/QOS policy)";
+  if (!ask->limit_refuses.empty()) return;
+  mine.jobs_per_user = assoc.max_jobs;
+  bool on_usage = mine.jobs_per_user >= 0;
+  for (const auto& q : qos)
+    on_usage = on_usage || !q.grp.empty() || !q.per_user.empty() || !q.per_account.empty() ||
+               q.grp_jobs >= 0 || q.jobs_per_user >= 0 || q.jobs_per_account >= 0;
+  if (!on_usage) return;
+  static const std::vector<hivedctl::RunningJob> running = RunningJobs(ends);
+  std::string me = assoc.user;
+  if (me.empty())
+    if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
+  const hivedctl::UsageHold hold = hivedctl::UsageHolds(
+      qos, mine, job, me, ask->account, ask->partition, ask->partition_qos, running);
+  if (hold.why.empty()) return;
+  ask->limit_refuses = hold.why;
+  ask->limit_reason = hold.reason;
+  ask->limit_on_usage = true;
+  ask->limit_frees = hold.frees;
+  ask->limit_after = hold.after;
 }
 
 // Why sbatch refuses `-q qos` for a job of this association ("" when it takes it),
@@ -582,11 +644,11 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
     fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());
     return 1;
   }
+  const auto ends = hivedctl::ParseEnds(ends_text);
   if (live)
-    for (auto& a : asks) CheckLimits(assoc, &a);
+    for (auto& a : asks) CheckLimits(assoc, ends, &a);
   std::string answer;
-  int rc = hivedctl::WhatifPartitions(e, config, asks, hivedctl::ParseEnds(ends_text), now, &answer,
-                                      &err);
+  int rc = hivedctl::WhatifPartitions(e, config, asks, ends, now, &answer, &err);
   hived_engine_free(e);
   if (rc) {
     fprintf(stderr, "hivedctl: whatif: %s\n", err.c_str());

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <sstream>
 
 namespace hivedctl {
@@ -230,6 +233,140 @@ std::string PartitionNodesRefuse(const std::string& record, int nodes,
 
 bool EnforcesPartLimits(const std::string& value) {
   return !value.empty() && strcasecmp(value.c_str(), "NO") && value != "0";
+}
+
+namespace {
+
+// Which of a QOS's usage limits: all its jobs, the user's, the account's.
+enum class Scope { kGroup, kUser, kAccount };
+
+// The first time `used + asked <= limit` holds as the counted jobs end, earliest
+// first (value: what each job holds); 0 when it never does by known end times.
+int64_t Frees(std::vector<std::pair<int64_t, const RunningJob*>> held, int64_t used, int64_t asked,
+              int64_t limit, std::vector<std::string>* after) {
+  std::stable_sort(held.begin(), held.end(), [](const auto& x, const auto& y) {
+    const int64_t a = x.second->end ? x.second->end : INT64_MAX;
+    const int64_t b = y.second->end ? y.second->end : INT64_MAX;
+    return a < b;
+  });
+  after->clear();
+  for (const auto& [value, r] : held) {
+    if (!r->end) break;
+    used -= value;
+    after->push_back(r->id);
+    if (used + asked <= limit) return r->end;
+  }
+  after->clear();
+  return 0;
+}
+
+}  // namespace
+
+UsageHold UsageHolds(const std::vector<TresLimits>& qos, const TresLimits& assoc,
+                     const JobTres& job, const std::string& user, const std::string& account,
+                     const std::string& partition, const std::string& part_qos,
+                     const std::vector<RunningJob>& running) {
+  UsageHold hold;
+  std::vector<std::string> tres = {"node"};
+  if (job.gpus > 0) {
+    tres.push_back("gres/gpu");
+    if (!job.gpu_type.empty()) tres.push_back("gres/gpu:" + job.gpu_type);
+  }
+  auto counts = [&](const TresLimits& l, Scope scope, const RunningJob& r) {
+    if (!l.is_qos) return r.account == account && r.user == user;  // MaxJobs
+    const bool of_qos = !strcasecmp(r.qos.c_str(), l.name.c_str()) ||
+                        (!strcasecmp(part_qos.c_str(), l.name.c_str()) && r.partition == partition);
+    return of_qos && (scope == Scope::kGroup  ? true
+                      : scope == Scope::kUser ? r.user == user
+                                              : r.account == account);
+  };
+  auto whose = [&](Scope scope) {
+    return scope == Scope::kGroup  ? std::string("its jobs")
+           : scope == Scope::kUser ? "user " + user + "'s jobs in it"
+                                   : "account " + account + "'s jobs in it";
+  };
+  // Job counts (slurmctld checks them before the select plugin is asked), then TRES.
+  struct CountLimit {
+    Scope scope;
+    int64_t TresLimits::*field;
+    const char* name;
+    const char* reason;
+  };
+  static const CountLimit kCounts[] = {
+      {Scope::kGroup, &TresLimits::grp_jobs, "GrpJobs", "QOSGrpJobsLimit"},
+      {Scope::kUser, &TresLimits::jobs_per_user, "MaxJobsPerUser", "QOSMaxJobsPerUserLimit"},
+      {Scope::kAccount, &TresLimits::jobs_per_account, "MaxJobsPerAccount", "MaxJobsPerAccount"}};
+  for (const auto& c : kCounts) {
+    const TresLimits* by = nullptr;
+    for (const auto& q : qos)
+      if (q.*c.field >= 0) {
+        by = &q;
+        break;
+      }
+    const bool by_assoc = !by && c.scope == Scope::kUser && assoc.jobs_per_user >= 0;
+    if (by_assoc) by = &assoc;
+    if (!by) continue;
+    std::vector<std::pair<int64_t, const RunningJob*>> held;
+    for (const auto& r : running)
+      if (counts(*by, c.scope, r)) held.emplace_back(1, &r);
+    const int64_t limit = by->*c.field, used = static_cast<int64_t>(held.size());
+    if (used + 1 <= limit) continue;
+    const std::string jobs = Count(used, "job");
+    hold.why = std::string(by_assoc ? "MaxJobs" : c.name) + " " + std::to_string(limit) + " of " +
+               by->owner + ": " +
+               (by_assoc                   ? "it runs " + jobs
+                : c.scope == Scope::kGroup ? jobs + " run in it"
+                : c.scope == Scope::kUser  ? "user " + user + " runs " + jobs + " in it"
+                                           : "account " + account + " runs " + jobs + " in it");
+    hold.reason = by_assoc ? "AssocMaxJobsLimit" : c.reason;
+    hold.frees = Frees(held, used, 1, limit, &hold.after);
+    return hold;
+  }
+  struct TresLimit {
+    Scope scope;
+    std::string TresLimits::*field;
+    const char* name;
+    const char* node_reason;
+    const char* gres_reason;
+  };
+  static const TresLimit kTres[] = {
+      {Scope::kGroup, &TresLimits::grp, "GrpTRES", "QOSGrpNodeLimit", "QOSGrpGRES"},
+      {Scope::kUser, &TresLimits::per_user, "MaxTRESPerUser", "QOSMaxNodePerUserLimit",
+       "QOSMaxGRESPerUser"},
+      {Scope::kAccount, &TresLimits::per_account, "MaxTRESPerAccount", "MaxNodePerAccount",
+       "MaxGRESPerAccount"}};
+  for (const auto& t : tres) {
+    const bool node = t == "node";
+    const int64_t asked = node ? job.nodes : job.gpus;
+    for (const auto& c : kTres) {
+      const TresLimits* by = nullptr;
+      int64_t limit = -1;
+      for (const auto& q : qos)
+        if ((limit = TresValue(q.*c.field, t)) >= 0) {
+          by = &q;
+          break;
+        }
+      if (!by) continue;
+      std::vector<std::pair<int64_t, const RunningJob*>> held;
+      int64_t used = 0;
+      for (const auto& r : running) {
+        if (!counts(*by, c.scope, r)) continue;
+        const int64_t v = TresValue(r.tres, t);
+        if (v <= 0) continue;
+        used += v;
+        held.emplace_back(v, &r);
+      }
+      if (used + asked <= limit) continue;
+      const char* unit = node ? "node" : "GPU";
+      hold.why = std::string(c.name) + " " + t + "=" + std::to_string(limit) + " of " + by->owner +
+                 ": " + whose(c.scope) + " hold " + Count(used, unit) + ", the job asks for " +
+                 Count(asked, unit);
+      hold.reason = node ? c.node_reason : c.gres_reason;
+      hold.frees = Frees(held, used, asked, limit, &hold.after);
+      return hold;
+    }
+  }
+  return hold;
 }
 
 }  // namespace hivedctl

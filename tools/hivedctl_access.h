@@ -66,6 +66,12 @@ struct TresLimits {
   std::string owner;  // for the message: "QOS normal", "the association of u in a"
   bool is_qos = false;
   std::string max_per_job, max_per_node, min_per_job;
+  // Limits on usage: a QOS's GrpTRES, MaxTRESPerUser, MaxTRESPerAccount, GrpJobs,
+  // MaxJobsPerUser and MaxJobsPerAccount; an association's MaxJobs (as
+  // jobs_per_user). -1: not set.
+  std::string name;  // the QOS's name ("" for an association)
+  std::string grp, per_user, per_account;
+  int64_t grp_jobs = -1, jobs_per_user = -1, jobs_per_account = -1;
 };
 
 // A TRES's value in a sacctmgr TRES list ("cpu=4,gres/gpu=8,node=2"); -1 when
@@ -103,6 +109,34 @@ std::string PartitionNodesRefuse(const std::string& record, int nodes,
 // Whether slurm.conf's EnforcePartLimits (as scontrol show config prints it) makes
 // sbatch refuse a job past a partition's limits instead of leaving it pending.
 bool EnforcesPartLimits(const std::string& value);
+
+// A running (or suspended) job as squeue shows it: what limits on usage count.
+struct RunningJob {
+  std::string id, user, account, qos, partition;
+  std::string tres;  // allocated TRES (squeue's tres-alloc): "cpu=2,node=1,gres/gpu=2"
+  int64_t end = 0;   // its end time (0: none known)
+};
+
+// The limit on usage that holds a job now, as slurmctld checks them before it asks
+// the select plugin (under AccountingStorageEnforce with limits): why and Slurm's
+// pending reason, and when enough of the jobs it counts end by their end times
+// (frees 0: never, some have none) and which (after).
+struct UsageHold {
+  std::string why, reason;
+  int64_t frees = 0;
+  std::vector<std::string> after;
+};
+
+// For each QOS of qos in order (the first that sets a limit decides it), then the
+// association's MaxJobs: its job counts (GrpJobs, MaxJobsPerUser,
+// MaxJobsPerAccount) and, for node, gres/gpu and gres/gpu:TYPE, its GrpTRES,
+// MaxTRESPerUser and MaxTRESPerAccount, against the running jobs it counts: those
+// of that QOS, or, for the partition's QOS (part_qos), in that partition; of the
+// user or the account for the per-user and per-account limits. Empty why: none.
+UsageHold UsageHolds(const std::vector<TresLimits>& qos, const TresLimits& assoc,
+                     const JobTres& job, const std::string& user, const std::string& account,
+                     const std::string& partition, const std::string& part_qos,
+                     const std::vector<RunningJob>& running);
 
 }  // namespace hivedctl
 

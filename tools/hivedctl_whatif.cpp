@@ -167,9 +167,19 @@ void Limited(json_t* j, const WhatifAsk& ask) {
   const std::string why =
       ask.limit_refuses +
       (refused ? "; sbatch refuses it, as " + ask.limit_refused_by
-               : "; it pends (" + ask.limit_reason + ") for as long as the limit stands");
+       : ask.limit_on_usage
+           ? "; it pends (" + ask.limit_reason + ") until enough of them end"
+           : "; it pends (" + ask.limit_reason + ") for as long as the limit stands");
   json_object_set_new(j, "reason", json_string(why.c_str()));
   json_object_set_new(j, "slurmReason", json_string(ask.limit_reason.c_str()));
+  if (ask.limit_on_usage) {
+    json_t* frees = json_object();
+    json_object_set_new(frees, "at", ask.limit_frees ? json_integer(ask.limit_frees) : json_null());
+    json_t* after = json_array();
+    for (const auto& id : ask.limit_after) json_array_append_new(after, json_string(id.c_str()));
+    json_object_set_new(frees, "afterJobs", after);
+    json_object_set_new(j, "limitFrees", frees);
+  }
 }
 
 // The nodes the job may use, as hived_job.c takes them (the partition's, within -w,
@@ -687,6 +697,25 @@ std::string WhatifText(const std::string& json, int64_t now) {
     << "\n  " << Str(r, "reason") << "\n";
   if (json_t* d = json_object_get(r, "doomedCells"))
     o << "  doomed cells of the VC: " << json_integer_value(d) << "\n";
+  if (json_t* frees = json_object_get(r, "limitFrees")) {
+    json_t* at = json_object_get(frees, "at");
+    json_t* after = json_object_get(frees, "afterJobs");
+    if (json_is_integer(at)) {
+      const int64_t t = json_integer_value(at);
+      o << "The limit frees: " << TimeText(t);
+      if (t > now) o << " (in " << (t - now + 59) / 60 << " min)";
+      o << ", when job" << (json_array_size(after) == 1 ? " " : "s ");
+      size_t i;
+      json_t* a;
+      json_array_foreach(after, i, a) {
+        if (i < 8) o << (i ? "," : "") << json_string_value(a);
+      }
+      if (json_array_size(after) > 8) o << " and " << json_array_size(after) - 8 << " more";
+      o << (json_array_size(after) == 1 ? " ends" : " end") << "; cells permitting\n";
+    } else {
+      o << "The limit frees: unknown: the jobs it counts have no end time\n";
+    }
+  }
   json_t* est = json_object_get(r, "estimate");
   json_t* start = json_object_get(est, "start");
   if (json_is_integer(start)) {

@@ -47,6 +47,11 @@ struct WhatifAsk {
   // reason for it, and, when sbatch refuses the job instead, why and with which
   // words ("its QOS has DenyOnLimit (Job violates accounting/QOS policy)").
   std::string limit_refuses, limit_reason, limit_refused_by;
+  // A limit on usage (hivedctl_access.h UsageHolds): it frees when the jobs it
+  // counts end; when (0: not by known end times) and after which of them.
+  bool limit_on_usage = false;
+  int64_t limit_frees = 0;
+  std::vector<std::string> limit_after;
   std::vector<std::string> nodelist, exclude;  // -w, -x (expanded host lists)
 };
 

@@ -634,8 +634,10 @@ END_TEST
  * say so, with that reason; with DenyOnLimit sbatch refuses the job, and whatif
  * answers refused; root's association's MaxTRES gres/gpu=1 holds it where no
  * QOS sets a GPU limit (AssocMaxGRESPerJob); partition small's MaxNodes=1 holds
- * a 2-node job (PartitionNodeLimit). Before, whatif answered "starts now" to
- * all four. Restored before the asserts.
+ * a 2-node job (PartitionNodeLimit); QOS normal's MaxTRESPerUser gres/gpu=2,
+ * while root runs a 2-GPU job in it, holds a 1-GPU job (QOSMaxGRESPerUser) until
+ * that job ends. Before, whatif answered "starts now" to all five. Restored
+ * before the asserts.
  */
 static int held_by(const char *args, const char *reason)
 {
@@ -659,9 +661,11 @@ START_TEST(test_whatif_limits)
 	const char *user = "sacctmgr -i modify user where name=root account=own "
 			   "cluster=hived set MaxTRES=gres/gpu=";
 	char *qos = NULL, *deny = NULL, *assoc = NULL, *sbatch = NULL;
-	char *text = NULL, *part = NULL;
+	char *text = NULL, *part = NULL, *usage = NULL, *usage_text = NULL;
+	char frees[64];
 	int held_qos, held_assoc, rc_qos, rc_deny, rc_assoc, rc_sbatch = 0;
-	int rc_text, held_part, rc_part;
+	int rc_text, held_part, rc_part, running, held_usage, rc_usage;
+	int rc_usage_text;
 
 	cancel_all_seen_by_whatif();
 	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos normal set "
@@ -702,6 +706,24 @@ START_TEST(test_whatif_limits)
 	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
 			     "MaxNodes=UNLIMITED"), 0);
 
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos normal set "
+			     "MaxTRESPerUser=gres/gpu=2"), 0);
+	running = submit("-A own -q normal -p small -N1 --gres=gpu:2 -t 30");
+	ck_assert_msg(wait_job(running, "JobState=RUNNING", 60),
+		      "job %d of 2 GPUs did not start: %s", running,
+		      job_line(running));
+	held_usage = held_by("-A own -q normal -p small -N1 --gres=gpu:1 -t 5",
+			     "Reason=QOSMaxGRESPerUser");
+	rc_usage = run(&usage, "'%s/hivedctl' --json whatif -A own -q normal "
+		       "-p small -N1 --gres=gpu:1 2>&1", e2e_builddir);
+	rc_usage_text = run(&usage_text, "'%s/hivedctl' whatif -A own -q normal "
+			    "-p small -N1 --gres=gpu:1 2>&1", e2e_builddir);
+	snprintf(frees, sizeof(frees), "\"afterJobs\":[\"%d\"]", running);
+	run(NULL, "scancel %d %d", running,
+	    held_usage > 0 ? held_usage : -held_usage);
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos normal set "
+			     "MaxTRESPerUser=gres/gpu=-1"), 0);
+
 	ck_assert_msg(held_qos > 0, "job %d never held by QOSMaxGRESPerJob: %s",
 		      -held_qos, job_line(-held_qos));
 	ck_assert_msg(rc_qos == 0 && strstr(qos, "\"cause\":\"limit\"") &&
@@ -731,6 +753,21 @@ START_TEST(test_whatif_limits)
 		      strstr(part, "\"slurmReason\":\"PartitionNodeLimit\"") &&
 		      strstr(part, "(MaxNodes=1)"),
 		      "whatif -N2 in a partition of MaxNodes=1: %s", part ? part : "");
+	ck_assert_msg(held_usage > 0, "job %d never held by QOSMaxGRESPerUser: %s",
+		      -held_usage, job_line(-held_usage));
+	ck_assert_msg(rc_usage == 0 &&
+		      strstr(usage, "\"slurmReason\":\"QOSMaxGRESPerUser\"") &&
+		      strstr(usage, "user root's jobs in it hold 2 GPUs") &&
+		      strstr(usage, "\"limitFrees\":{\"at\":1") &&
+		      strstr(usage, frees),
+		      "whatif past QOS normal's MaxTRESPerUser: %s (want %s)",
+		      usage ? usage : "", frees);
+	ck_assert_msg(rc_usage_text == 0 &&
+		      strstr(usage_text, "The limit frees: "),
+		      "whatif's text past MaxTRESPerUser: %s",
+		      usage_text ? usage_text : "");
+	free(usage);
+	free(usage_text);
 	free(part);
 	free(qos);
 	free(deny);

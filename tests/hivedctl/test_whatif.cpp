@@ -919,6 +919,108 @@ START_TEST(test_limits) {
 }
 END_TEST
 
+// Limits on usage: the jobs a QOS or an association counts, and when enough of
+// them end. Before, whatif answered "starts now" for a job slurmctld holds with
+// QOSMaxGRESPerUser.
+START_TEST(test_usage_limits) {
+  auto job_of = [](const char* id, const char* user, const char* account, const char* qos,
+                   const char* tres, int64_t end) {
+    RunningJob r;
+    r.id = id;
+    r.user = user;
+    r.account = account;
+    r.qos = qos;
+    r.partition = "gpu";
+    r.tres = tres;
+    r.end = end;
+    return r;
+  };
+  const std::vector<RunningJob> running = {
+      job_of("1", "u", "a", "normal", "cpu=1,node=1,gres/gpu=2", 300),
+      job_of("2", "u", "a", "normal", "cpu=1,node=1,gres/gpu=1", 100),
+      job_of("3", "v", "a", "normal", "cpu=1,node=2,gres/gpu=4", 200),
+      job_of("4", "u", "b", "high", "cpu=1,node=1,gres/gpu=8", 50)};
+  TresLimits normal;
+  normal.owner = "QOS normal";
+  normal.is_qos = true;
+  normal.name = "normal";
+  TresLimits none;
+  none.owner = "the association of u in account a";
+  JobTres job;
+  job.gpus = 2;
+  auto holds = [&](const std::vector<TresLimits>& qos, const TresLimits& assoc) {
+    return UsageHolds(qos, assoc, job, "u", "a", "gpu", "N/A", running);
+  };
+  ck_str_eq(holds({normal}, none).why, "");
+  // Per user: u holds 3 GPUs in normal (not job 4's, of QOS high).
+  TresLimits per_user = normal;
+  per_user.per_user = "gres/gpu=4";
+  UsageHold h = holds({per_user}, none);
+  ck_str_eq(h.why,
+            "MaxTRESPerUser gres/gpu=4 of QOS normal: user u's jobs in it hold 3 GPUs, the job "
+            "asks for 2 GPUs");
+  ck_str_eq(h.reason, "QOSMaxGRESPerUser");
+  // Job 2 ends first (t = 100): 2 + 2 <= 4.
+  ck_assert_int_eq(h.frees, 100);
+  ck_assert_uint_eq(h.after.size(), 1);
+  ck_str_eq(h.after[0], "2");
+  per_user.per_user = "gres/gpu=5";
+  ck_str_eq(holds({per_user}, none).why, "");
+  // The group: every job of the QOS, the nodes too.
+  TresLimits grp = normal;
+  grp.grp = "node=8,gres/gpu=8";
+  h = holds({grp}, none);
+  ck_str_eq(h.why,
+            "GrpTRES gres/gpu=8 of QOS normal: its jobs hold 7 GPUs, the job asks for 2 GPUs");
+  ck_str_eq(h.reason, "QOSGrpGRES");
+  ck_assert_int_eq(h.frees, 100);
+  grp.grp = "node=4";
+  h = holds({grp}, none);
+  ck_str_eq(h.reason, "QOSGrpNodeLimit");
+  ck_assert_int_eq(h.frees, 100);  // 4 nodes held, 1 asked: one must end
+  // Per account, and a job without an end time: never by known end times.
+  std::vector<RunningJob> endless = running;
+  endless[1].end = 0;
+  TresLimits per_account = normal;
+  per_account.per_account = "gres/gpu=7";
+  h = UsageHolds({per_account}, none, job, "u", "a", "gpu", "N/A", endless);
+  ck_str_eq(h.reason, "MaxGRESPerAccount");
+  ck_assert_int_eq(h.frees, 200);  // job 3 (t = 200) frees 4
+  per_account.per_account = "gres/gpu=2";
+  h = UsageHolds({per_account}, none, job, "u", "a", "gpu", "N/A", endless);
+  ck_assert_int_eq(h.frees, 0);  // all must end, and job 2 never does
+  ck_assert(h.after.empty());
+  // Job counts come first.
+  TresLimits jobs = per_user;
+  jobs.per_user = "gres/gpu=1";
+  jobs.jobs_per_user = 2;
+  h = holds({jobs}, none);
+  ck_str_eq(h.why, "MaxJobsPerUser 2 of QOS normal: user u runs 2 jobs in it");
+  ck_str_eq(h.reason, "QOSMaxJobsPerUserLimit");
+  ck_assert_int_eq(h.frees, 100);
+  // The association's MaxJobs only where no QOS sets MaxJobsPerUser.
+  TresLimits assoc = none;
+  assoc.jobs_per_user = 1;
+  h = holds({normal}, assoc);
+  ck_str_eq(h.why, "MaxJobs 1 of the association of u in account a: it runs 2 jobs");
+  ck_str_eq(h.reason, "AssocMaxJobsLimit");
+  TresLimits loose = normal;
+  loose.jobs_per_user = 10;
+  ck_str_eq(holds({loose}, assoc).why, "");
+  // The partition's QOS counts the jobs in that partition, whatever their QOS.
+  TresLimits part;
+  part.owner = "QOS p";
+  part.is_qos = true;
+  part.name = "p";
+  part.grp = "gres/gpu=16";
+  h = UsageHolds({part}, none, job, "u", "a", "gpu", "p", running);
+  ck_str_eq(h.why, "GrpTRES gres/gpu=16 of QOS p: its jobs hold 15 GPUs, the job asks for 2 GPUs");
+  ck_assert_int_eq(h.frees, 50);  // job 4 (8 GPUs, QOS high) ends at t = 50
+  h = UsageHolds({part}, none, job, "u", "a", "cpu", "p", running);
+  ck_str_eq(h.why, "");  // the job's partition is another: only jobs of QOS p count
+}
+END_TEST
+
 // -p with a list: Slurm starts the job in the first partition (in its order)
 // that can, else where backfill estimates the earliest start. Before, whatif
 // refused a list.
@@ -1255,6 +1357,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_partition_refuses);
   tcase_add_test(tc, test_default_qos);
   tcase_add_test(tc, test_limits);
+  tcase_add_test(tc, test_usage_limits);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
