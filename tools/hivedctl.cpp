@@ -635,6 +635,17 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
         return 1;
       }
     }
+    // Whatif asks about no reservation, and a job outside one may not have this QOS,
+    // given or by default (slurmctld's _determine_and_validate_qos, for anyone).
+    if (assoc.found && hivedctl::QosHasFlag(QosLimitsOf(ask.qos).flags, "RequiresReservation")) {
+      hived_engine_free(e);
+      fprintf(stderr,
+              "hivedctl: whatif: QOS %s%s can only be used in a reservation "
+              "(RequiresReservation); sbatch refuses the job without --reservation (Invalid "
+              "qos specification), and whatif does not ask about reservations\n",
+              ask.qos.c_str(), ask.qos_from.empty() ? "" : " (its association's default)");
+      return 1;
+    }
   }
   if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
   ask.borrow = st.borrow_idle_cells;

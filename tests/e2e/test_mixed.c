@@ -587,15 +587,17 @@ END_TEST
 /*
  * -q of a QOS the user's association may not use (AccountingStorageEnforce has
  * qos): sbatch refuses the job, and so does whatif, for a user who is not an
- * operator; root may. A QOS that does not exist is refused for anyone. Before,
- * whatif answered "starts now" for both.
+ * operator; root may. A QOS that does not exist is refused for anyone, and so is
+ * one with RequiresReservation (whatif asks about no reservation). Before,
+ * whatif answered "starts now" for all three.
  */
 START_TEST(test_whatif_qos_access)
 {
 	const char *ask = "whatif -A own -q hivedx -N1 --gres=gpu:1 2>&1";
 	char dir[] = "/tmp/hived-e2e-mixed-XXXXXX";
 	char *user = NULL, *root = NULL, *none = NULL, *sbatch = NULL;
-	int rc_user, rc_root, rc_none, rc_sbatch;
+	char *resv = NULL, *resv_sbatch = NULL;
+	int rc_user, rc_root, rc_none, rc_sbatch, rc_resv, rc_resv_sbatch = 0;
 
 	hivedctl_for_hivedtest(dir);
 	cancel_all_seen_by_whatif();
@@ -610,6 +612,24 @@ START_TEST(test_whatif_qos_access)
 	run(NULL, "sacctmgr -i delete qos hivedx");
 	run(NULL, "rm -rf '%s'", dir);
 
+	ck_assert_int_eq(run(NULL, "sacctmgr -i add qos hivedr "
+			     "flags=RequiresReservation"), 0);
+	/* slurmctld knows the QOS once sbatch names its flag's refusal. */
+	for (int i = 0; i < 20 && !rc_resv_sbatch; i++) {
+		free(resv_sbatch);
+		rc_resv_sbatch = run(&resv_sbatch, "sbatch -A own -q hivedr "
+				     "--gres=gpu:1 -o /dev/null --wrap 'sleep 1' "
+				     "2>&1");
+		if (!rc_resv_sbatch) {
+			run(NULL, "scancel %d",
+			    atoi(strrchr(resv_sbatch, ' ') + 1));
+			usleep(500 * 1000);
+		}
+	}
+	rc_resv = run(&resv, "'%s/hivedctl' whatif -A own -q hivedr "
+		      "--gres=gpu:1 2>&1", e2e_builddir);
+	run(NULL, "sacctmgr -i delete qos hivedr");
+
 	ck_assert_msg(rc_sbatch != 0 && strstr(sbatch, "Invalid qos"),
 		      "sbatch -q hivedx as hivedtest: %s", sbatch ? sbatch : "");
 	ck_assert_msg(rc_user == 1 && strstr(user, "not hivedx") &&
@@ -620,6 +640,16 @@ START_TEST(test_whatif_qos_access)
 		      root ? root : "");
 	ck_assert_msg(rc_none == 1 && strstr(none, "does not exist"),
 		      "whatif -q of no QOS: %s", none ? none : "");
+	ck_assert_msg(rc_resv_sbatch != 0 &&
+		      strstr(resv_sbatch, "Invalid qos"),
+		      "sbatch -q hivedr (RequiresReservation): %s",
+		      resv_sbatch ? resv_sbatch : "");
+	ck_assert_msg(rc_resv == 1 && strstr(resv, "RequiresReservation") &&
+		      strstr(resv, "Invalid qos specification"),
+		      "whatif -q hivedr (RequiresReservation): %s",
+		      resv ? resv : "");
+	free(resv);
+	free(resv_sbatch);
 	free(user);
 	free(root);
 	free(none);
