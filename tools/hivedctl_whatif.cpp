@@ -656,6 +656,29 @@ int WhatifPartitions(hived_engine* e, const std::string& config_text,
   return 0;
 }
 
+namespace {
+
+// A time, and how far ahead when it is still to come.
+std::string TimeAhead(int64_t t, int64_t now) {
+  return TimeText(t) + (t > now ? " (in " + std::to_string((t - now + 59) / 60) + " min)" : "");
+}
+
+// "job 4" or "jobs 4,5,6": the first eight of a list of job ids (the last is the
+// one waited for; a long list says little), then how many more.
+std::string JobIds(json_t* ids) {
+  const size_t n = json_array_size(ids), shown = 8;
+  std::string out = n == 1 ? "job " : "jobs ";
+  size_t i;
+  json_t* a;
+  json_array_foreach(ids, i, a) {
+    if (i < shown) out += (i ? "," : "") + std::string(json_string_value(a));
+  }
+  if (n > shown) out += " and " + std::to_string(n - shown) + " more";
+  return out;
+}
+
+}  // namespace
+
 std::string WhatifText(const std::string& json, int64_t now) {
   JsonPtr j(json_loads(json.c_str(), 0, nullptr));
   if (!j) return "whatif: unreadable answer\n";
@@ -700,40 +723,19 @@ std::string WhatifText(const std::string& json, int64_t now) {
   if (json_t* frees = json_object_get(r, "limitFrees")) {
     json_t* at = json_object_get(frees, "at");
     json_t* after = json_object_get(frees, "afterJobs");
-    if (json_is_integer(at)) {
-      const int64_t t = json_integer_value(at);
-      o << "The limit frees: " << TimeText(t);
-      if (t > now) o << " (in " << (t - now + 59) / 60 << " min)";
-      o << ", when job" << (json_array_size(after) == 1 ? " " : "s ");
-      size_t i;
-      json_t* a;
-      json_array_foreach(after, i, a) {
-        if (i < 8) o << (i ? "," : "") << json_string_value(a);
-      }
-      if (json_array_size(after) > 8) o << " and " << json_array_size(after) - 8 << " more";
-      o << (json_array_size(after) == 1 ? " ends" : " end") << "; cells permitting\n";
-    } else {
+    if (json_is_integer(at))
+      o << "The limit frees: " << TimeAhead(json_integer_value(at), now) << ", when "
+        << JobIds(after) << (json_array_size(after) == 1 ? " ends" : " end")
+        << "; cells permitting\n";
+    else
       o << "The limit frees: unknown: the jobs it counts have no end time\n";
-    }
   }
   json_t* est = json_object_get(r, "estimate");
   json_t* start = json_object_get(est, "start");
   if (json_is_integer(start)) {
-    const int64_t t = json_integer_value(start);
-    o << "Estimated start: " << TimeText(t);
-    if (t > now) o << " (in " << (t - now + 59) / 60 << " min)";
-    o << ", after job";
     json_t* after = json_object_get(est, "afterJobs");
-    o << (json_array_size(after) == 1 ? " " : "s ");
-    size_t i;
-    json_t* a;
-    // The last of them is the one the estimate waits for; a long list says little.
-    const size_t n = json_array_size(after), shown = 8;
-    json_array_foreach(after, i, a) {
-      if (i < shown) o << (i ? "," : "") << json_string_value(a);
-    }
-    if (n > shown) o << " and " << n - shown << " more";
-    o << " end" << (json_array_size(after) == 1 ? "s" : "") << ", on "
+    o << "Estimated start: " << TimeAhead(json_integer_value(start), now) << ", after "
+      << JobIds(after) << " end" << (json_array_size(after) == 1 ? "s" : "") << ", on "
       << Pods(json_object_get(est, "placement")) << "\n";
     json_t* pre = json_object_get(est, "preempts");
     if (json_array_size(pre)) o << "  then preempting:\n" << Victims(pre);

@@ -910,6 +910,24 @@ START_TEST(test_limits) {
   ck_assert(!EnforcesPartLimits(""));
   ck_assert(EnforcesPartLimits("ALL"));
   ck_assert(EnforcesPartLimits("ANY"));
+  // A limit on usage: when enough of the jobs it counts end.
+  a = AskMixed({"-A", "small", "--gres=gpu:1"}, {}, [&](WhatifAsk* ask) {
+    limited(ask);
+    ask->limit_reason = "QOSMaxGRESPerUser";
+    ask->limit_on_usage = true;
+    ask->limit_frees = kWritten + 600;
+    ask->limit_after = {"7", "9"};
+  });
+  ck_assert_str_eq(a.S("outcome"), "waiting");
+  ck_assert_int_eq(json_integer_value(json_object_get(a.Get("limitFrees"), "at")), kWritten + 600);
+  ck_has(a.text, "it pends (QOSMaxGRESPerUser) until enough of them end\n");
+  ck_has(a.text, " (in 10 min), when jobs 7,9 end; cells permitting\n");
+  a = AskMixed({"-A", "small", "--gres=gpu:1"}, {}, [&](WhatifAsk* ask) {
+    limited(ask);
+    ask->limit_on_usage = true;
+  });
+  ck_assert(json_is_null(json_object_get(a.Get("limitFrees"), "at")));
+  ck_has(a.text, "The limit frees: unknown: the jobs it counts have no end time\n");
   // A partition that refuses the job says so first.
   a = AskMixed({"-A", "small", "--gres=gpu:1", "-p", "v100s"}, {"v0", "v1"}, [&](WhatifAsk* ask) {
     limited(ask);
