@@ -345,17 +345,26 @@ std::vector<hivedctl::RunningJob> RunningJobs(
     const std::vector<std::pair<std::string, int64_t>>& ends) {
   std::vector<hivedctl::RunningJob> jobs;
   std::string out;
-  // Fixed-width columns wide enough for any name; no field holds a blank.
-  if (Capture("squeue -h -t R,S -O JobID:24,UserName:128,Account:128,QOS:128,Partition:128,"
-              "tres-alloc:4096 2>/dev/null",
+  // "type:|": a field as long as its value (size 0, no padding, no truncation), then
+  // '|' (its suffix).
+  if (Capture("squeue -h -t R,S -O 'JobID:|,UserName:|,Account:|,QOS:|,Partition:|,"
+              "tres-alloc:|' 2>/dev/null",
               &out))
     return jobs;
   std::map<std::string, int64_t> end_of(ends.begin(), ends.end());
   std::istringstream rows(out);
   for (std::string row; std::getline(rows, row);) {
+    std::vector<std::string> f;
     std::istringstream fields(row);
+    for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+    if (f.size() < 6) continue;
     hivedctl::RunningJob r;
-    if (!(fields >> r.id >> r.user >> r.account >> r.qos >> r.partition >> r.tres)) continue;
+    r.id = f[0];
+    r.user = f[1];
+    r.account = f[2];
+    r.qos = f[3];
+    r.partition = f[4];
+    r.tres = f[5];
     const auto it = end_of.find(r.id);
     if (it != end_of.end()) r.end = it->second;
     jobs.push_back(std::move(r));
