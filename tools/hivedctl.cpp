@@ -421,7 +421,7 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
   if (hold.why.empty()) return;
   ask->limit_refuses = hold.why;
   ask->limit_reason = hold.reason;
-  ask->limit_on_usage = true;
+  ask->limit_on_usage = !hold.never;  // never: as a per-job limit, for as long as it stands
   ask->limit_frees = hold.frees;
   ask->limit_after = hold.after;
 }

@@ -319,6 +319,10 @@ UsageHold UsageHolds(const std::vector<TresLimits>& qos, const TresLimits& assoc
                 : c.scope == Scope::kUser  ? "user " + user + " runs " + jobs + " in it"
                                            : "account " + account + " runs " + jobs + " in it");
     hold.reason = by_assoc ? "AssocMaxJobsLimit" : c.reason;
+    hold.never = limit < 1;
+    if (hold.never)
+      hold.why = std::string(by_assoc ? "MaxJobs" : c.name) + " 0 of " + by->owner +
+                 ": it lets no job run";
     hold.frees = Frees(held, used, 1, limit, &hold.after);
     return hold;
   }
@@ -362,6 +366,8 @@ UsageHold UsageHolds(const std::vector<TresLimits>& qos, const TresLimits& assoc
                  ": " + whose(c.scope) + " hold " + Count(used, unit) + ", the job asks for " +
                  Count(asked, unit);
       hold.reason = node ? c.node_reason : c.gres_reason;
+      hold.never = asked > limit;
+      if (hold.never) hold.why += ": more than the limit alone";
       hold.frees = Frees(held, used, asked, limit, &hold.after);
       return hold;
     }

@@ -125,6 +125,7 @@ struct UsageHold {
   std::string why, reason;
   int64_t frees = 0;
   std::vector<std::string> after;
+  bool never = false;  // the job alone asks for more than the limit: no end frees it
 };
 
 // For each QOS of qos in order (the first that sets a limit decides it), then the

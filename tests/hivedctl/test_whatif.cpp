@@ -1008,6 +1008,21 @@ START_TEST(test_usage_limits) {
   h = UsageHolds({per_account}, none, job, "u", "a", "gpu", "N/A", endless);
   ck_assert_int_eq(h.frees, 0);  // all must end, and job 2 never does
   ck_assert(h.after.empty());
+  // A job over the limit alone: no end frees it.
+  TresLimits tiny = normal;
+  tiny.grp = "gres/gpu=1";
+  h = holds({tiny}, none);
+  ck_str_eq(h.why,
+            "GrpTRES gres/gpu=1 of QOS normal: its jobs hold 7 GPUs, the job asks for 2 GPUs: "
+            "more than the limit alone");
+  ck_assert(h.never);
+  ck_assert_int_eq(h.frees, 0);
+  ck_assert(!holds({per_user}, none).never);
+  TresLimits no_jobs = normal;
+  no_jobs.jobs_per_user = 0;
+  h = holds({no_jobs}, none);
+  ck_str_eq(h.why, "MaxJobsPerUser 0 of QOS normal: it lets no job run");
+  ck_assert(h.never);
   // Job counts come first.
   TresLimits jobs = per_user;
   jobs.per_user = "gres/gpu=1";
