@@ -422,6 +422,8 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
   ask->limit_refuses = hold.why;
   ask->limit_reason = hold.reason;
   ask->limit_on_usage = !hold.never;  // never: as a per-job limit, for as long as it stands
+  if (denies && hold.request_over)
+    ask->limit_refused_by = "its QOS has DenyOnLimit (Job violates accounting/QOS policy)";
   ask->limit_frees = hold.frees;
   ask->limit_after = hold.after;
 }

@@ -366,7 +366,7 @@ UsageHold UsageHolds(const std::vector<TresLimits>& qos, const TresLimits& assoc
                  ": " + whose(c.scope) + " hold " + Count(used, unit) + ", the job asks for " +
                  Count(asked, unit);
       hold.reason = node ? c.node_reason : c.gres_reason;
-      hold.never = asked > limit;
+      hold.never = hold.request_over = asked > limit;
       if (hold.never) hold.why += ": more than the limit alone";
       hold.frees = Frees(held, used, asked, limit, &hold.after);
       return hold;

@@ -126,6 +126,9 @@ struct UsageHold {
   int64_t frees = 0;
   std::vector<std::string> after;
   bool never = false;  // the job alone asks for more than the limit: no end frees it
+  // never, for a TRES limit: slurmctld checks the request against it at submission
+  // too, so that sbatch refuses the job under DenyOnLimit (not for job counts).
+  bool request_over = false;
 };
 
 // For each QOS of qos in order (the first that sets a limit decides it), then the

@@ -1015,14 +1015,14 @@ START_TEST(test_usage_limits) {
   ck_str_eq(h.why,
             "GrpTRES gres/gpu=1 of QOS normal: its jobs hold 7 GPUs, the job asks for 2 GPUs: "
             "more than the limit alone");
-  ck_assert(h.never);
+  ck_assert(h.never && h.request_over);
   ck_assert_int_eq(h.frees, 0);
   ck_assert(!holds({per_user}, none).never);
   TresLimits no_jobs = normal;
   no_jobs.jobs_per_user = 0;
   h = holds({no_jobs}, none);
   ck_str_eq(h.why, "MaxJobsPerUser 0 of QOS normal: it lets no job run");
-  ck_assert(h.never);
+  ck_assert(h.never && !h.request_over);  // sbatch checks no job count at submission
   // Job counts come first.
   TresLimits jobs = per_user;
   jobs.per_user = "gres/gpu=1";
