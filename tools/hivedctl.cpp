@@ -174,16 +174,6 @@ std::string SqueueEnds() {
   return out;
 }
 
-// A QOS's priority as sacctmgr has it (-1 if unknown): slurmctld gives it to the
-// engine divided by priorityScale.
-int QosPriority(const std::string& qos) {
-  std::string out;
-  if (!ShellSafe(qos) ||
-      Capture("sacctmgr -nP show qos '" + qos + "' format=priority 2>/dev/null", &out))
-    return -1;
-  return isdigit(static_cast<unsigned char>(out.c_str()[0])) ? atoi(out.c_str()) : -1;
-}
-
 // What slurmctld's `scontrol show config` says about partition account checks:
 // its release (SLURM_VERSION, as major*100+minor; 0 unknown) and whether its
 // AccountingStorageEnforce implies associations. Asked once, when needed.
@@ -296,12 +286,14 @@ Association AssociationOf(const std::string& account) {
   return a;
 }
 
-// A QOS's per-job limits and flags as sacctmgr shows them (found false when it
-// does not know the QOS), each asked once per run.
+// A QOS as sacctmgr shows it: its limits, flags and priority, asked once per run
+// (one query serves every check). answered false when sacctmgr could not be asked
+// (no accounting); found false when it answered and does not know the QOS.
 struct QosLimits {
-  bool found = false;
+  bool answered = false, found = false;
   hivedctl::TresLimits limits;
   std::string flags;
+  int priority = -1;  // slurmctld gives it to the engine divided by priorityScale
 };
 
 const QosLimits& QosLimitsOf(const std::string& qos) {
@@ -313,14 +305,16 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
   if (!ShellSafe(qos) ||
       Capture("sacctmgr -nP show qos '" + qos +
                   "' format=maxtres,maxtrespernode,mintres,flags,grptres,maxtresperuser,"
-                  "maxtresperaccount,grpjobs,maxjobsperuser,maxjobsperaccount 2>/dev/null",
+                  "maxtresperaccount,grpjobs,maxjobsperuser,maxjobsperaccount,priority "
+                  "2>/dev/null",
               &out))
     return q;
+  q.answered = true;
   std::vector<std::string> f;
   std::istringstream fields(Trim(out));
   for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
   if (f.size() < 3) return q;
-  f.resize(10);
+  f.resize(11);
   auto count = [](const std::string& v) { return v.empty() ? int64_t{-1} : atoll(v.c_str()); };
   q.found = true;
   q.limits.owner = "QOS " + qos;
@@ -336,6 +330,7 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
   q.limits.grp_jobs = count(f[7]);
   q.limits.jobs_per_user = count(f[8]);
   q.limits.jobs_per_account = count(f[9]);
+  if (isdigit(static_cast<unsigned char>(f[10].c_str()[0]))) q.priority = atoi(f[10].c_str());
   return q;
 }
 
@@ -434,11 +429,9 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
 // who is not root, SlurmUser or an operator (sacctmgr AdminLevel).
 std::string QosRefused(const std::string& qos, const std::string& account,
                        const Association& assoc) {
-  std::string out;
-  if (!ShellSafe(qos) ||
-      Capture("sacctmgr -nP show qos '" + qos + "' format=name 2>/dev/null", &out))
-    return "";
-  if (Trim(out).empty())
+  const QosLimits& known = QosLimitsOf(qos);
+  if (!known.answered) return "";
+  if (!known.found)
     return "QOS '" + qos +
            "' does not exist (sacctmgr show qos); sbatch refuses the job "
            "(Invalid qos specification)";
@@ -449,7 +442,7 @@ std::string QosRefused(const std::string& qos, const std::string& account,
     return "";
   const std::string why = hivedctl::QosRefuses(qos, assoc.qos);
   if (why.empty()) return "";
-  out.clear();
+  std::string out;
   Capture(std::string("sacctmgr -nP show user '") + pw->pw_name + "' format=adminlevel 2>/dev/null",
           &out);
   const std::string level = Trim(out);
@@ -658,7 +651,7 @@ int RunWhatif(const hivedctl::Status& st, const std::string& status_path, std::s
       return 1;
     }
   }
-  if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosPriority(ask.qos);
+  if (ask.priority < 0 && !ask.qos.empty()) ask.priority = QosLimitsOf(ask.qos).priority;
   ask.borrow = st.borrow_idle_cells;
   std::vector<hivedctl::WhatifAsk> asks;
   if (!ResolvePartitions(ask, live, &asks, &err)) {
