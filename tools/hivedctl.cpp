@@ -247,6 +247,7 @@ struct Association {
   std::string default_qos, qos;             // DefaultQOS, QOS (a comma list)
   std::string max_tres, max_tres_per_node;  // MaxTRES, MaxTRESPerNode (an ancestor's if unset)
   int64_t max_jobs = -1;                    // MaxJobs
+  std::string max_wall;                     // MaxWall (an ancestor's if unset)
 };
 
 Association AssociationOf(const std::string& account) {
@@ -258,7 +259,7 @@ Association AssociationOf(const std::string& account) {
   if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
   if (!ShellSafe(account) ||
       Capture("sacctmgr -nP show assoc where account='" + account + "'" + cluster +
-                  " format=user,defaultqos,qos,maxtres,maxtrespernode,maxjobs 2>/dev/null",
+                  " format=user,defaultqos,qos,maxtres,maxtrespernode,maxjobs,maxwall 2>/dev/null",
               &out))
     return a;
   std::istringstream rows(out);
@@ -269,7 +270,7 @@ Association AssociationOf(const std::string& account) {
     std::istringstream fields(row);
     for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
     if (f.size() < 3) continue;
-    f.resize(6);
+    f.resize(7);
     if (f[0] == me && mine.empty()) mine = f;
     if (f[0].empty() && its.empty()) its = f;
   }
@@ -283,6 +284,7 @@ Association AssociationOf(const std::string& account) {
   a.max_tres = pick[3];
   a.max_tres_per_node = pick[4];
   if (!pick[5].empty()) a.max_jobs = atoll(pick[5].c_str());
+  a.max_wall = pick[6];
   return a;
 }
 
@@ -305,7 +307,7 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
   if (!ShellSafe(qos) ||
       Capture("sacctmgr -nP show qos '" + qos +
                   "' format=maxtres,maxtrespernode,mintres,flags,grptres,maxtresperuser,"
-                  "maxtresperaccount,grpjobs,maxjobsperuser,maxjobsperaccount,priority "
+                  "maxtresperaccount,grpjobs,maxjobsperuser,maxjobsperaccount,priority,maxwall "
                   "2>/dev/null",
               &out))
     return q;
@@ -314,7 +316,7 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
   std::istringstream fields(Trim(out));
   for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
   if (f.size() < 3) return q;
-  f.resize(11);
+  f.resize(12);
   auto count = [](const std::string& v) { return v.empty() ? int64_t{-1} : atoll(v.c_str()); };
   q.found = true;
   q.limits.owner = "QOS " + qos;
@@ -331,6 +333,7 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
   q.limits.jobs_per_user = count(f[8]);
   q.limits.jobs_per_account = count(f[9]);
   if (isdigit(static_cast<unsigned char>(f[10].c_str()[0]))) q.priority = atoi(f[10].c_str());
+  q.limits.max_wall = f[11];
   return q;
 }
 
@@ -389,6 +392,14 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
                                 (assoc.user.empty() ? "account " : assoc.user + " in account ") +
                                 ask->account,
                             false, assoc.max_tres, assoc.max_tres_per_node, ""};
+  mine.max_wall = assoc.max_wall;
+  // MaxWall against -t first: slurmctld checks time before TRES (acct_policy.c's
+  // runnable_pre_select); without -t the job takes the limit as its time.
+  if (ask->time_limit >= 0)
+    ask->limit_refuses = hivedctl::WallRefuses(qos, mine, ask->time_limit, &ask->limit_reason);
+  if (denies && !ask->limit_refuses.empty())
+    ask->limit_refused_by = "its QOS has DenyOnLimit (Job violates accounting/QOS policy)";
+  if (!ask->limit_refuses.empty()) return;
   hivedctl::JobTres job;
   job.nodes = ask->nodes;
   job.gpus = ask->gpus > 0 ? ask->gpus : int64_t{ask->gpus_per_node} * ask->nodes;
@@ -497,6 +508,19 @@ bool TakePartition(const std::string& record, const std::string& what, hivedctl:
     if (hivedctl::EnforcesPartLimits(enforce))
       ask->limit_refused_by =
           "EnforcePartLimits is " + enforce + " (Node count specification invalid)";
+  }
+  // Then its MaxTime against -t (without -t the job takes the partition's times).
+  if (ask->limit_refuses.empty() && ask->time_limit >= 0) {
+    ask->limit_refuses = hivedctl::PartitionTimeRefuses(
+        record, ask->time_limit, ask->qos.empty() ? "" : QosLimitsOf(ask->qos).flags);
+    if (!ask->limit_refuses.empty()) {
+      ask->limit_reason = "PartitionTimeLimit";
+      const std::string& enforce = SlurmctldAccountChecks().enforce_part_limits;
+      if (hivedctl::EnforcesPartLimits(enforce))
+        ask->limit_refused_by = "EnforcePartLimits is " + enforce +
+                                " (Requested time limit is invalid (missing or exceeds some "
+                                "limit))";
+    }
   }
   const std::string list = hivedctl::RecordField(record, "Nodes");
   ask->partition_nodes.clear();

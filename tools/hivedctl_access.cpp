@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "hivedctl_access.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -229,6 +230,80 @@ std::string PartitionNodesRefuse(const std::string& record, int nodes,
     return "partition " + name + " takes jobs of at least " + Count(atoi(min.c_str()), "node") +
            " (MinNodes=" + min + "): the job asks for " + std::to_string(nodes);
   return "";
+}
+
+int64_t TimeMinutes(const std::string& text) {
+  if (!strcasecmp(text.c_str(), "UNLIMITED") || !strcasecmp(text.c_str(), "INFINITE") ||
+      text == "-1")
+    return kUnlimitedMinutes;
+  // Days before a '-', then up to three ':' parts; without days, one part is
+  // minutes and two are minutes and seconds.
+  const size_t dash = text.find('-');
+  std::vector<int64_t> parts;
+  int64_t days = 0;
+  const std::string rest = dash == std::string::npos ? text : text.substr(dash + 1);
+  if (dash != std::string::npos) {
+    const std::string d = text.substr(0, dash);
+    if (d.empty() || d.size() > 6 || d.find_first_not_of("0123456789") != std::string::npos)
+      return -1;
+    days = atoll(d.c_str());
+  }
+  std::istringstream in(rest);
+  for (std::string p; std::getline(in, p, ':');) {
+    if (p.empty() || p.size() > 9 || p.find_first_not_of("0123456789") != std::string::npos)
+      return -1;
+    parts.push_back(atoll(p.c_str()));
+  }
+  if (parts.empty() || parts.size() > 3 || rest.back() == ':') return -1;
+  int64_t h = 0, m = 0, sec = 0;
+  if (dash != std::string::npos) {
+    h = parts[0];
+    m = parts.size() > 1 ? parts[1] : 0;
+    sec = parts.size() > 2 ? parts[2] : 0;
+  } else if (parts.size() == 3) {
+    h = parts[0], m = parts[1], sec = parts[2];
+  } else {
+    m = parts[0];
+    sec = parts.size() > 1 ? parts[1] : 0;
+  }
+  return days * 1440 + h * 60 + m + (sec + 59) / 60;
+}
+
+std::string MinutesText(int64_t minutes) {
+  if (minutes == kUnlimitedMinutes) return "UNLIMITED";
+  char buf[48];
+  const int64_t days = minutes / 1440, h = minutes / 60 % 24, m = minutes % 60;
+  if (days)
+    snprintf(buf, sizeof buf, "%lld-%02lld:%02lld:00", static_cast<long long>(days),
+             static_cast<long long>(h), static_cast<long long>(m));
+  else
+    snprintf(buf, sizeof buf, "%02lld:%02lld:00", static_cast<long long>(h),
+             static_cast<long long>(m));
+  return buf;
+}
+
+std::string PartitionTimeRefuses(const std::string& record, int64_t minutes,
+                                 const std::string& qos_flags) {
+  const std::string name = record.substr(14, record.find(' ') - 14);
+  const std::string max = RecordField(record, "MaxTime");
+  const int64_t limit = TimeMinutes(max);
+  if (limit < 0 || minutes <= limit || QosHasFlag(qos_flags, "PartitionTimeLimit")) return "";
+  return "partition " + name + " takes jobs of at most " + MinutesText(limit) + " (MaxTime=" + max +
+         "): the job asks for " + MinutesText(minutes);
+}
+
+std::string WallRefuses(const std::vector<TresLimits>& qos, const TresLimits& assoc,
+                        int64_t minutes, std::string* reason) {
+  const TresLimits* by = nullptr;
+  for (const auto& q : qos)
+    if (!by && TimeMinutes(q.max_wall) >= 0) by = &q;
+  if (!by && TimeMinutes(assoc.max_wall) >= 0) by = &assoc;
+  if (!by) return "";
+  const int64_t limit = TimeMinutes(by->max_wall);
+  if (minutes <= limit) return "";
+  *reason = by->is_qos ? "QOSMaxWallDurationPerJobLimit" : "AssocMaxWallDurationPerJobLimit";
+  return "MaxWall " + MinutesText(limit) + " of " + by->owner + ": the job asks for " +
+         MinutesText(minutes);
 }
 
 bool EnforcesPartLimits(const std::string& value) {

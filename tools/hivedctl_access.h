@@ -72,6 +72,7 @@ struct TresLimits {
   std::string name;  // the QOS's name ("" for an association)
   std::string grp, per_user, per_account;
   int64_t grp_jobs = -1, jobs_per_user = -1, jobs_per_account = -1;
+  std::string max_wall;  // MaxWall (a Slurm time; "" not set)
 };
 
 // A TRES's value in a sacctmgr TRES list ("cpu=4,gres/gpu=8,node=2"); -1 when
@@ -105,6 +106,28 @@ bool QosHasFlag(const std::string& flags, const char* flag);
 // PartitionMinNodes, PartitionMaxNodes: qos_flags); "" when it may.
 std::string PartitionNodesRefuse(const std::string& record, int nodes,
                                  const std::string& qos_flags);
+
+// A Slurm time (sbatch -t, a partition's MaxTime, a MaxWall) in minutes, as Slurm
+// reads one: MIN, MIN:SEC, H:M:S, D-H, D-H:M or D-H:M:S, seconds rounded up to a
+// minute; kUnlimitedMinutes for UNLIMITED, INFINITE or -1; -1 when it is no time.
+constexpr int64_t kUnlimitedMinutes = INT64_MAX;
+int64_t TimeMinutes(const std::string& text);
+
+// Minutes as Slurm prints a time limit: "1-00:00:00", "02:30:00", "UNLIMITED".
+std::string MinutesText(int64_t minutes);
+
+// Why partition `record` never starts a job of time limit `minutes` (-t), as
+// slurmctld checks its MaxTime (not where the job's QOS has the flag
+// PartitionTimeLimit); "" when it may.
+std::string PartitionTimeRefuses(const std::string& record, int64_t minutes,
+                                 const std::string& qos_flags);
+
+// The MaxWall slurmctld never starts a job of time limit `minutes` past (under
+// AccountingStorageEnforce with limits): the first QOS of qos that sets one, else
+// the association's. "" when none keeps it out; else why, and *reason Slurm's
+// pending reason (QOSMaxWallDurationPerJobLimit, AssocMaxWallDurationPerJobLimit).
+std::string WallRefuses(const std::vector<TresLimits>& qos, const TresLimits& assoc,
+                        int64_t minutes, std::string* reason);
 
 // Whether slurm.conf's EnforcePartLimits (as scontrol show config prints it) makes
 // sbatch refuse a job past a partition's limits instead of leaving it pending.

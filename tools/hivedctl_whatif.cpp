@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli_args.h"
+#include "hivedctl_access.h"
 #include "hivedctl_views.h"
 #include "topo/hostlist.h"
 
@@ -310,7 +311,7 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
     val = a.substr(eq + 1);
     has_val = true;
   } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' &&
-             std::string("ANqGpwx").find(a[1]) != std::string::npos) {
+             std::string("ANqGpwxt").find(a[1]) != std::string::npos) {
     // sbatch's short options take their value glued on too: -N2, -Avc1.
     name = a.substr(0, 2);
     val = a.substr(2);
@@ -348,7 +349,9 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
                                         "-w",
                                         "--nodelist",
                                         "-x",
-                                        "--exclude"};
+                                        "--exclude",
+                                        "-t",
+                                        "--time"};
   bool known = false;
   for (const char* v : kValued) known = known || name == v;
   if (!known) return 0;
@@ -396,6 +399,11 @@ int TakeWhatifOption(int argc, char** argv, int* i, WhatifAsk* ask, std::string*
         val.find(",,") != std::string::npos)
       return bad("must be a partition name or a comma-separated list of them");
     ask->partition = val;
+  } else if (name == "-t" || name == "--time") {
+    ask->time_limit = TimeMinutes(val);
+    if (ask->time_limit < 0)
+      return bad("must be a time: MIN, MIN:SEC, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
+    if (ask->time_limit == 0) ask->time_limit = kUnlimitedMinutes;  // sbatch: 0 is no limit
   } else if (name == "-w" || name == "--nodelist" || name == "-x" || name == "--exclude") {
     std::vector<std::string>* list =
         name == "-w" || name == "--nodelist" ? &ask->nodelist : &ask->exclude;

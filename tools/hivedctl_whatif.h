@@ -31,6 +31,7 @@ struct WhatifAsk {
   bool switches_one = false;   // --switches=1
   bool exclusive = false;      // --exclusive: whole nodes, every GPU of them
   bool borrow = false;         // slurmctld lets guaranteed jobs borrow idle GPUs
+  int64_t time_limit = -1;     // -t in minutes (kUnlimitedMinutes: 0 or UNLIMITED); -1 none
   // -p (or sbatch's default): a partition, or a list of them from the options;
   // Whatif takes one, whose partition_nodes hivedctl fills from scontrol.
   // partition_all: its Nodes=ALL.

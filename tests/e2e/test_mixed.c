@@ -807,6 +807,75 @@ START_TEST(test_whatif_limits)
 }
 END_TEST
 
+/*
+ * whatif -t against the three time limits slurmctld checks before it asks
+ * select/hived: the partition's MaxTime, the QOS's MaxWall and the
+ * association's. In each, Slurm holds a real job with the reason whatif names;
+ * the same job with a shorter -t is not held by whatif.
+ */
+static char *whatif_past(const char *time)
+{
+	char *out = NULL;
+
+	run(&out, "'%s/hivedctl' --json whatif -A own -q normal -p small -N1 "
+	    "--gres=gpu:1 -t %s 2>&1", e2e_builddir, time);
+	return out;
+}
+
+START_TEST(test_whatif_time_limits)
+{
+	const char *args = "-A own -q normal -p small -N1 --gres=gpu:1 -t 20";
+	const char *set[] = {
+		"scontrol update PartitionName=small MaxTime=10",
+		"sacctmgr -i modify qos normal set MaxWall=10",
+		"sacctmgr -i modify user where name=root account=own "
+		"cluster=hived set MaxWall=10",
+	};
+	const char *unset[] = {
+		"scontrol update PartitionName=small MaxTime=UNLIMITED",
+		"sacctmgr -i modify qos normal set MaxWall=-1",
+		"sacctmgr -i modify user where name=root account=own "
+		"cluster=hived set MaxWall=-1",
+	};
+	const char *reason[] = {"PartitionTimeLimit",
+				"QOSMaxWallDurationPerJobLimit",
+				"AssocMaxWallDurationPerJobLimit"};
+	const char *limit[] = {"(MaxTime=00:10:00)",
+			       "MaxWall 00:10:00 of QOS normal",
+			       "MaxWall 00:10:00 of the association of root "
+			       "in account own"};
+	char *past[3], *within[3], want[64];
+	int held[3];
+
+	cancel_all_seen_by_whatif();
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(run(NULL, "%s", set[i]), 0);
+		snprintf(want, sizeof(want), "Reason=%s", reason[i]);
+		held[i] = held_by(args, want);
+		past[i] = whatif_past("20");
+		within[i] = whatif_past("0:10:00");
+		run(NULL, "scancel %d", held[i] > 0 ? held[i] : -held[i]);
+		ck_assert_int_eq(run(NULL, "%s", unset[i]), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "\"slurmReason\":\"%s\"", reason[i]);
+		ck_assert_msg(held[i] > 0, "job %d never held by %s: %s",
+			      -held[i], reason[i], job_line(-held[i]));
+		ck_assert_msg(past[i] && strstr(past[i], want) &&
+			      strstr(past[i], limit[i]) &&
+			      strstr(past[i], "\"outcome\":\"waiting\""),
+			      "whatif -t 20 past %s: %s", limit[i],
+			      past[i] ? past[i] : "");
+		ck_assert_msg(within[i] && !strstr(within[i], "\"cause\":\"limit\"") &&
+			      strstr(within[i], "\"startsNow\":true"),
+			      "whatif -t 0:10:00 within %s: %s", limit[i],
+			      within[i] ? within[i] : "");
+		free(past[i]);
+		free(within[i]);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -832,5 +901,6 @@ int main(void)
 	tcase_add_test(tc, test_whatif_default_qos);
 	tcase_add_test(tc, test_whatif_qos_access);
 	tcase_add_test(tc, test_whatif_limits);
+	tcase_add_test(tc, test_whatif_time_limits);
 	return e2e_run("mixed", tc, cancel_all);
 }

@@ -937,6 +937,69 @@ START_TEST(test_limits) {
 }
 END_TEST
 
+// Time limits (-t): Slurm's time formats, a partition's MaxTime and the MaxWall of
+// the first QOS that sets one, else the association's. Before, whatif took no -t
+// and answered "starts now" for a job Slurm holds with PartitionTimeLimit.
+START_TEST(test_time_limits) {
+  ck_assert_int_eq(TimeMinutes("90"), 90);
+  ck_assert_int_eq(TimeMinutes("90:30"), 91);  // seconds round up, as sbatch's
+  ck_assert_int_eq(TimeMinutes("2:00:00"), 120);
+  ck_assert_int_eq(TimeMinutes("1-2"), 1560);
+  ck_assert_int_eq(TimeMinutes("1-2:30"), 1590);
+  ck_assert_int_eq(TimeMinutes("2-00:00:01"), 2881);
+  ck_assert(TimeMinutes("UNLIMITED") == kUnlimitedMinutes);
+  ck_assert(TimeMinutes("infinite") == kUnlimitedMinutes);
+  for (const char* bad : {"", "1:2:3:4", "x", "1-", "-5", "1:", "1h", "1-2-3"})
+    ck_assert_msg(TimeMinutes(bad) == -1, "'%s' parsed", bad);
+  ck_str_eq(MinutesText(1590), "1-02:30:00");
+  ck_str_eq(MinutesText(45), "00:45:00");
+  ck_str_eq(MinutesText(kUnlimitedMinutes), "UNLIMITED");
+
+  const std::string part = "PartitionName=short MaxTime=04:00:00 MaxNodes=UNLIMITED";
+  ck_str_eq(PartitionTimeRefuses(part, 241, ""),
+            "partition short takes jobs of at most 04:00:00 (MaxTime=04:00:00): the job asks "
+            "for 04:01:00");
+  ck_str_eq(PartitionTimeRefuses(part, 240, ""), "");
+  ck_str_eq(PartitionTimeRefuses(part, 241, "NoDecay,PartitionTimeLimit"), "");
+  ck_assert(!PartitionTimeRefuses(part, kUnlimitedMinutes, "").empty());
+  ck_str_eq(PartitionTimeRefuses("PartitionName=long MaxTime=UNLIMITED", kUnlimitedMinutes, ""),
+            "");
+
+  TresLimits part_qos{"QOS part", true, "", "", ""};
+  TresLimits normal{"QOS normal", true, "", "", ""};
+  normal.max_wall = "1-00:00:00";
+  TresLimits assoc{"the association of u in account a", false, "", "", ""};
+  assoc.max_wall = "02:00:00";
+  std::string reason;
+  ck_str_eq(WallRefuses({part_qos, normal}, assoc, 1441, &reason),
+            "MaxWall 1-00:00:00 of QOS normal: the job asks for 1-00:01:00");
+  ck_str_eq(reason, "QOSMaxWallDurationPerJobLimit");
+  // A QOS that sets MaxWall decides it, even when the association's is shorter.
+  ck_str_eq(WallRefuses({normal}, assoc, 600, &reason), "");
+  ck_str_eq(WallRefuses({part_qos}, assoc, 121, &reason),
+            "MaxWall 02:00:00 of the association of u in account a: the job asks for 02:01:00");
+  ck_str_eq(reason, "AssocMaxWallDurationPerJobLimit");
+  ck_str_eq(WallRefuses({part_qos}, TresLimits{}, kUnlimitedMinutes, &reason), "");
+
+  // -t as sbatch reads it: 0 is no limit.
+  WhatifAsk ask;
+  std::string err;
+  std::vector<std::string> args = {"hivedctl", "-t", "0", "--time=1-2", "-t90"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(&a[0]);
+  int i = 1;
+  ck_assert_int_eq(TakeWhatifOption(5, argv.data(), &i, &ask, &err), 1);
+  ck_assert(ask.time_limit == kUnlimitedMinutes);
+  i = 3;
+  ck_assert_int_eq(TakeWhatifOption(5, argv.data(), &i, &ask, &err), 1);
+  ck_assert_int_eq(ask.time_limit, 1560);
+  i = 4;
+  ck_assert_int_eq(TakeWhatifOption(5, argv.data(), &i, &ask, &err), 1);
+  ck_assert_int_eq(ask.time_limit, 90);
+  ExpectBadOptions({{"-t", "1:2:3:4"}, {"--time", "soon"}});
+}
+END_TEST
+
 // Limits on usage: the jobs a QOS or an association counts, and when enough of
 // them end. Before, whatif answered "starts now" for a job slurmctld holds with
 // QOSMaxGRESPerUser.
@@ -1391,6 +1454,7 @@ int main(int argc, char** argv) {
   tcase_add_test(tc, test_default_qos);
   tcase_add_test(tc, test_limits);
   tcase_add_test(tc, test_usage_limits);
+  tcase_add_test(tc, test_time_limits);
   tcase_add_test(tc, test_request_errors);
   tcase_add_test(tc, test_parse_ends);
   tcase_add_test(tc, test_config_from_status);
