@@ -17,6 +17,7 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -95,6 +96,8 @@ bool ShellSafe(const std::string& name) {
 // A job HiveD holds nothing for, as squeue sees it: a pending GPU job that Slurm
 // has not offered to select/hived yet (priority, limits, dependency, begin time)
 // gets its squeue reason; "" when squeue knows nothing more useful.
+std::string LimitFreesOf(const std::string& id, const std::string& reason);
+
 std::string SlurmView(const std::string& id) {
   if (id.empty() || id.find_first_not_of("0123456789_") != std::string::npos) return "";
   std::string out;
@@ -106,7 +109,8 @@ std::string SlurmView(const std::string& id) {
   if (state != "PENDING" || tres.find("gpu") == std::string::npos) return "";
   return "Job " + id + ": pending in Slurm (reason " + reason +
          "); select/hived has not been asked to place it yet: Slurm holds a job back for its "
-         "priority, limits, dependencies or begin time before it asks the select plugin\n";
+         "priority, limits, dependencies or begin time before it asks the select plugin\n" +
+         LimitFreesOf(id, reason);
 }
 
 // `scontrol show config` as key -> value, asked once: whatif reads StateSaveLocation
@@ -250,13 +254,14 @@ struct Association {
   std::string max_wall;                     // MaxWall (an ancestor's if unset)
 };
 
-Association AssociationOf(const std::string& account) {
+Association AssociationOf(const std::string& account, const std::string& user = "") {
   Association a;
-  std::string out, cluster, me;
+  std::string out, cluster, me = user;
   const auto& config = SlurmctldConfig();
   const auto it = config.find("ClusterName");
   if (it != config.end() && ShellSafe(it->second)) cluster = " cluster='" + it->second + "'";
-  if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
+  if (me.empty())
+    if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
   if (!ShellSafe(account) ||
       Capture("sacctmgr -nP show assoc where account='" + account + "'" + cluster +
                   " format=user,defaultqos,qos,maxtres,maxtrespernode,maxjobs,maxwall 2>/dev/null",
@@ -337,6 +342,20 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
   return q;
 }
 
+// The limits of a job's QOS and its partition's, in the order slurmctld takes
+// them (QosOrder); *denies (if given): one of them has DenyOnLimit.
+std::vector<hivedctl::TresLimits> QosChain(const std::string& job_qos, const std::string& part_qos,
+                                           bool* denies) {
+  std::vector<hivedctl::TresLimits> chain;
+  for (const auto& name : hivedctl::QosOrder(job_qos, QosLimitsOf(job_qos).flags, part_qos)) {
+    const QosLimits& q = QosLimitsOf(name);
+    if (!q.found) continue;
+    chain.push_back(q.limits);
+    if (denies) *denies = *denies || hivedctl::QosHasFlag(q.flags, "DenyOnLimit");
+  }
+  return chain;
+}
+
 // The running and suspended jobs, as limits on usage count them: squeue's user,
 // account, QOS, partition and allocated TRES, with the end times of ends.
 std::vector<hivedctl::RunningJob> RunningJobs(
@@ -379,15 +398,8 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
                  hivedctl::WhatifAsk* ask) {
   if (!ask->limit_refuses.empty()) return;  // its partition's, checked first
   if (!assoc.found || !SlurmctldAccountChecks().enforce_limits) return;
-  std::vector<hivedctl::TresLimits> qos;
   bool denies = false;
-  for (const auto& name :
-       hivedctl::QosOrder(ask->qos, QosLimitsOf(ask->qos).flags, ask->partition_qos)) {
-    const QosLimits& q = QosLimitsOf(name);
-    if (!q.found) continue;
-    qos.push_back(q.limits);
-    denies = denies || hivedctl::QosHasFlag(q.flags, "DenyOnLimit");
-  }
+  const std::vector<hivedctl::TresLimits> qos = QosChain(ask->qos, ask->partition_qos, &denies);
   hivedctl::TresLimits mine{"the association of " +
                                 (assoc.user.empty() ? "account " : assoc.user + " in account ") +
                                 ask->account,
@@ -432,6 +444,49 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
     ask->limit_refused_by = "its QOS has DenyOnLimit (Job violates accounting/QOS policy)";
   ask->limit_frees = hold.frees;
   ask->limit_after = hold.after;
+}
+
+// For a pending job Slurm holds for a limit on usage (its squeue reason), when
+// enough of the jobs that limit counts end, as whatif answers it: "The limit
+// frees: ..." and a newline; "" for any other reason or when the limit no longer
+// holds it by what squeue and sacctmgr say now.
+std::string LimitFreesOf(const std::string& id, const std::string& reason) {
+  static const std::set<std::string> kUsage = {
+      "QOSGrpGRES",        "QOSGrpNodeLimit",   "QOSMaxGRESPerUser", "QOSMaxNodePerUserLimit",
+      "MaxGRESPerAccount", "MaxNodePerAccount", "QOSGrpJobsLimit",   "QOSMaxJobsPerUserLimit",
+      "MaxJobsPerAccount", "AssocMaxJobsLimit"};
+  if (!kUsage.count(reason)) return "";
+  std::string out;
+  if (Capture("scontrol -o show job '" + id + "' 2>/dev/null", &out)) return "";
+  const std::string record = " " + Trim(out.substr(0, out.find('\n')));
+  std::string user = hivedctl::RecordField(record, "UserId");
+  user = user.substr(0, user.find('('));
+  const std::string account = hivedctl::RecordField(record, "Account");
+  const std::string qos_name = hivedctl::RecordField(record, "QOS");
+  const std::string partition = hivedctl::RecordField(record, "Partition");
+  // ReqTRES from 23.02 on; before, TRES is the request while the job pends.
+  std::string req = hivedctl::RecordField(record, "ReqTRES");
+  if (req.empty()) req = hivedctl::RecordField(record, "TRES");
+  if (!ShellSafe(user) || !ShellSafe(partition) || partition.find(',') != std::string::npos)
+    return "";
+  std::string part_record;
+  Capture("scontrol -a -o show partition '" + partition + "' 2>/dev/null", &part_record);
+  const std::string part_qos = hivedctl::RecordField(" " + part_record, "QoS");
+  const Association assoc = AssociationOf(account, user);
+  const std::vector<hivedctl::TresLimits> qos = QosChain(qos_name, part_qos, nullptr);
+  hivedctl::TresLimits mine;
+  mine.jobs_per_user = assoc.max_jobs;
+  hivedctl::JobTres job;
+  job.nodes = std::max<int64_t>(1, hivedctl::TresValue(req, "node"));
+  job.gpus = std::max<int64_t>(0, hivedctl::TresValue(req, "gres/gpu"));
+  std::istringstream entries(req);
+  for (std::string e; std::getline(entries, e, ',');)
+    if (e.rfind("gres/gpu:", 0) == 0) job.gpu_type = e.substr(9, e.find('=') - 9);
+  const auto ends = hivedctl::ParseEnds(SqueueEnds());
+  const hivedctl::UsageHold hold =
+      hivedctl::UsageHolds(qos, mine, job, user, account, partition, part_qos, RunningJobs(ends));
+  if (hold.why.empty()) return "";
+  return "  " + hold.why + "\n" + hivedctl::LimitFreesText(hold, time(nullptr));
 }
 
 // Why sbatch refuses `-q qos` for a job of this association ("" when it takes it),

@@ -673,19 +673,34 @@ std::string TimeAhead(int64_t t, int64_t now) {
 
 // "job 4" or "jobs 4,5,6": the first eight of a list of job ids (the last is the
 // one waited for; a long list says little), then how many more.
-std::string JobIds(json_t* ids) {
-  const size_t n = json_array_size(ids), shown = 8;
+std::string JobIds(const std::vector<std::string>& ids) {
+  const size_t n = ids.size(), shown = 8;
   std::string out = n == 1 ? "job " : "jobs ";
-  size_t i;
-  json_t* a;
-  json_array_foreach(ids, i, a) {
-    if (i < shown) out += (i ? "," : "") + std::string(json_string_value(a));
-  }
+  for (size_t i = 0; i < n && i < shown; i++) out += (i ? "," : "") + ids[i];
   if (n > shown) out += " and " + std::to_string(n - shown) + " more";
   return out;
 }
 
+std::vector<std::string> Strings(json_t* array) {
+  std::vector<std::string> out;
+  size_t i;
+  json_t* a;
+  json_array_foreach(array, i, a) {
+    if (json_is_string(a)) out.push_back(json_string_value(a));
+  }
+  return out;
+}
+
+std::string JobIds(json_t* ids) { return JobIds(Strings(ids)); }
+
 }  // namespace
+
+std::string LimitFreesText(const UsageHold& hold, int64_t now) {
+  if (hold.never) return "The limit frees: never by jobs ending: the job alone asks for more\n";
+  if (!hold.frees) return "The limit frees: unknown: the jobs it counts have no end time\n";
+  return "The limit frees: " + TimeAhead(hold.frees, now) + ", when " + JobIds(hold.after) +
+         (hold.after.size() == 1 ? " ends" : " end") + "; cells permitting\n";
+}
 
 std::string WhatifText(const std::string& json, int64_t now) {
   JsonPtr j(json_loads(json.c_str(), 0, nullptr));
@@ -730,13 +745,10 @@ std::string WhatifText(const std::string& json, int64_t now) {
     o << "  doomed cells of the VC: " << json_integer_value(d) << "\n";
   if (json_t* frees = json_object_get(r, "limitFrees")) {
     json_t* at = json_object_get(frees, "at");
-    json_t* after = json_object_get(frees, "afterJobs");
-    if (json_is_integer(at))
-      o << "The limit frees: " << TimeAhead(json_integer_value(at), now) << ", when "
-        << JobIds(after) << (json_array_size(after) == 1 ? " ends" : " end")
-        << "; cells permitting\n";
-    else
-      o << "The limit frees: unknown: the jobs it counts have no end time\n";
+    UsageHold hold;
+    hold.frees = json_is_integer(at) ? json_integer_value(at) : 0;
+    hold.after = Strings(json_object_get(frees, "afterJobs"));
+    o << LimitFreesText(hold, now);
   }
   json_t* est = json_object_get(r, "estimate");
   json_t* start = json_object_get(est, "start");

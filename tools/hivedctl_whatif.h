@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hived.h"
+#include "hivedctl_access.h"
 #include "hivedctl_model.h"
 
 namespace hivedctl {
@@ -89,6 +90,10 @@ std::vector<std::pair<std::string, int64_t>> ParseEnds(const std::string& text);
 int Whatif(hived_engine* e, const std::string& config_text, const WhatifAsk& ask,
            const std::vector<std::pair<std::string, int64_t>>& ends, int64_t now, std::string* json,
            std::string* err);
+
+// "The limit frees: <when>, when job 9 ends; cells permitting" and a newline: when
+// a limit on usage lets the job start (hivedctl_access.h UsageHolds).
+std::string LimitFreesText(const UsageHold& hold, int64_t now);
 
 // The human answer, from Whatif's JSON.
 std::string WhatifText(const std::string& json, int64_t now);

@@ -692,7 +692,7 @@ START_TEST(test_whatif_limits)
 			   "cluster=hived set MaxTRES=gres/gpu=";
 	char *qos = NULL, *deny = NULL, *assoc = NULL, *sbatch = NULL;
 	char *text = NULL, *part = NULL, *usage = NULL, *usage_text = NULL;
-	char frees[64];
+	char *held_job = NULL, frees[64], when[64];
 	int held_qos, held_assoc, rc_qos, rc_deny, rc_assoc, rc_sbatch = 0;
 	int rc_text, held_part, rc_part, running, held_usage, rc_usage;
 	int rc_usage_text;
@@ -748,7 +748,10 @@ START_TEST(test_whatif_limits)
 		       "-p small -N1 --gres=gpu:1 2>&1", e2e_builddir);
 	rc_usage_text = run(&usage_text, "'%s/hivedctl' whatif -A own -q normal "
 			    "-p small -N1 --gres=gpu:1 2>&1", e2e_builddir);
+	run(&held_job, "'%s/hivedctl' job %d 2>&1", e2e_builddir,
+	    held_usage > 0 ? held_usage : -held_usage);
 	snprintf(frees, sizeof(frees), "\"afterJobs\":[\"%d\"]", running);
+	snprintf(when, sizeof(when), "when job %d ends; cells permitting", running);
 	run(NULL, "scancel %d %d", running,
 	    held_usage > 0 ? held_usage : -held_usage);
 	ck_assert_int_eq(run(NULL, "sacctmgr -i modify qos normal set "
@@ -796,6 +799,14 @@ START_TEST(test_whatif_limits)
 		      strstr(usage_text, "The limit frees: "),
 		      "whatif's text past MaxTRESPerUser: %s",
 		      usage_text ? usage_text : "");
+	/* hivedctl job on the held job: the same limit, and when it frees. */
+	ck_assert_msg(held_job &&
+		      strstr(held_job, "pending in Slurm (reason QOSMaxGRESPerUser)") &&
+		      strstr(held_job, "user root's jobs in it hold 2 GPUs") &&
+		      strstr(held_job, "The limit frees: ") && strstr(held_job, when),
+		      "hivedctl job on a job held by MaxTRESPerUser: %s (want %s)",
+		      held_job ? held_job : "", when);
+	free(held_job);
 	free(usage);
 	free(usage_text);
 	free(part);

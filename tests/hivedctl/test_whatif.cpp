@@ -29,6 +29,7 @@
 #include "hived.h"
 #include "hivedctl_access.h"
 #include "hivedctl_model.h"
+#include "hivedctl_views.h"
 #include "hivedctl_whatif.h"
 
 using namespace hivedctl;
@@ -1114,6 +1115,17 @@ START_TEST(test_usage_limits) {
   ck_assert_int_eq(h.frees, 50);  // job 4 (8 GPUs, QOS high) ends at t = 50
   h = UsageHolds({part}, none, job, "u", "a", "cpu", "p", running);
   ck_str_eq(h.why, "");  // the job's partition is another: only jobs of QOS p count
+  // The line hivedctl job and whatif's text give for it.
+  UsageHold at;
+  at.frees = kWritten + 600;
+  at.after = {"4", "7"};
+  const std::string want = "The limit frees: " + TimeText(kWritten + 600) +
+                           " (in 10 min), when jobs 4,7 end; cells permitting\n";
+  ck_str_eq(LimitFreesText(at, kWritten), want.c_str());
+  at.frees = 0;
+  ck_has(LimitFreesText(at, kWritten), "unknown: the jobs it counts have no end time");
+  at.never = true;
+  ck_has(LimitFreesText(at, kWritten), "never by jobs ending: the job alone asks for more");
 }
 END_TEST
 
