@@ -342,6 +342,73 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
   return q;
 }
 
+// The associations whose GrpJobs count a job of user in account, and the account
+// tree to count the running jobs under them, from one sacctmgr query per run.
+hivedctl::AssocTree AssocTreeOf(const std::string& account, const std::string& user) {
+  static std::string rows;
+  static bool asked = false;
+  if (!asked) {
+    asked = true;
+    std::string cluster;
+    const auto& config = SlurmctldConfig();
+    const auto it = config.find("ClusterName");
+    if (it != config.end() && ShellSafe(it->second))
+      cluster = " where cluster='" + it->second + "'";
+    if (Capture("sacctmgr -nP show assoc" + cluster +
+                    " format=account,user,parentname,grpjobs 2>/dev/null",
+                &rows))
+      rows.clear();
+  }
+  hivedctl::AssocTree tree;
+  std::map<std::string, int64_t> of_account;
+  int64_t of_user = -1;
+  bool user_row = false;
+  std::istringstream lines(rows);
+  for (std::string row; std::getline(lines, row);) {
+    std::vector<std::string> f;
+    std::istringstream fields(row);
+    for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+    if (f.size() < 3) continue;
+    f.resize(4);
+    const int64_t grp = f[3].empty() ? -1 : atoll(f[3].c_str());
+    if (f[1].empty()) {
+      tree.parents.emplace_back(f[0], f[2]);
+      of_account[f[0]] = grp;
+    } else if (f[0] == account && f[1] == user) {
+      user_row = true;
+      of_user = grp;
+    }
+  }
+  if (user_row) tree.chain.push_back({account, user, of_user});
+  std::set<std::string> seen;
+  for (std::string a = account; !a.empty() && of_account.count(a) && seen.insert(a).second;) {
+    tree.chain.push_back({a, "", of_account[a]});
+    const auto up = std::find_if(tree.parents.begin(), tree.parents.end(),
+                                 [&](const auto& p) { return p.first == a; });
+    a = up == tree.parents.end() ? "" : up->second;
+  }
+  return tree;
+}
+
+// The limit on usage that holds a job, in slurmctld's order: its QOS's job counts,
+// then the associations' GrpJobs up the tree, then MaxJobs and the QOS's TRES.
+hivedctl::UsageHold HoldOnUsage(const std::vector<hivedctl::TresLimits>& qos,
+                                const hivedctl::TresLimits& mine, const hivedctl::JobTres& job,
+                                const std::string& user, const std::string& account,
+                                const std::string& partition, const std::string& part_qos,
+                                const std::vector<hivedctl::RunningJob>& running) {
+  hivedctl::UsageHold hold =
+      hivedctl::UsageHolds(qos, mine, job, user, account, partition, part_qos, running);
+  static const std::set<std::string> kQosCounts = {"QOSGrpJobsLimit", "QOSMaxJobsPerUserLimit",
+                                                   "MaxJobsPerAccount"};
+  if (kQosCounts.count(hold.reason)) return hold;
+  bool qos_grp_jobs = false;
+  for (const auto& q : qos) qos_grp_jobs = qos_grp_jobs || q.grp_jobs >= 0;
+  hivedctl::UsageHold group =
+      hivedctl::GroupJobsHold(AssocTreeOf(account, user), qos_grp_jobs, running);
+  return group.why.empty() ? hold : group;
+}
+
 // The limits of a job's QOS and its partition's, in the order slurmctld takes
 // them (QosOrder); *denies (if given): one of them has DenyOnLimit.
 std::vector<hivedctl::TresLimits> QosChain(const std::string& job_qos, const std::string& part_qos,
@@ -425,17 +492,18 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
     ask->limit_refused_by = "its QOS has DenyOnLimit (Job violates accounting/QOS policy)";
   if (!ask->limit_refuses.empty()) return;
   mine.jobs_per_user = assoc.max_jobs;
+  std::string me = assoc.user;
+  if (me.empty())
+    if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
   bool on_usage = mine.jobs_per_user >= 0;
   for (const auto& q : qos)
     on_usage = on_usage || !q.grp.empty() || !q.per_user.empty() || !q.per_account.empty() ||
                q.grp_jobs >= 0 || q.jobs_per_user >= 0 || q.jobs_per_account >= 0;
+  for (const auto& g : AssocTreeOf(ask->account, me).chain) on_usage = on_usage || g.grp_jobs >= 0;
   if (!on_usage) return;
   static const std::vector<hivedctl::RunningJob> running = RunningJobs(ends);
-  std::string me = assoc.user;
-  if (me.empty())
-    if (const struct passwd* pw = getpwuid(getuid())) me = pw->pw_name;
-  const hivedctl::UsageHold hold = hivedctl::UsageHolds(
-      qos, mine, job, me, ask->account, ask->partition, ask->partition_qos, running);
+  const hivedctl::UsageHold hold =
+      HoldOnUsage(qos, mine, job, me, ask->account, ask->partition, ask->partition_qos, running);
   if (hold.why.empty()) return;
   ask->limit_refuses = hold.why;
   ask->limit_reason = hold.reason;
@@ -454,7 +522,7 @@ std::string LimitFreesOf(const std::string& id, const std::string& reason) {
   static const std::set<std::string> kUsage = {
       "QOSGrpGRES",        "QOSGrpNodeLimit",   "QOSMaxGRESPerUser", "QOSMaxNodePerUserLimit",
       "MaxGRESPerAccount", "MaxNodePerAccount", "QOSGrpJobsLimit",   "QOSMaxJobsPerUserLimit",
-      "MaxJobsPerAccount", "AssocMaxJobsLimit"};
+      "MaxJobsPerAccount", "AssocMaxJobsLimit", "AssocGrpJobsLimit"};
   if (!kUsage.count(reason)) return "";
   std::string out;
   if (Capture("scontrol -o show job '" + id + "' 2>/dev/null", &out)) return "";
@@ -484,7 +552,7 @@ std::string LimitFreesOf(const std::string& id, const std::string& reason) {
     if (e.rfind("gres/gpu:", 0) == 0) job.gpu_type = e.substr(9, e.find('=') - 9);
   const auto ends = hivedctl::ParseEnds(SqueueEnds());
   const hivedctl::UsageHold hold =
-      hivedctl::UsageHolds(qos, mine, job, user, account, partition, part_qos, RunningJobs(ends));
+      HoldOnUsage(qos, mine, job, user, account, partition, part_qos, RunningJobs(ends));
   if (hold.why.empty()) return "";
   return "  " + hold.why + "\n" + hivedctl::LimitFreesText(hold, time(nullptr));
 }

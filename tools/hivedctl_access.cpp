@@ -337,6 +337,43 @@ int64_t Frees(std::vector<std::pair<int64_t, const RunningJob*>> held, int64_t u
 
 }  // namespace
 
+UsageHold GroupJobsHold(const AssocTree& tree, bool qos_sets_grp_jobs,
+                        const std::vector<RunningJob>& running) {
+  UsageHold hold;
+  if (qos_sets_grp_jobs) return hold;
+  // Whether account is `above` or below it (accounts of a loop count once).
+  auto under = [&](std::string account, const std::string& above) {
+    for (size_t hops = 0; hops <= tree.parents.size(); hops++) {
+      if (account == above) return true;
+      auto it = std::find_if(tree.parents.begin(), tree.parents.end(),
+                             [&](const auto& p) { return p.first == account; });
+      if (it == tree.parents.end() || it->second.empty()) return false;
+      account = it->second;
+    }
+    return false;
+  };
+  for (const auto& g : tree.chain) {
+    if (g.grp_jobs < 0) continue;
+    std::vector<std::pair<int64_t, const RunningJob*>> held;
+    for (const auto& r : running)
+      if (g.user.empty() ? under(r.account, g.account) : r.user == g.user && r.account == g.account)
+        held.emplace_back(1, &r);
+    const int64_t used = static_cast<int64_t>(held.size());
+    if (used + 1 <= g.grp_jobs) continue;
+    const std::string owner = g.user.empty()
+                                  ? "account " + g.account
+                                  : "the association of " + g.user + " in account " + g.account;
+    hold.reason = "AssocGrpJobsLimit";
+    hold.never = g.grp_jobs < 1;
+    hold.why = "GrpJobs " + std::to_string(g.grp_jobs) + " of " + owner + ": " +
+               (hold.never ? std::string("it lets no job run")
+                           : Count(used, "job") + (used == 1 ? " runs" : " run") + " under it");
+    hold.frees = Frees(held, used, 1, g.grp_jobs, &hold.after);
+    return hold;
+  }
+  return hold;
+}
+
 UsageHold UsageHolds(const std::vector<TresLimits>& qos, const TresLimits& assoc,
                      const JobTres& job, const std::string& user, const std::string& account,
                      const std::string& partition, const std::string& part_qos,

@@ -165,6 +165,26 @@ UsageHold UsageHolds(const std::vector<TresLimits>& qos, const TresLimits& assoc
                      const std::string& partition, const std::string& part_qos,
                      const std::vector<RunningJob>& running);
 
+// The associations a job's GrpJobs are counted in, as sacctmgr lists them: the
+// user's in the account, the account's, then each parent account's (the tree from
+// `sacctmgr show assoc format=account,user,parentname,grpjobs`).
+struct AssocGroup {
+  std::string account, user;  // user "" for an account's own association
+  int64_t grp_jobs = -1;      // GrpJobs, -1 not set
+};
+struct AssocTree {
+  std::vector<AssocGroup> chain;                             // the job's, its own first
+  std::vector<std::pair<std::string, std::string>> parents;  // account, parent account
+};
+
+// The first association of tree.chain whose GrpJobs the running jobs under it
+// (its user's in its account; or of its account and every account below it)
+// fill, as slurmctld checks them after the QOS's job counts (AssocGrpJobsLimit;
+// not when one of the job's QOS sets GrpJobs, qos_sets_grp_jobs). Empty why when
+// none does.
+UsageHold GroupJobsHold(const AssocTree& tree, bool qos_sets_grp_jobs,
+                        const std::vector<RunningJob>& running);
+
 }  // namespace hivedctl
 
 #endif

@@ -887,6 +887,52 @@ START_TEST(test_whatif_time_limits)
 }
 END_TEST
 
+/*
+ * An account's GrpJobs counts every running job under it: with one running,
+ * Slurm holds a second with AssocGrpJobsLimit; whatif names it and when the
+ * running one ends, and so does hivedctl job on the held one.
+ */
+START_TEST(test_whatif_group_jobs)
+{
+	const char *args = "-A own -q normal -p small -N1 --gres=gpu:1";
+	char *ask = NULL, *held_text = NULL, frees[64], when[64];
+	int running, held;
+
+	cancel_all_seen_by_whatif();
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify account where name=own "
+			     "cluster=hived set GrpJobs=1"), 0);
+	running = submit("-A own -q normal -p small -N1 --gres=gpu:1 -t 30");
+	ck_assert_msg(wait_job(running, "JobState=RUNNING", 60),
+		      "job %d did not start: %s", running, job_line(running));
+	held = held_by("-A own -q normal -p small -N1 --gres=gpu:1 -t 5",
+		       "Reason=AssocGrpJobsLimit");
+	run(&ask, "'%s/hivedctl' --json whatif %s 2>&1", e2e_builddir, args);
+	run(&held_text, "'%s/hivedctl' job %d 2>&1", e2e_builddir,
+	    held > 0 ? held : -held);
+	run(NULL, "scancel %d %d", running, held > 0 ? held : -held);
+	ck_assert_int_eq(run(NULL, "sacctmgr -i modify account where name=own "
+			     "cluster=hived set GrpJobs=-1"), 0);
+
+	snprintf(frees, sizeof(frees), "\"afterJobs\":[\"%d\"]", running);
+	snprintf(when, sizeof(when), "when job %d ends", running);
+	ck_assert_msg(held > 0, "job %d never held by AssocGrpJobsLimit: %s",
+		      -held, job_line(-held));
+	ck_assert_msg(ask && strstr(ask, "\"slurmReason\":\"AssocGrpJobsLimit\"") &&
+		      strstr(ask, "GrpJobs 1 of account own: 1 job runs under it") &&
+		      strstr(ask, frees),
+		      "whatif past account own's GrpJobs: %s (want %s)",
+		      ask ? ask : "", frees);
+	ck_assert_msg(held_text &&
+		      strstr(held_text, "(reason AssocGrpJobsLimit)") &&
+		      strstr(held_text, "GrpJobs 1 of account own") &&
+		      strstr(held_text, when),
+		      "hivedctl job on a job held by GrpJobs: %s",
+		      held_text ? held_text : "");
+	free(ask);
+	free(held_text);
+}
+END_TEST
+
 int main(void)
 {
 	int rc = e2e_init("mixed");
@@ -913,5 +959,6 @@ int main(void)
 	tcase_add_test(tc, test_whatif_qos_access);
 	tcase_add_test(tc, test_whatif_limits);
 	tcase_add_test(tc, test_whatif_time_limits);
+	tcase_add_test(tc, test_whatif_group_jobs);
 	return e2e_run("mixed", tc, cancel_all);
 }

@@ -1115,6 +1115,32 @@ START_TEST(test_usage_limits) {
   ck_assert_int_eq(h.frees, 50);  // job 4 (8 GPUs, QOS high) ends at t = 50
   h = UsageHolds({part}, none, job, "u", "a", "cpu", "p", running);
   ck_str_eq(h.why, "");  // the job's partition is another: only jobs of QOS p count
+  // An association's GrpJobs counts every job under it: the user's in the account,
+  // or the account's and its sub-accounts' (b is under a here).
+  AssocTree tree;
+  tree.parents = {{"a", "root"}, {"b", "a"}, {"root", ""}};
+  tree.chain = {{"a", "u", 3}, {"a", "", -1}, {"root", "", -1}};
+  ck_str_eq(GroupJobsHold(tree, false, running).why, "");  // u runs 2 jobs in a
+  tree.chain[0].grp_jobs = 2;
+  h = GroupJobsHold(tree, false, running);
+  ck_str_eq(h.why, "GrpJobs 2 of the association of u in account a: 2 jobs run under it");
+  ck_str_eq(h.reason, "AssocGrpJobsLimit");
+  ck_assert_int_eq(h.frees, 100);                         // job 2 ends first
+  ck_str_eq(GroupJobsHold(tree, true, running).why, "");  // a QOS's GrpJobs decides instead
+  tree.chain[0].grp_jobs = -1;
+  tree.chain[1].grp_jobs = 4;  // a: jobs 1, 2, 3 and b's job 4
+  h = GroupJobsHold(tree, false, running);
+  ck_str_eq(h.why, "GrpJobs 4 of account a: 4 jobs run under it");
+  ck_assert_int_eq(h.frees, 50);
+  ck_assert_uint_eq(h.after.size(), 1);
+  tree.chain[1].grp_jobs = 0;
+  h = GroupJobsHold(tree, false, running);
+  ck_assert(h.never);
+  ck_has(h.why, "it lets no job run");
+  tree.parents = {{"a", "b"}, {"b", "a"}};  // a loop in the tree ends the walk
+  tree.chain = {{"root", "", 1}};
+  ck_str_eq(GroupJobsHold(tree, false, running).why, "");
+
   // The line hivedctl job and whatif's text give for it.
   UsageHold at;
   at.frees = kWritten + 600;
