@@ -76,6 +76,14 @@ std::string Trim(std::string s) {
   return s.substr(i);
 }
 
+// A '|'-separated row of sacctmgr -P or squeue, each field trimmed.
+std::vector<std::string> Fields(const std::string& row) {
+  std::vector<std::string> f;
+  std::istringstream fields(row);
+  for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+  return f;
+}
+
 // What `cmd` prints on stdout, in *out; the exit status as pclose(3) gives it, -1
 // when it cannot be started.
 int Capture(const std::string& cmd, std::string* out) {
@@ -271,9 +279,7 @@ Association AssociationOf(const std::string& account, const std::string& user = 
   std::string row;
   std::vector<std::string> mine, its;
   while (std::getline(rows, row)) {
-    std::vector<std::string> f;
-    std::istringstream fields(row);
-    for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+    std::vector<std::string> f = Fields(row);
     if (f.size() < 3) continue;
     f.resize(7);
     if (f[0] == me && mine.empty()) mine = f;
@@ -317,9 +323,7 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
               &out))
     return q;
   q.answered = true;
-  std::vector<std::string> f;
-  std::istringstream fields(Trim(out));
-  for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+  std::vector<std::string> f = Fields(Trim(out));
   if (f.size() < 3) return q;
   f.resize(12);
   auto count = [](const std::string& v) { return v.empty() ? int64_t{-1} : atoll(v.c_str()); };
@@ -365,9 +369,7 @@ hivedctl::AssocTree AssocTreeOf(const std::string& account, const std::string& u
   bool user_row = false;
   std::istringstream lines(rows);
   for (std::string row; std::getline(lines, row);) {
-    std::vector<std::string> f;
-    std::istringstream fields(row);
-    for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+    std::vector<std::string> f = Fields(row);
     if (f.size() < 3) continue;
     f.resize(4);
     const int64_t grp = f[3].empty() ? -1 : atoll(f[3].c_str());
@@ -438,9 +440,7 @@ std::vector<hivedctl::RunningJob> RunningJobs(
   std::map<std::string, int64_t> end_of(ends.begin(), ends.end());
   std::istringstream rows(out);
   for (std::string row; std::getline(rows, row);) {
-    std::vector<std::string> f;
-    std::istringstream fields(row);
-    for (std::string v; std::getline(fields, v, '|');) f.push_back(Trim(v));
+    std::vector<std::string> f = Fields(row);
     if (f.size() < 6) continue;
     hivedctl::RunningJob r;
     r.id = f[0];
@@ -474,8 +474,13 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
   mine.max_wall = assoc.max_wall;
   // MaxWall against -t first: slurmctld checks time before TRES (acct_policy.c's
   // runnable_pre_select); without -t the job takes the limit as its time.
+  // Without -t the job has the partition's DefaultTime by then (_valid_job_part()).
   if (ask->time_limit >= 0)
     ask->limit_refuses = hivedctl::WallRefuses(qos, mine, ask->time_limit, &ask->limit_reason);
+  else if (ask->default_time >= 0)
+    ask->limit_refuses = hivedctl::WallRefuses(
+        qos, mine, ask->default_time, &ask->limit_reason,
+        "without -t the job gets partition " + ask->partition + "'s DefaultTime,");
   if (denies && !ask->limit_refuses.empty())
     ask->limit_refused_by = "its QOS has DenyOnLimit (Job violates accounting/QOS policy)";
   if (!ask->limit_refuses.empty()) return;
@@ -632,6 +637,7 @@ bool TakePartition(const std::string& record, const std::string& what, hivedctl:
       ask->limit_refused_by =
           "EnforcePartLimits is " + enforce + " (Node count specification invalid)";
   }
+  ask->default_time = hivedctl::TimeMinutes(hivedctl::RecordField(record, "DefaultTime"));
   // Then its MaxTime against -t (without -t the job takes the partition's times).
   if (ask->limit_refuses.empty() && ask->time_limit >= 0) {
     ask->limit_refuses = hivedctl::PartitionTimeRefuses(

@@ -293,7 +293,7 @@ std::string PartitionTimeRefuses(const std::string& record, int64_t minutes,
 }
 
 std::string WallRefuses(const std::vector<TresLimits>& qos, const TresLimits& assoc,
-                        int64_t minutes, std::string* reason) {
+                        int64_t minutes, std::string* reason, const std::string& asks) {
   const TresLimits* by = nullptr;
   for (const auto& q : qos)
     if (!by && TimeMinutes(q.max_wall) >= 0) by = &q;
@@ -302,7 +302,7 @@ std::string WallRefuses(const std::vector<TresLimits>& qos, const TresLimits& as
   const int64_t limit = TimeMinutes(by->max_wall);
   if (minutes <= limit) return "";
   *reason = by->is_qos ? "QOSMaxWallDurationPerJobLimit" : "AssocMaxWallDurationPerJobLimit";
-  return "MaxWall " + MinutesText(limit) + " of " + by->owner + ": the job asks for " +
+  return "MaxWall " + MinutesText(limit) + " of " + by->owner + ": " + asks + " " +
          MinutesText(minutes);
 }
 

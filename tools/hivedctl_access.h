@@ -126,8 +126,10 @@ std::string PartitionTimeRefuses(const std::string& record, int64_t minutes,
 // AccountingStorageEnforce with limits): the first QOS of qos that sets one, else
 // the association's. "" when none keeps it out; else why, and *reason Slurm's
 // pending reason (QOSMaxWallDurationPerJobLimit, AssocMaxWallDurationPerJobLimit).
+// asks: how the job came by its time, for the message.
 std::string WallRefuses(const std::vector<TresLimits>& qos, const TresLimits& assoc,
-                        int64_t minutes, std::string* reason);
+                        int64_t minutes, std::string* reason,
+                        const std::string& asks = "the job asks for");
 
 // Whether slurm.conf's EnforcePartLimits (as scontrol show config prints it) makes
 // sbatch refuse a job past a partition's limits instead of leaving it pending.

@@ -33,6 +33,8 @@ struct WhatifAsk {
   bool exclusive = false;      // --exclusive: whole nodes, every GPU of them
   bool borrow = false;         // slurmctld lets guaranteed jobs borrow idle GPUs
   int64_t time_limit = -1;     // -t in minutes (kUnlimitedMinutes: 0 or UNLIMITED); -1 none
+  int64_t default_time = -1;   // the partition's DefaultTime (minutes), -1 none: without
+                               // -t, slurmctld gives it to the job before any QOS limit
   // -p (or sbatch's default): a partition, or a list of them from the options;
   // Whatif takes one, whose partition_nodes hivedctl fills from scontrol.
   // partition_all: its Nodes=ALL.

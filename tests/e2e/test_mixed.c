@@ -884,6 +884,29 @@ START_TEST(test_whatif_time_limits)
 		free(past[i]);
 		free(within[i]);
 	}
+
+	/* Without -t the job gets the partition's DefaultTime, past MaxWall. */
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "DefaultTime=20"), 0);
+	ck_assert_int_eq(run(NULL, "%s", set[1]), 0);
+	held[0] = held_by("-A own -q normal -p small -N1 --gres=gpu:1",
+			  "Reason=QOSMaxWallDurationPerJobLimit");
+	run(&past[0], "'%s/hivedctl' --json whatif -A own -q normal -p small "
+	    "-N1 --gres=gpu:1 2>&1", e2e_builddir);
+	run(NULL, "scancel %d", held[0] > 0 ? held[0] : -held[0]);
+	ck_assert_int_eq(run(NULL, "%s", unset[1]), 0);
+	/* NONE cannot be set again; UNLIMITED is what a job got without it. */
+	ck_assert_int_eq(run(NULL, "scontrol update PartitionName=small "
+			     "DefaultTime=UNLIMITED"), 0);
+	ck_assert_msg(held[0] > 0, "job %d without -t never held by MaxWall: %s",
+		      -held[0], job_line(-held[0]));
+	ck_assert_msg(past[0] &&
+		      strstr(past[0], "\"slurmReason\":\"QOSMaxWallDurationPerJobLimit\"") &&
+		      strstr(past[0], "without -t the job gets partition small's "
+			     "DefaultTime, 00:20:00"),
+		      "whatif without -t past MaxWall by DefaultTime: %s",
+		      past[0] ? past[0] : "");
+	free(past[0]);
 }
 END_TEST
 

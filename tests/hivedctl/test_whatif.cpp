@@ -981,6 +981,8 @@ START_TEST(test_time_limits) {
             "MaxWall 02:00:00 of the association of u in account a: the job asks for 02:01:00");
   ck_str_eq(reason, "AssocMaxWallDurationPerJobLimit");
   ck_str_eq(WallRefuses({part_qos}, TresLimits{}, kUnlimitedMinutes, &reason), "");
+  ck_str_eq(WallRefuses({normal}, assoc, kUnlimitedMinutes, &reason, "it gets"),
+            "MaxWall 1-00:00:00 of QOS normal: it gets UNLIMITED");
 
   // -t as sbatch reads it: 0 is no limit.
   WhatifAsk ask;
