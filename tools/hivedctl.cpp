@@ -101,11 +101,12 @@ bool ShellSafe(const std::string& name) {
   return !name.empty() && name.find_first_of("'\\\"$`;|&<> \n") == std::string::npos;
 }
 
-// A job HiveD holds nothing for, as squeue sees it: a pending GPU job that Slurm
-// has not offered to select/hived yet (priority, limits, dependency, begin time)
-// gets its squeue reason; "" when squeue knows nothing more useful.
 std::string LimitFreesOf(const std::string& id, const std::string& reason);
 
+// A job HiveD holds nothing for, as squeue sees it: a pending GPU job that Slurm
+// has not offered to select/hived yet (priority, limits, dependency, begin time)
+// gets its squeue reason, and for a limit on usage when it frees (LimitFreesOf);
+// "" when squeue knows nothing more useful.
 std::string SlurmView(const std::string& id) {
   if (id.empty() || id.find_first_not_of("0123456789_") != std::string::npos) return "";
   std::string out;
@@ -472,9 +473,9 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
                                 ask->account,
                             false, assoc.max_tres, assoc.max_tres_per_node, ""};
   mine.max_wall = assoc.max_wall;
-  // MaxWall against -t first: slurmctld checks time before TRES (acct_policy.c's
-  // runnable_pre_select); without -t the job takes the limit as its time.
-  // Without -t the job has the partition's DefaultTime by then (_valid_job_part()).
+  // MaxWall first: slurmctld checks time before TRES (acct_policy.c's
+  // runnable_pre_select). Without -t the job has its partition's DefaultTime by
+  // then (_valid_job_part()); without that either, it takes the limit as its time.
   if (ask->time_limit >= 0)
     ask->limit_refuses = hivedctl::WallRefuses(qos, mine, ask->time_limit, &ask->limit_reason);
   else if (ask->default_time >= 0)
