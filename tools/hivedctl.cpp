@@ -101,11 +101,11 @@ bool ShellSafe(const std::string& name) {
   return !name.empty() && name.find_first_of("'\\\"$`;|&<> \n") == std::string::npos;
 }
 
-std::string LimitFreesOf(const std::string& id, const std::string& reason);
+std::string HeldFor(const std::string& id, const std::string& reason);
 
 // A job HiveD holds nothing for, as squeue sees it: a pending GPU job that Slurm
 // has not offered to select/hived yet (priority, limits, dependency, begin time)
-// gets its squeue reason, and for a limit on usage when it frees (LimitFreesOf);
+// gets its squeue reason, and for a limit whatif checks that limit (HeldFor);
 // "" when squeue knows nothing more useful.
 std::string SlurmView(const std::string& id) {
   if (id.empty() || id.find_first_not_of("0123456789_") != std::string::npos) return "";
@@ -119,7 +119,7 @@ std::string SlurmView(const std::string& id) {
   return "Job " + id + ": pending in Slurm (reason " + reason +
          "); select/hived has not been asked to place it yet: Slurm holds a job back for its "
          "priority, limits, dependencies or begin time before it asks the select plugin\n" +
-         LimitFreesOf(id, reason);
+         HeldFor(id, reason);
 }
 
 // `scontrol show config` as key -> value, asked once: whatif reads StateSaveLocation
@@ -520,49 +520,6 @@ void CheckLimits(const Association& assoc, const std::vector<std::pair<std::stri
   ask->limit_after = hold.after;
 }
 
-// For a pending job Slurm holds for a limit on usage (its squeue reason), when
-// enough of the jobs that limit counts end, as whatif answers it: "The limit
-// frees: ..." and a newline; "" for any other reason or when the limit no longer
-// holds it by what squeue and sacctmgr say now.
-std::string LimitFreesOf(const std::string& id, const std::string& reason) {
-  static const std::set<std::string> kUsage = {
-      "QOSGrpGRES",        "QOSGrpNodeLimit",   "QOSMaxGRESPerUser", "QOSMaxNodePerUserLimit",
-      "MaxGRESPerAccount", "MaxNodePerAccount", "QOSGrpJobsLimit",   "QOSMaxJobsPerUserLimit",
-      "MaxJobsPerAccount", "AssocMaxJobsLimit", "AssocGrpJobsLimit"};
-  if (!kUsage.count(reason)) return "";
-  std::string out;
-  if (Capture("scontrol -o show job '" + id + "' 2>/dev/null", &out)) return "";
-  const std::string record = " " + Trim(out.substr(0, out.find('\n')));
-  std::string user = hivedctl::RecordField(record, "UserId");
-  user = user.substr(0, user.find('('));
-  const std::string account = hivedctl::RecordField(record, "Account");
-  const std::string qos_name = hivedctl::RecordField(record, "QOS");
-  const std::string partition = hivedctl::RecordField(record, "Partition");
-  // ReqTRES from 23.02 on; before, TRES is the request while the job pends.
-  std::string req = hivedctl::RecordField(record, "ReqTRES");
-  if (req.empty()) req = hivedctl::RecordField(record, "TRES");
-  if (!ShellSafe(user) || !ShellSafe(partition) || partition.find(',') != std::string::npos)
-    return "";
-  std::string part_record;
-  Capture("scontrol -a -o show partition '" + partition + "' 2>/dev/null", &part_record);
-  const std::string part_qos = hivedctl::RecordField(" " + part_record, "QoS");
-  const Association assoc = AssociationOf(account, user);
-  const std::vector<hivedctl::TresLimits> qos = QosChain(qos_name, part_qos, nullptr);
-  hivedctl::TresLimits mine;
-  mine.jobs_per_user = assoc.max_jobs;
-  hivedctl::JobTres job;
-  job.nodes = std::max<int64_t>(1, hivedctl::TresValue(req, "node"));
-  job.gpus = std::max<int64_t>(0, hivedctl::TresValue(req, "gres/gpu"));
-  std::istringstream entries(req);
-  for (std::string e; std::getline(entries, e, ',');)
-    if (e.rfind("gres/gpu:", 0) == 0) job.gpu_type = e.substr(9, e.find('=') - 9);
-  const auto ends = hivedctl::ParseEnds(SqueueEnds());
-  const hivedctl::UsageHold hold =
-      HoldOnUsage(qos, mine, job, user, account, partition, part_qos, RunningJobs(ends));
-  if (hold.why.empty()) return "";
-  return "  " + hold.why + "\n" + hivedctl::LimitFreesText(hold, time(nullptr));
-}
-
 // Why sbatch refuses `-q qos` for a job of this association ("" when it takes it),
 // as slurmctld checks it: a QOS sacctmgr does not know, always; one outside the
 // user's association's QOS list, under AccountingStorageEnforce with qos, for a user
@@ -615,16 +572,10 @@ bool UserInGroups(const std::vector<std::string>& groups) {
   return false;
 }
 
-// A partition's record from `scontrol -o show partition` into ask: its name and
-// nodes (scontrol expands node sets; Nodes=ALL sets partition_all), whether it
-// lets the job's account and QOS in, and, in *tier, its PriorityTier. what: the
-// option or variable that named it.
-bool TakePartition(const std::string& record, const std::string& what, hivedctl::WhatifAsk* ask,
-                   int* tier, std::string* err) {
-  ask->partition = record.substr(14, record.find(' ') - 14);
-  ask->partition_refuses = hivedctl::PartitionRefuses(
-      record, ask->account, [&] { return AccountLineage(ask->account); }, ask->qos, UserInGroups);
-  *tier = atoi(hivedctl::RecordField(record, "PriorityTier").c_str());
+// A partition's limits on the job, from its record into ask: its QoS, then its
+// MinNodes and MaxNodes against -N and its MaxTime against -t, as slurmctld checks
+// them before any accounting limit, and its DefaultTime for a job without -t.
+void PartitionLimits(const std::string& record, hivedctl::WhatifAsk* ask) {
   ask->partition_qos = hivedctl::RecordField(record, "QoS");
   // Its MinNodes and MaxNodes against -N, checked by slurmctld before any
   // accounting limit (without -N the node count comes from the placement).
@@ -652,6 +603,85 @@ bool TakePartition(const std::string& record, const std::string& what, hivedctl:
                                 "limit))";
     }
   }
+}
+
+// For a pending job Slurm holds for a partition, QOS or association limit that
+// whatif checks (its squeue reason), that limit as whatif names it and, for a
+// limit on usage, when enough of the jobs it counts end: whatif's checks run on
+// the job's own record (its user, account, QOS, partition, TRES and time limit).
+// "" for any other reason, or when the limit no longer holds it by what Slurm says.
+std::string HeldFor(const std::string& id, const std::string& reason) {
+  static const std::set<std::string> kLimits = {"PartitionNodeLimit",
+                                                "PartitionTimeLimit",
+                                                "QOSMaxWallDurationPerJobLimit",
+                                                "AssocMaxWallDurationPerJobLimit",
+                                                "QOSMaxGRESPerJob",
+                                                "QOSMaxNodePerJobLimit",
+                                                "QOSMaxGRESPerNode",
+                                                "QOSMinGRES",
+                                                "QOSMinNode",
+                                                "AssocMaxGRESPerJob",
+                                                "AssocMaxNodePerJobLimit",
+                                                "AssocMaxGRESPerNode",
+                                                "QOSGrpGRES",
+                                                "QOSGrpNodeLimit",
+                                                "QOSMaxGRESPerUser",
+                                                "QOSMaxNodePerUserLimit",
+                                                "MaxGRESPerAccount",
+                                                "MaxNodePerAccount",
+                                                "QOSGrpJobsLimit",
+                                                "QOSMaxJobsPerUserLimit",
+                                                "MaxJobsPerAccount",
+                                                "AssocMaxJobsLimit",
+                                                "AssocGrpJobsLimit"};
+  if (!kLimits.count(reason)) return "";
+  std::string out;
+  if (Capture("scontrol -o show job '" + id + "' 2>/dev/null", &out)) return "";
+  const std::string record = " " + Trim(out.substr(0, out.find('\n')));
+  std::string user = hivedctl::RecordField(record, "UserId");
+  user = user.substr(0, user.find('('));
+  hivedctl::WhatifAsk ask;
+  ask.account = hivedctl::RecordField(record, "Account");
+  ask.qos = hivedctl::RecordField(record, "QOS");
+  ask.partition = hivedctl::RecordField(record, "Partition");
+  // ReqTRES from 23.02 on; before, TRES is the request while the job pends.
+  std::string req = hivedctl::RecordField(record, "ReqTRES");
+  if (req.empty()) req = hivedctl::RecordField(record, "TRES");
+  if (!ShellSafe(user) || !ShellSafe(ask.partition) || ask.partition.find(',') != std::string::npos)
+    return "";
+  ask.nodes = static_cast<int>(std::max<int64_t>(1, hivedctl::TresValue(req, "node")));
+  ask.nodes_given = true;
+  ask.gpus = static_cast<int>(std::max<int64_t>(0, hivedctl::TresValue(req, "gres/gpu")));
+  std::istringstream entries(req);
+  for (std::string e; std::getline(entries, e, ',');)
+    if (e.rfind("gres/gpu:", 0) == 0) ask.gpu_type = e.substr(9, e.find('=') - 9);
+  ask.time_limit = hivedctl::TimeMinutes(hivedctl::RecordField(record, "TimeLimit"));
+  std::string part_record;
+  if (!Capture("scontrol -a -o show partition '" + ask.partition + "' 2>/dev/null", &part_record))
+    PartitionLimits(Trim(part_record), &ask);
+  CheckLimits(AssociationOf(ask.account, user), hivedctl::ParseEnds(SqueueEnds()), &ask);
+  if (ask.limit_refuses.empty()) return "";
+  std::string text = "  " + ask.limit_refuses + "\n";
+  if (ask.limit_on_usage) {
+    hivedctl::UsageHold hold;
+    hold.frees = ask.limit_frees;
+    hold.after = ask.limit_after;
+    text += hivedctl::LimitFreesText(hold, time(nullptr));
+  }
+  return text;
+}
+
+// A partition's record from `scontrol -o show partition` into ask: its name and
+// nodes (scontrol expands node sets; Nodes=ALL sets partition_all), whether it
+// lets the job's account and QOS in, and, in *tier, its PriorityTier. what: the
+// option or variable that named it.
+bool TakePartition(const std::string& record, const std::string& what, hivedctl::WhatifAsk* ask,
+                   int* tier, std::string* err) {
+  ask->partition = record.substr(14, record.find(' ') - 14);
+  ask->partition_refuses = hivedctl::PartitionRefuses(
+      record, ask->account, [&] { return AccountLineage(ask->account); }, ask->qos, UserInGroups);
+  *tier = atoi(hivedctl::RecordField(record, "PriorityTier").c_str());
+  PartitionLimits(record, ask);
   const std::string list = hivedctl::RecordField(record, "Nodes");
   ask->partition_nodes.clear();
   ask->partition_all = list == "ALL";

@@ -855,7 +855,7 @@ START_TEST(test_whatif_time_limits)
 			       "MaxWall 00:10:00 of QOS normal",
 			       "MaxWall 00:10:00 of the association of root "
 			       "in account own"};
-	char *past[3], *within[3], want[64];
+	char *past[3], *within[3], *job_text[3], want[64];
 	int held[3];
 
 	cancel_all_seen_by_whatif();
@@ -865,6 +865,9 @@ START_TEST(test_whatif_time_limits)
 		held[i] = held_by(args, want);
 		past[i] = whatif_past("20");
 		within[i] = whatif_past("0:10:00");
+		job_text[i] = NULL;
+		run(&job_text[i], "'%s/hivedctl' job %d 2>&1", e2e_builddir,
+		    held[i] > 0 ? held[i] : -held[i]);
 		run(NULL, "scancel %d", held[i] > 0 ? held[i] : -held[i]);
 		ck_assert_int_eq(run(NULL, "%s", unset[i]), 0);
 	}
@@ -881,8 +884,14 @@ START_TEST(test_whatif_time_limits)
 			      strstr(within[i], "\"startsNow\":true"),
 			      "whatif -t 0:10:00 within %s: %s", limit[i],
 			      within[i] ? within[i] : "");
+		/* hivedctl job on the held job names the same limit. */
+		ck_assert_msg(job_text[i] && strstr(job_text[i], reason[i]) &&
+			      strstr(job_text[i], limit[i]),
+			      "hivedctl job on a job held by %s: %s", reason[i],
+			      job_text[i] ? job_text[i] : "");
 		free(past[i]);
 		free(within[i]);
+		free(job_text[i]);
 	}
 
 	/* Without -t the job gets the partition's DefaultTime, past MaxWall. */
