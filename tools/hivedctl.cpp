@@ -577,32 +577,25 @@ bool UserInGroups(const std::vector<std::string>& groups) {
 // them before any accounting limit, and its DefaultTime for a job without -t.
 void PartitionLimits(const std::string& record, hivedctl::WhatifAsk* ask) {
   ask->partition_qos = hivedctl::RecordField(record, "QoS");
-  // Its MinNodes and MaxNodes against -N, checked by slurmctld before any
-  // accounting limit (without -N the node count comes from the placement).
-  if (ask->nodes_given)
-    ask->limit_refuses = hivedctl::PartitionNodesRefuse(
-        record, ask->nodes, ask->qos.empty() ? "" : QosLimitsOf(ask->qos).flags);
-  if (!ask->limit_refuses.empty()) {
-    ask->limit_reason = "PartitionNodeLimit";
-    const std::string& enforce = SlurmctldAccountChecks().enforce_part_limits;
-    if (hivedctl::EnforcesPartLimits(enforce))
-      ask->limit_refused_by =
-          "EnforcePartLimits is " + enforce + " (Node count specification invalid)";
-  }
   ask->default_time = hivedctl::TimeMinutes(hivedctl::RecordField(record, "DefaultTime"));
-  // Then its MaxTime against -t (without -t the job takes the partition's times).
+  const std::string flags = ask->qos.empty() ? "" : QosLimitsOf(ask->qos).flags;
+  // Its MinNodes and MaxNodes against -N, then its MaxTime against -t, checked by
+  // slurmctld before any accounting limit (without -N the node count comes from
+  // the placement; without -t the job takes the partition's times).
+  const char* reason = "PartitionNodeLimit";
+  const char* sbatch_says = "Node count specification invalid";
+  if (ask->nodes_given)
+    ask->limit_refuses = hivedctl::PartitionNodesRefuse(record, ask->nodes, flags);
   if (ask->limit_refuses.empty() && ask->time_limit >= 0) {
-    ask->limit_refuses = hivedctl::PartitionTimeRefuses(
-        record, ask->time_limit, ask->qos.empty() ? "" : QosLimitsOf(ask->qos).flags);
-    if (!ask->limit_refuses.empty()) {
-      ask->limit_reason = "PartitionTimeLimit";
-      const std::string& enforce = SlurmctldAccountChecks().enforce_part_limits;
-      if (hivedctl::EnforcesPartLimits(enforce))
-        ask->limit_refused_by = "EnforcePartLimits is " + enforce +
-                                " (Requested time limit is invalid (missing or exceeds some "
-                                "limit))";
-    }
+    ask->limit_refuses = hivedctl::PartitionTimeRefuses(record, ask->time_limit, flags);
+    reason = "PartitionTimeLimit";
+    sbatch_says = "Requested time limit is invalid (missing or exceeds some limit)";
   }
+  if (ask->limit_refuses.empty()) return;
+  ask->limit_reason = reason;
+  const std::string& enforce = SlurmctldAccountChecks().enforce_part_limits;
+  if (hivedctl::EnforcesPartLimits(enforce))
+    ask->limit_refused_by = "EnforcePartLimits is " + enforce + " (" + sbatch_says + ")";
 }
 
 // For a pending job Slurm holds for a partition, QOS or association limit that
