@@ -351,9 +351,13 @@ const QosLimits& QosLimitsOf(const std::string& qos) {
 
 // The associations whose GrpJobs count a job of user in account, and the account
 // tree to count the running jobs under them, from one sacctmgr query per run.
-hivedctl::AssocTree AssocTreeOf(const std::string& account, const std::string& user) {
+const hivedctl::AssocTree& AssocTreeOf(const std::string& account, const std::string& user) {
+  static std::map<std::string, hivedctl::AssocTree> known;
   static std::string rows;
   static bool asked = false;
+  auto [at, fresh] = known.try_emplace(account + '|' + user);
+  hivedctl::AssocTree& tree = at->second;
+  if (!fresh) return tree;
   if (!asked) {
     asked = true;
     std::string cluster;
@@ -366,7 +370,6 @@ hivedctl::AssocTree AssocTreeOf(const std::string& account, const std::string& u
                 &rows))
       rows.clear();
   }
-  hivedctl::AssocTree tree;
   std::map<std::string, int64_t> of_account;
   int64_t of_user = -1;
   bool user_row = false;
@@ -377,7 +380,7 @@ hivedctl::AssocTree AssocTreeOf(const std::string& account, const std::string& u
     f.resize(4);
     const int64_t grp = f[3].empty() ? -1 : atoll(f[3].c_str());
     if (f[1].empty()) {
-      tree.parents.emplace_back(f[0], f[2]);
+      tree.parents[f[0]] = f[2];
       of_account[f[0]] = grp;
     } else if (f[0] == account && f[1] == user) {
       user_row = true;
@@ -388,9 +391,7 @@ hivedctl::AssocTree AssocTreeOf(const std::string& account, const std::string& u
   std::set<std::string> seen;
   for (std::string a = account; !a.empty() && of_account.count(a) && seen.insert(a).second;) {
     tree.chain.push_back({a, "", of_account[a]});
-    const auto up = std::find_if(tree.parents.begin(), tree.parents.end(),
-                                 [&](const auto& p) { return p.first == a; });
-    a = up == tree.parents.end() ? "" : up->second;
+    a = tree.parents[a];
   }
   return tree;
 }

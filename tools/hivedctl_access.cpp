@@ -345,8 +345,7 @@ UsageHold GroupJobsHold(const AssocTree& tree, bool qos_sets_grp_jobs,
   auto under = [&](std::string account, const std::string& above) {
     for (size_t hops = 0; hops <= tree.parents.size(); hops++) {
       if (account == above) return true;
-      auto it = std::find_if(tree.parents.begin(), tree.parents.end(),
-                             [&](const auto& p) { return p.first == account; });
+      const auto it = tree.parents.find(account);
       if (it == tree.parents.end() || it->second.empty()) return false;
       account = it->second;
     }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -175,8 +176,8 @@ struct AssocGroup {
   int64_t grp_jobs = -1;      // GrpJobs, -1 not set
 };
 struct AssocTree {
-  std::vector<AssocGroup> chain;                             // the job's, its own first
-  std::vector<std::pair<std::string, std::string>> parents;  // account, parent account
+  std::vector<AssocGroup> chain;               // the job's, its own first
+  std::map<std::string, std::string> parents;  // account -> parent account
 };
 
 // The first association of tree.chain whose GrpJobs the running jobs under it
